@@ -1,0 +1,102 @@
+# libxmpi: `make` builds the libraries and benchmarks into build/, `make check` tests,
+# `make install PREFIX=DIR` installs, `make demo` installs what is missing and runs Jacobi.
+
+# Open MPI by default (Debian's alternative may point elsewhere); MPICC=mpicc.mpich for MPICH.
+MPICC  ?= $(firstword $(shell command -v mpicc.openmpi 2>/dev/null) mpicc)
+MPIRUN ?= $(subst mpicc,mpirun,$(MPICC))
+PREFIX ?= /usr/local
+BUILD  ?= build
+CFLAGS ?= -O2 -g
+VERSION = 0.1.0
+SOMAJOR = 0
+
+XCFLAGS = -std=c11 -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Werror -fPIC -fvisibility=hidden -Iinclude $(shell pkg-config --cflags papi 2>/dev/null)
+PAPI_LIBS = $(shell pkg-config --libs papi 2>/dev/null || echo -lpapi)
+CHECK_CFLAGS = $(shell pkg-config --cflags check 2>/dev/null)
+CHECK_LIBS = $(shell pkg-config --libs check 2>/dev/null || echo -lcheck)
+
+LIB_SRC := $(wildcard libxmpi/*.c models/*.c policies/*.c)
+LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
+PURE_OBJ := $(filter $(BUILD)/obj/models/% $(BUILD)/obj/policies/%,$(LIB_OBJ)) \
+            $(BUILD)/obj/libxmpi/options.o $(BUILD)/obj/libxmpi/errors.o $(BUILD)/obj/libxmpi/trace.o
+LIBA  = $(BUILD)/lib/libxmpi.a
+LIBSO = $(BUILD)/lib/libxmpi.so.$(VERSION)
+BENCH = $(BUILD)/bin/jacobi $(BUILD)/bin/jacobi-plain
+UNIT_SRC := $(wildcard tests/unit/*.c)
+MPI_TESTS := $(patsubst tests/mpi/%.c,$(BUILD)/tests/%,$(wildcard tests/mpi/*.c))
+# Programs link the shared library and find it next to them, in the tree or installed.
+LINK_XMPI = -L$(BUILD)/lib -lxmpi -Wl,-rpath,'$$ORIGIN/../lib'
+
+.PHONY: all lib bench tests check demo install uninstall clean bench-overhead deps
+all: lib bench
+
+lib: $(LIBA) $(LIBSO)
+
+$(BUILD)/obj/%.o: %.c Makefile
+	@mkdir -p $(@D)
+	$(MPICC) $(CFLAGS) $(XCFLAGS) -MMD -MP -c $< -o $@
+
+$(LIBA): $(LIB_OBJ)
+	@mkdir -p $(@D)
+	rm -f $@ && ar rcs $@ $^
+
+$(LIBSO): $(LIB_OBJ)
+	@mkdir -p $(@D)
+	$(MPICC) -shared -Wl,-soname,libxmpi.so.$(SOMAJOR) -o $@ $^ $(PAPI_LIBS) -lm
+	ln -sf libxmpi.so.$(VERSION) $(BUILD)/lib/libxmpi.so.$(SOMAJOR)
+	ln -sf libxmpi.so.$(VERSION) $(BUILD)/lib/libxmpi.so
+
+bench: $(BENCH)
+
+$(BUILD)/bin/jacobi: benchmarks/jacobi.c include/xmpi.h $(LIBSO)
+	@mkdir -p $(@D)
+	$(MPICC) $(CFLAGS) $(XCFLAGS) -o $@ $< $(LINK_XMPI) -lm
+
+$(BUILD)/bin/jacobi-plain: benchmarks/jacobi.c
+	@mkdir -p $(@D)
+	$(MPICC) $(CFLAGS) $(XCFLAGS) -DXMPI_PLAIN -o $@ $< -lm
+
+tests: $(BUILD)/tests/unit $(MPI_TESTS)
+
+$(BUILD)/tests/unit: $(UNIT_SRC) $(wildcard tests/unit/*.h) $(PURE_OBJ)
+	@mkdir -p $(@D)
+	$(MPICC) $(CFLAGS) $(XCFLAGS) $(CHECK_CFLAGS) -o $@ $(UNIT_SRC) $(PURE_OBJ) $(CHECK_LIBS) -lm
+
+$(BUILD)/tests/%: tests/mpi/%.c include/xmpi.h $(LIBA)
+	@mkdir -p $(@D)
+	$(MPICC) $(CFLAGS) $(XCFLAGS) $(CHECK_CFLAGS) -o $@ $< $(LIBA) $(PAPI_LIBS) $(CHECK_LIBS) -lm
+
+# The README's test command: unit tests, MPI scenarios under timeouts, CLI and install checks.
+check: all tests
+	MPICC="$(MPICC)" MPIRUN="$(MPIRUN)" tests/run.sh $(BUILD)
+
+deps:
+	scripts/install-deps.sh
+
+demo: deps
+	$(MAKE) all
+	MPIRUN="$(MPIRUN)" scripts/demo.sh $(BUILD)
+
+bench-overhead: all
+	MPIRUN="$(MPIRUN)" scripts/bench-overhead.sh $(BUILD)/bin
+
+install: all
+	install -d $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/bin
+	install -m 644 include/xmpi.h $(DESTDIR)$(PREFIX)/include/
+	install -m 644 $(LIBA) $(DESTDIR)$(PREFIX)/lib/
+	install -m 755 $(LIBSO) $(DESTDIR)$(PREFIX)/lib/
+	ln -sf libxmpi.so.$(VERSION) $(DESTDIR)$(PREFIX)/lib/libxmpi.so.$(SOMAJOR)
+	ln -sf libxmpi.so.$(VERSION) $(DESTDIR)$(PREFIX)/lib/libxmpi.so
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' xmpi.pc.in \
+	    > $(DESTDIR)$(PREFIX)/lib/pkgconfig/xmpi.pc
+	install -m 755 $(BUILD)/bin/jacobi $(DESTDIR)$(PREFIX)/bin/xmpi-jacobi
+	install -m 755 $(BUILD)/bin/jacobi-plain $(DESTDIR)$(PREFIX)/bin/xmpi-jacobi-plain
+
+uninstall:
+	rm -f $(PREFIX)/include/xmpi.h $(PREFIX)/lib/libxmpi.* $(PREFIX)/lib/pkgconfig/xmpi.pc \
+	      $(PREFIX)/bin/xmpi-jacobi $(PREFIX)/bin/xmpi-jacobi-plain
+
+clean:
+	rm -rf $(BUILD)
+
+-include $(LIB_OBJ:.o=.d)

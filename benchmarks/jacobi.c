@@ -1,0 +1,610 @@
+/* Jacobi benchmark: solves a dense, diagonally dominant system Ax=b distributed by row blocks.
+ * Built against libxmpi by default; -DXMPI_PLAIN builds the same code against plain MPI. */
+#define _POSIX_C_SOURCE 200809L
+
+#include <mpi.h>
+
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+
+/* The only place the two builds differ, so the measured code is the same in both. */
+#ifdef XMPI_PLAIN
+#define COMM MPI_COMM_WORLD
+#define LIBRARY_NAME "plain"
+#define MONITOR_OK 0
+#define MONITOR_BEGIN() MONITOR_OK
+#define MONITOR_ADD_WORK(flop) ((void)(flop), MONITOR_OK)
+#define MONITOR_END() MONITOR_OK
+#define MONITOR_IS_WARNING(rc) ((void)(rc), 0)
+#define MONITOR_ERROR_STRING(rc) ((void)(rc), "unknown error")
+#define IS_LIBRARY_OPTION(arg) ((void)(arg), 0)
+#else
+#include "xmpi.h"
+#define COMM XMPI_COMM_WORLD
+#define LIBRARY_NAME "xmpi"
+#define MONITOR_OK XMPI_SUCCESS
+#define MONITOR_BEGIN() XMPI_Monitor_iter_begin(NULL)
+#define MONITOR_ADD_WORK(flop) XMPI_Monitor_add_work(flop)
+#define MONITOR_END() XMPI_Monitor_iter_end(NULL)
+/* The header promises monitoring carries on without PAPI, so losing counters is no reason to stop. */
+#define MONITOR_IS_WARNING(rc) ((rc) == XMPI_ERR_PAPI)
+#define MONITOR_ERROR_STRING(rc) XMPI_Error_string(rc)
+/* In case MPI_Init leaves the library's own options in argv, getopt must not see them. */
+#define IS_LIBRARY_OPTION(arg) (strncmp((arg), "--xmpi-", 7) == 0)
+#endif
+
+enum { EXIT_RUNTIME = 1, EXIT_USAGE = 2 };
+
+#define MM_HEADER "%%MatrixMarket matrix array real general"
+
+struct options {
+    long order;
+    int order_given;
+    long iterations;
+    uint64_t seed;
+    const char *file;
+    double tol;
+    int help;
+};
+
+/* The first failure a rank meets; only its message survives, so the user sees the cause, not the fallout. */
+struct failure {
+    int code;
+    char msg[768];
+};
+
+struct problem {
+    int n;
+    int count, displ; /* this rank's rows */
+    int from_file;
+    double *a;        /* count x n, row-major */
+    double *b;        /* count */
+    double *x;        /* n, replicated */
+    double *xloc;     /* count */
+    int *counts, *displs;
+};
+
+static int fail(struct failure *f, int code, const char *fmt, ...)
+{
+    if (f->code)
+        return -1;
+    f->code = code;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(f->msg, sizeof f->msg, fmt, ap);
+    va_end(ap);
+    return -1;
+}
+
+/* Every rank must take the same exit, else the others block in the next collective.
+ * The lowest failing rank speaks for all, so exactly one message appears. */
+static int agree(struct failure *f, int rank, int nprocs)
+{
+    int mine[2] = {f->code, f->code ? -rank : -nprocs}, all[2];
+    MPI_Allreduce(mine, all, 2, MPI_INT, MPI_MAX, COMM);
+    if (all[0] && -all[1] == rank) {
+        fputs(f->msg, stderr);
+        fflush(stderr);
+    }
+    return all[0];
+}
+
+static void usage(FILE *out)
+{
+    fprintf(out,
+            "usage: jacobi [-n ORDER] [-i ITERATIONS] [-s SEED] [-f FILE] [-t TOL] [-h]\n"
+            "  -n ORDER       order of the generated system, 1 to %d (default 1000)\n"
+            "  -i ITERATIONS  Jacobi sweeps to run, 0 to %d (default 100)\n"
+            "  -s SEED        seed of the generated matrix, 0 to %llu (default 1)\n"
+            "  -f FILE        read A from a square Matrix Market array file instead\n"
+            "                 (header '%s'); x_true is all ones\n"
+            "  -t TOL         stop once max|x_new - x_old| < TOL; 0 runs every iteration (default 0)\n"
+            "  -h             print this help\n",
+            INT_MAX, INT_MAX, (unsigned long long)UINT64_MAX, MM_HEADER);
+}
+
+static int parse_long(const char *s, long lo, long hi, long *out)
+{
+    char *end;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (end == s || *end != '\0' || errno == ERANGE || v < lo || v > hi)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+static int parse_u64(const char *s, uint64_t *out)
+{
+    char *end;
+    /* strtoull would quietly wrap "-1" to the largest value. */
+    if (strchr(s, '-'))
+        return -1;
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (end == s || *end != '\0' || errno == ERANGE)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+static int parse_tol(const char *s, double *out)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (end == s || *end != '\0' || errno == ERANGE || !isfinite(v) || v < 0)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+/* Every rank parses the same argv, so every rank reaches the same verdict. */
+static int parse_options(int argc, char **argv, struct options *o, struct failure *f)
+{
+    *o = (struct options){.order = 1000, .iterations = 100, .seed = 1};
+
+    int kept = 1;
+    for (int k = 1; k < argc; k++)
+        if (!IS_LIBRARY_OPTION(argv[k]))
+            argv[kept++] = argv[k];
+    argc = kept;
+
+    opterr = 0;
+    int c;
+    while ((c = getopt(argc, argv, ":n:i:s:f:t:h")) != -1) {
+        switch (c) {
+        case 'n':
+            if (parse_long(optarg, 1, INT_MAX, &o->order))
+                return fail(f, EXIT_USAGE, "jacobi: bad order '-n %s': expected an integer from 1 to %d\n",
+                            optarg, INT_MAX);
+            o->order_given = 1;
+            break;
+        case 'i':
+            if (parse_long(optarg, 0, INT_MAX, &o->iterations))
+                return fail(f, EXIT_USAGE,
+                            "jacobi: bad iteration count '-i %s': expected an integer from 0 to %d\n", optarg,
+                            INT_MAX);
+            break;
+        case 's':
+            if (parse_u64(optarg, &o->seed))
+                return fail(f, EXIT_USAGE, "jacobi: bad seed '-s %s': expected an integer from 0 to %llu\n",
+                            optarg, (unsigned long long)UINT64_MAX);
+            break;
+        case 'f':
+            o->file = optarg;
+            break;
+        case 't':
+            if (parse_tol(optarg, &o->tol))
+                return fail(f, EXIT_USAGE,
+                            "jacobi: bad tolerance '-t %s': expected a finite number >= 0 (0 runs every "
+                            "iteration)\n",
+                            optarg);
+            break;
+        case 'h':
+            o->help = 1;
+            return 0;
+        case ':':
+            return fail(f, EXIT_USAGE, "jacobi: option '-%c' needs a value (see jacobi -h)\n", optopt);
+        default:
+            if (optopt != '-')
+                return fail(f, EXIT_USAGE,
+                            "jacobi: unknown option '-%c'; accepted: -n ORDER -i ITERATIONS -s SEED -f FILE "
+                            "-t TOL -h\n",
+                            optopt);
+            /* getopt sees '--name' as an unknown '-' and does not say which word it was. */
+            for (int k = 1; k < argc; k++)
+                if (strncmp(argv[k], "--", 2) == 0 && argv[k][2] != '\0')
+                    return fail(f, EXIT_USAGE,
+                                "jacobi: unknown option '%s'; long options are not accepted, only -n ORDER "
+                                "-i ITERATIONS -s SEED -f FILE -t TOL -h\n",
+                                argv[k]);
+            return fail(f, EXIT_USAGE, "jacobi: unknown option '-'; accepted: -n -i -s -f -t -h\n");
+        }
+    }
+    if (optind < argc)
+        return fail(f, EXIT_USAGE,
+                    "jacobi: unexpected argument '%s'; everything is given through options (see -h)\n",
+                    argv[optind]);
+    return 0;
+}
+
+/* Even blocks; the first n % nprocs ranks take one extra row so no rank has more than one row above another. */
+static void block(int rank, int nprocs, int n, int *count, int *displ)
+{
+    int base = n / nprocs, extra = n % nprocs;
+    *count = base + (rank < extra);
+    *displ = rank * base + (rank < extra ? rank : extra);
+}
+
+static void *alloc_array(size_t nmemb, size_t size, struct failure *f)
+{
+    if (nmemb == 0)
+        nmemb = 1; /* a rank may own no rows; NULL must still mean failure */
+    if (nmemb > SIZE_MAX / size) {
+        fail(f, EXIT_RUNTIME, "jacobi: out of memory (%zu elements of %zu bytes)\n", nmemb, size);
+        return NULL;
+    }
+    void *p = malloc(nmemb * size);
+    if (!p)
+        fail(f, EXIT_RUNTIME, "jacobi: out of memory (%zu elements of %zu bytes)\n", nmemb, size);
+    return p;
+}
+
+static int allocate(struct problem *p, int rank, int nprocs, struct failure *f)
+{
+    block(rank, nprocs, p->n, &p->count, &p->displ);
+    p->a = alloc_array((size_t)p->count * (size_t)p->n, sizeof *p->a, f);
+    p->b = alloc_array((size_t)p->count, sizeof *p->b, f);
+    p->x = alloc_array((size_t)p->n, sizeof *p->x, f);
+    p->xloc = alloc_array((size_t)p->count, sizeof *p->xloc, f);
+    p->counts = alloc_array((size_t)nprocs, sizeof *p->counts, f);
+    p->displs = alloc_array((size_t)nprocs, sizeof *p->displs, f);
+    if (f->code)
+        return -1;
+    for (int r = 0; r < nprocs; r++)
+        block(r, nprocs, p->n, &p->counts[r], &p->displs[r]);
+    for (int i = 0; i < p->n; i++)
+        p->x[i] = 0.0;
+    return 0;
+}
+
+static void release(struct problem *p)
+{
+    free(p->a);
+    free(p->b);
+    free(p->x);
+    free(p->xloc);
+    free(p->counts);
+    free(p->displs);
+}
+
+static uint64_t splitmix64(uint64_t z)
+{
+    z += 0x9e3779b97f4a7c15ULL;
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+}
+
+/* A pure function of (seed, i, j), so no rank needs another rank's rows or the rank count. */
+static double element(uint64_t seed, uint64_t i, uint64_t j)
+{
+    uint64_t h = splitmix64(splitmix64(splitmix64(seed) ^ i) ^ j);
+    return (double)(h >> 11) * 0x1.0p-52 - 1.0; /* 53 random bits: exact, in [-1, 1) */
+}
+
+static double x_true(const struct problem *p, int i)
+{
+    return p->from_file ? 1.0 : 1.0 + (i % 7) / 8.0;
+}
+
+/* Row by row, j increasing, so b is the same bits on whichever rank owns the row. */
+static void make_rhs(struct problem *p)
+{
+    for (int ii = 0; ii < p->count; ii++) {
+        const double *row = p->a + (size_t)ii * p->n;
+        double s = 0.0;
+        for (int j = 0; j < p->n; j++)
+            s += row[j] * x_true(p, j);
+        p->b[ii] = s;
+    }
+}
+
+static void generate(struct problem *p, uint64_t seed)
+{
+    for (int ii = 0; ii < p->count; ii++) {
+        int i = p->displ + ii;
+        double *row = p->a + (size_t)ii * p->n;
+        double off = 0.0;
+        for (int j = 0; j < p->n; j++) {
+            row[j] = element(seed, (uint64_t)i, (uint64_t)j);
+            if (j != i)
+                off += fabs(row[j]);
+        }
+        row[i] = off + 1.0; /* strict diagonal dominance: Jacobi converges */
+    }
+    make_rhs(p);
+}
+
+static char *chomp(char *s)
+{
+    size_t len = strlen(s);
+    while (len && (s[len - 1] == '\n' || s[len - 1] == '\r'))
+        s[--len] = '\0';
+    return s;
+}
+
+static int is_skippable(const char *s)
+{
+    s += strspn(s, " \t\r\n");
+    return *s == '\0' || *s == '%';
+}
+
+static int header_ok(const char *line)
+{
+    char t[6][32];
+    int got = sscanf(line, "%31s %31s %31s %31s %31s %31s", t[0], t[1], t[2], t[3], t[4], t[5]);
+    return got == 5 && strcmp(t[0], "%%MatrixMarket") == 0 && strcasecmp(t[1], "matrix") == 0 &&
+           strcasecmp(t[2], "array") == 0 && strcasecmp(t[3], "real") == 0 && strcasecmp(t[4], "general") == 0;
+}
+
+/* Every rank reads the whole file and keeps its rows: simple, and fine for the small matrices files hold. */
+static int read_matrix(struct problem *p, const struct options *o, int rank, int nprocs, struct failure *f)
+{
+    const char *path = o->file;
+    FILE *in = fopen(path, "r");
+    if (!in)
+        return fail(f, EXIT_USAGE, "jacobi: cannot read matrix file '%s' (-f): %s\n", path, strerror(errno));
+
+    char *line = NULL;
+    size_t cap = 0;
+    long lineno = 0;
+
+    if (getline(&line, &cap, in) < 0) {
+        fail(f, EXIT_USAGE, "jacobi: %s:1: file is empty; expected the header '%s'\n", path, MM_HEADER);
+        goto out;
+    }
+    lineno = 1;
+    if (!header_ok(chomp(line))) {
+        fail(f, EXIT_USAGE, "jacobi: %s:1: unsupported header '%.80s'; accepted: '%s'\n", path, line,
+             MM_HEADER);
+        goto out;
+    }
+
+    long rows = 0, cols = 0;
+    for (;;) {
+        if (getline(&line, &cap, in) < 0) {
+            fail(f, EXIT_USAGE, "jacobi: %s:%ld: file ends before the 'rows cols' line\n", path, lineno);
+            goto out;
+        }
+        lineno++;
+        if (is_skippable(line))
+            continue;
+        char *s = chomp(line), *end;
+        errno = 0;
+        rows = strtol(s, &end, 10);
+        char *mid = end;
+        cols = strtol(mid, &end, 10);
+        if (mid == s || end == mid || end[strspn(end, " \t")] != '\0' || errno == ERANGE) {
+            fail(f, EXIT_USAGE, "jacobi: %s:%ld: expected 'rows cols', found '%.80s'\n", path, lineno, s);
+            goto out;
+        }
+        break;
+    }
+    if (rows != cols) {
+        fail(f, EXIT_USAGE, "jacobi: %s:%ld: matrix is %ld x %ld; only square matrices are accepted\n", path,
+             lineno, rows, cols);
+        goto out;
+    }
+    if (rows < 1 || rows > INT_MAX) {
+        fail(f, EXIT_USAGE, "jacobi: %s:%ld: order %ld out of range; accepted: 1 to %d\n", path, lineno, rows,
+             INT_MAX);
+        goto out;
+    }
+    if (o->order_given && o->order != rows) {
+        fail(f, EXIT_USAGE,
+             "jacobi: -n %ld does not match the order %ld of matrix file '%s'; leave -n out with -f\n", o->order,
+             rows, path);
+        goto out;
+    }
+
+    p->n = (int)rows;
+    if (allocate(p, rank, nprocs, f))
+        goto out;
+
+    /* Column-major: value k sits at row k % n, column k / n. */
+    const uint64_t total = (uint64_t)p->n * (uint64_t)p->n;
+    const uint64_t lo = (uint64_t)p->displ, hi = lo + (uint64_t)p->count;
+    uint64_t k = 0;
+    while (getline(&line, &cap, in) >= 0) {
+        lineno++;
+        if (is_skippable(line))
+            continue;
+        char *s = chomp(line);
+        for (;;) {
+            s += strspn(s, " \t");
+            if (*s == '\0')
+                break;
+            char *end;
+            double v = strtod(s, &end);
+            if (end == s || !isfinite(v) || (*end != '\0' && *end != ' ' && *end != '\t')) {
+                fail(f, EXIT_USAGE, "jacobi: %s:%ld: expected a finite real number, found '%.40s'\n", path, lineno,
+                     s);
+                goto out;
+            }
+            if (k == total) {
+                fail(f, EXIT_USAGE, "jacobi: %s:%ld: more than the %llu values a %d x %d matrix holds\n", path,
+                     lineno, (unsigned long long)total, p->n, p->n);
+                goto out;
+            }
+            uint64_t row = k % (uint64_t)p->n, col = k / (uint64_t)p->n;
+            if (row >= lo && row < hi)
+                p->a[(row - lo) * (uint64_t)p->n + col] = v;
+            k++;
+            s = end;
+        }
+    }
+    if (ferror(in)) {
+        fail(f, EXIT_USAGE, "jacobi: %s:%ld: read error: %s\n", path, lineno + 1, strerror(errno));
+        goto out;
+    }
+    if (k < total) {
+        fail(f, EXIT_USAGE, "jacobi: %s:%ld: file ends after %llu of the %llu values of a %d x %d matrix\n", path,
+             lineno, (unsigned long long)k, (unsigned long long)total, p->n, p->n);
+        goto out;
+    }
+    for (int ii = 0; ii < p->count; ii++) {
+        int i = p->displ + ii;
+        if (p->a[(size_t)ii * p->n + i] == 0.0) {
+            fail(f, EXIT_USAGE, "jacobi: %s: diagonal entry (%d,%d) is zero; Jacobi divides by the diagonal\n",
+                 path, i + 1, i + 1);
+            goto out;
+        }
+    }
+    p->from_file = 1;
+    make_rhs(p);
+out:
+    free(line);
+    fclose(in);
+    return f->code ? -1 : 0;
+}
+
+/* One sweep over this rank's rows. j runs in increasing order on every rank, so x comes out
+ * bit-identical whatever the partition. Returns this rank's max |x_new - x_old|. */
+static double sweep(struct problem *p)
+{
+    const int n = p->n;
+    const double *x = p->x;
+    double diff = 0.0;
+    for (int ii = 0; ii < p->count; ii++) {
+        const int i = p->displ + ii;
+        const double *row = p->a + (size_t)ii * n;
+        double s = 0.0;
+        for (int j = 0; j < i; j++)
+            s += row[j] * x[j];
+        for (int j = i + 1; j < n; j++)
+            s += row[j] * x[j];
+        double v = (p->b[ii] - s) / row[i];
+        double d = fabs(v - x[i]);
+        if (d > diff)
+            diff = d;
+        p->xloc[ii] = v;
+    }
+    return diff;
+}
+
+static void monitor_check(int rc, const char *call, int rank, struct failure *f, int *warned)
+{
+    if (rc == MONITOR_OK)
+        return;
+    if (MONITOR_IS_WARNING(rc)) {
+        if (!*warned)
+            fprintf(stderr, "jacobi: rank %d: warning: %s: %s\n", rank, call, MONITOR_ERROR_STRING(rc));
+        *warned = 1;
+        return;
+    }
+    fail(f, EXIT_RUNTIME, "jacobi: rank %d: %s failed: %s\n", rank, call, MONITOR_ERROR_STRING(rc));
+}
+
+static uint64_t fnv1a64(const void *data, size_t len)
+{
+    const unsigned char *s = data;
+    uint64_t h = 0xcbf29ce484222325ULL;
+    for (size_t k = 0; k < len; k++) {
+        h ^= s[k];
+        h *= 0x100000001b3ULL;
+    }
+    return h;
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    int rank, nprocs;
+    MPI_Comm_rank(COMM, &rank);
+    MPI_Comm_size(COMM, &nprocs);
+
+    struct options opt;
+    struct failure f = {0};
+    struct problem p = {0};
+    int status = 0;
+
+    parse_options(argc, argv, &opt, &f);
+    if ((status = agree(&f, rank, nprocs)))
+        goto done;
+    if (opt.help) {
+        if (rank == 0)
+            usage(stdout);
+        goto done;
+    }
+
+    if (opt.file) {
+        read_matrix(&p, &opt, rank, nprocs, &f);
+    } else {
+        p.n = (int)opt.order;
+        if (allocate(&p, rank, nprocs, &f) == 0)
+            generate(&p, opt.seed);
+    }
+    if ((status = agree(&f, rank, nprocs)))
+        goto done;
+
+    if (rank == 0) {
+        printf("jacobi: order %d, iterations %ld, ranks %d, source %s, library %s\n", p.n, opt.iterations, nprocs,
+               opt.file ? opt.file : "generated", LIBRARY_NAME);
+        fflush(stdout);
+    }
+
+    const int n = p.n;
+    int warned = 0, done_iters = 0;
+    MPI_Barrier(COMM);
+    double t0 = MPI_Wtime();
+    while (done_iters < opt.iterations) {
+        monitor_check(MONITOR_BEGIN(), "XMPI_Monitor_iter_begin", rank, &f, &warned);
+        double diff = sweep(&p);
+        monitor_check(MONITOR_ADD_WORK(2.0 * p.count * n), "XMPI_Monitor_add_work", rank, &f, &warned);
+        MPI_Allgatherv(p.xloc, p.count, MPI_DOUBLE, p.x, p.counts, p.displs, MPI_DOUBLE, COMM);
+        /* One reduction settles both the stopping test and whether any rank failed, and it comes
+         * before iter_end so a rank that failed never leaves the others in the library's collective. */
+        double mine[2] = {diff, f.code ? 1.0 : 0.0}, all[2];
+        MPI_Allreduce(mine, all, 2, MPI_DOUBLE, MPI_MAX, COMM);
+        if (all[1] != 0.0)
+            break;
+        monitor_check(MONITOR_END(), "XMPI_Monitor_iter_end", rank, &f, &warned);
+        done_iters++;
+        if (opt.tol > 0 && all[0] < opt.tol)
+            break;
+    }
+    double mine_t[2] = {MPI_Wtime() - t0, f.code ? 1.0 : 0.0}, all_t[2];
+    MPI_Allreduce(mine_t, all_t, 2, MPI_DOUBLE, MPI_MAX, COMM);
+    if (all_t[1] != 0.0) {
+        if (f.code) {
+            fputs(f.msg, stderr);
+            fflush(stderr);
+        }
+        status = EXIT_RUNTIME;
+        goto done;
+    }
+    double elapsed = all_t[0];
+
+    double sums[2] = {0.0, 0.0}, total[2];
+    for (int ii = 0; ii < p.count; ii++) {
+        const double *row = p.a + (size_t)ii * n;
+        double s = 0.0;
+        for (int j = 0; j < n; j++)
+            s += row[j] * p.x[j];
+        double r = s - p.b[ii];
+        sums[0] += r * r;
+        sums[1] += p.b[ii] * p.b[ii];
+    }
+    MPI_Allreduce(sums, total, 2, MPI_DOUBLE, MPI_SUM, COMM);
+
+    if (rank == 0) {
+        double residual = total[1] > 0 ? sqrt(total[0]) / sqrt(total[1]) : sqrt(total[0]);
+        double error = 0.0;
+        for (int i = 0; i < n; i++) {
+            double e = fabs(p.x[i] - x_true(&p, i));
+            if (e > error || isnan(e))
+                error = e;
+        }
+        uint64_t sum = fnv1a64(p.x, (size_t)n * sizeof *p.x);
+        printf("result: order=%d iterations=%d ranks=%d residual=%.17e error=%.17e checksum=%016llx time=%.6f "
+               "iter_time=%.6f\n",
+               n, done_iters, nprocs, residual, error, (unsigned long long)sum, elapsed,
+               done_iters ? elapsed / done_iters : 0.0);
+        fflush(stdout);
+    }
+
+done:
+    release(&p);
+    MPI_Finalize();
+    return status;
+}

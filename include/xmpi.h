@@ -1,0 +1,80 @@
+/* libxmpi public API: everything a program needs to become adaptive at run time.
+ * Include after <mpi.h>; link with the library (pkg-config xmpi) so its PMPI wrappers apply. */
+#ifndef XMPI_H
+#define XMPI_H
+
+#include <mpi.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define XMPI_VERSION_MAJOR 0
+#define XMPI_VERSION_MINOR 1
+#define XMPI_VERSION_STRING "0.1.0"
+
+/* The library exports only what this header declares (and the MPI_ wrappers). */
+#if defined(__GNUC__)
+#define XMPI_PUBLIC __attribute__((visibility("default")))
+#else
+#define XMPI_PUBLIC
+#endif
+
+/* Return codes. Every XMPI_ call returns one of these; on an error nothing the
+ * call would have changed has changed. */
+enum {
+    XMPI_SUCCESS = 0,     /* the call did what it says */
+    XMPI_ERR_ARG,         /* an argument is invalid (NULL, out of range, inconsistent) */
+    XMPI_ERR_STATE,       /* wrong moment: before MPI_Init, after MPI_Finalize, or out of order */
+    XMPI_ERR_NOMEM,       /* the library could not allocate memory */
+    XMPI_ERR_MPI,         /* an MPI call made by the library failed */
+    XMPI_ERR_PAPI,        /* PAPI refused the requested events (monitoring continues without them) */
+    XMPI_ERR_LAST         /* one past the last code; not returned */
+};
+
+/* A sentence describing `code`; never NULL. */
+XMPI_PUBLIC const char *XMPI_Error_string(int code);
+
+/* The communicator programs use instead of MPI_COMM_WORLD. Valid between MPI_Init
+ * and MPI_Finalize (MPI_COMM_NULL outside). */
+XMPI_PUBLIC extern MPI_Comm XMPI_COMM_WORLD;
+
+/* Process status. */
+enum { XMPI_RUNNING = 0, XMPI_NEWLY_SPAWNED, XMPI_REMOVED };
+XMPI_PUBLIC int XMPI_Get_process_status(void);
+
+/* ---- Monitoring ------------------------------------------------------------
+ * Bracket each iteration of the main loop with XMPI_Monitor_iter_begin/end, or
+ * call XMPI_Monitor_si_init once at the top of each iteration. Every
+ * --xmpi-si iterations the per-rank records are gathered (collectively, inside
+ * the iteration-ending call) into one interval summary.
+ *
+ * events: NULL-terminated array of PAPI event names, or NULL for the default
+ * (--xmpi-events, else PAPI_DP_OPS, else PAPI_FP_OPS). The list is fixed by the
+ * first call; a later call naming different events returns XMPI_ERR_ARG.
+ * When the events cannot be counted (no hardware counters, unknown name) the
+ * work source falls back to the work declared with XMPI_Monitor_add_work and
+ * the call still returns XMPI_SUCCESS; XMPI_Monitor_work_source() tells which.
+ *
+ * counts: NULL, or room for one long long per requested event (one for the
+ * default). It receives this iteration's count of each event, or -1 for an
+ * event that is not being counted. */
+XMPI_PUBLIC int XMPI_Monitor_iter_begin(char *events[]);
+XMPI_PUBLIC int XMPI_Monitor_iter_end(long long *counts);
+
+/* High-level form: ends the iteration begun by the previous call, if any, and
+ * begins the next one with the default events. */
+XMPI_PUBLIC int XMPI_Monitor_si_init(void);
+
+/* Declares `flop` units of work done by this rank in the current iteration. Used
+ * as the work measure when PAPI cannot count (the usual case in VMs). */
+XMPI_PUBLIC int XMPI_Monitor_add_work(double flop);
+
+/* "papi:EVENT[,EVENT...]", "declared" or "none" (no monitored iteration yet, or
+ * no work declared). Never NULL. */
+XMPI_PUBLIC const char *XMPI_Monitor_work_source(void);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,18 @@
+/* XMPI_Error_string: the sentence for each XMPI return code.
+ * Kept apart so that every module can report errors without pulling in MPI state. */
+#include "xmpi.h"
+
+static const char *const messages[XMPI_ERR_LAST] = {
+    [XMPI_SUCCESS] = "success",
+    [XMPI_ERR_ARG] = "invalid argument (NULL, out of range or inconsistent between processes)",
+    [XMPI_ERR_STATE] = "called at the wrong moment (before MPI_Init, after MPI_Finalize, or out of order)",
+    [XMPI_ERR_NOMEM] = "out of memory",
+    [XMPI_ERR_MPI] = "an MPI call made by libxmpi failed",
+    [XMPI_ERR_PAPI] = "PAPI could not count the requested events",
+};
+
+const char *XMPI_Error_string(int code)
+{
+    if (code < 0 || code >= XMPI_ERR_LAST) return "unknown XMPI error code";
+    return messages[code];
+}

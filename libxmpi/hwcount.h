@@ -1,0 +1,17 @@
+/* Hardware event counting through PAPI, with a clean "not available" answer
+ * when the machine (or VM) exposes no counters. */
+#ifndef XMPI_HWCOUNT_H
+#define XMPI_HWCOUNT_H
+
+#include <stddef.h>
+
+#define XMPI_MAX_EVENTS 8
+
+/* Tries to count `names` (n >= 1) together. Returns 0 and starts counting, or -1
+ * with the reason (naming the event PAPI refused) in why. Never aborts. */
+int xmpi_hwcount_start(char *const names[], int n, char *why, size_t whylen);
+/* Current counter values (n entries); -1 if PAPI failed, and counting stops. */
+int xmpi_hwcount_read(long long *values);
+void xmpi_hwcount_stop(void);
+
+#endif

@@ -1,0 +1,242 @@
+/* The option table and its parser: every --xmpi-NAME=VALUE / XMPI_NAME, its
+ * default, accepted values and help text live in one table below. */
+#include "options.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+enum kind { K_INT, K_PATH, K_EVENTS, K_FLAG };
+
+struct optdef {
+    const char *name;
+    enum kind kind;
+    long min, max;
+    size_t offset;
+    size_t size;            /* for strings */
+    const char *def;        /* default as text, for the help */
+    const char *accepted;   /* what the error message and the help say is accepted */
+    const char *help;
+};
+
+#define OFF(f) offsetof(struct xmpi_options, f)
+#define SZ(f) sizeof(((struct xmpi_options *)0)->f)
+
+static const struct optdef table[] = {
+    {"si", K_INT, 1, 1000000000L, OFF(si), 0, "100", "an integer from 1 to 1000000000",
+     "sampling interval: iterations between two gathers of the monitoring data"},
+    {"trace", K_PATH, 0, 0, OFF(trace), SZ(trace), "(none)", "a file name",
+     "write one CSV row per sampling interval to this file (rank 0)"},
+    {"verbose", K_INT, 0, 2, OFF(verbose), 0, "0", "0, 1 or 2 (bare --xmpi-verbose means 1)",
+     "0: notices only; 1: one progress line per interval on rank 0; 2: also debug lines"},
+    {"events", K_EVENTS, 0, 0, OFF(events), SZ(events), "PAPI_DP_OPS, else PAPI_FP_OPS",
+     "comma-separated PAPI event names, e.g. PAPI_FP_OPS,PAPI_TOT_CYC",
+     "PAPI events counted per iteration; the first one is the work measure"},
+    {"help", K_FLAG, 0, 1, OFF(help), 0, "off", "no value, or 0/1, no/yes, false/true, off/on",
+     "print this help on rank 0 and end the job"},
+};
+#define NOPTS (sizeof table / sizeof table[0])
+
+void xmpi_options_defaults(struct xmpi_options *o)
+{
+    memset(o, 0, sizeof *o);
+    o->si = 100;
+}
+
+static const struct optdef *lookup(const char *name, size_t len, int env)
+{
+    for (size_t i = 0; i < NOPTS; i++) {
+        const char *n = table[i].name;
+        if (strlen(n) != len) continue;
+        size_t k = 0;
+        for (; k < len; k++) {
+            /* Environment names are upper case with '_' for '-', exactly. */
+            char want = env ? (n[k] == '-' ? '_' : (char)toupper((unsigned char)n[k])) : n[k];
+            if (name[k] != want) break;
+        }
+        if (k == len) return &table[i];
+    }
+    return NULL;
+}
+
+static void list_accepted(char *buf, size_t len, int env)
+{
+    size_t used = 0;
+    buf[0] = '\0';
+    for (size_t i = 0; i < NOPTS && used < len; i++) {
+        char name[64];
+        if (env) {
+            size_t k = 0;
+            for (; table[i].name[k] && k < sizeof name - 1; k++)
+                name[k] = table[i].name[k] == '-' ? '_' : (char)toupper((unsigned char)table[i].name[k]);
+            name[k] = '\0';
+        }
+        int n = snprintf(buf + used, len - used, "%s%s%s", i ? ", " : "",
+                         env ? "XMPI_" : "--xmpi-", env ? name : table[i].name);
+        if (n < 0) break;
+        used += (size_t)n;
+    }
+}
+
+static int parse_flag(const char *v, int *out)
+{
+    static const char *const yes[] = {"1", "yes", "true", "on"};
+    static const char *const no[] = {"0", "no", "false", "off"};
+    for (int i = 0; i < 4; i++) {
+        if (!strcasecmp(v, yes[i])) { *out = 1; return 0; }
+        if (!strcasecmp(v, no[i])) { *out = 0; return 0; }
+    }
+    return -1;
+}
+
+static int valid_events(const char *v)
+{
+    /* PAPI presets and native names (perf::TASK-CLOCK, cpu:event:u=1) use these
+     * characters; whether PAPI can count them is only known at run time. */
+    if (!*v || *v == ',') return 0;
+    for (const char *p = v; *p; p++) {
+        if (*p == ',' && (p[1] == ',' || p[1] == '\0')) return 0;
+        if (!isalnum((unsigned char)*p) && !strchr("_:.-=+,", *p)) return 0;
+    }
+    return 1;
+}
+
+/* Stores `value` (NULL: the argument had no '=') into o; returns 0 or -1. */
+static int apply(struct xmpi_options *o, const struct optdef *d, const char *value,
+                 const char *where, char *err, size_t errlen)
+{
+    char *field = (char *)o + d->offset;
+    switch (d->kind) {
+    case K_FLAG: {
+        int f = 1;
+        if (value && parse_flag(value, &f)) goto bad;
+        *(int *)(void *)field = f;
+        return 0;
+    }
+    case K_INT: {
+        if (!value && !strcmp(d->name, "verbose")) { *(long *)(void *)field = 1; return 0; }
+        if (!value || !*value) goto bad;
+        char *end;
+        errno = 0;
+        long v = strtol(value, &end, 10);
+        if (errno || *end || end == value || isspace((unsigned char)*value) || v < d->min ||
+            v > d->max)
+            goto bad;
+        *(long *)(void *)field = v;
+        return 0;
+    }
+    case K_PATH:
+    case K_EVENTS:
+        if (!value || !*value) goto bad;
+        if (d->kind == K_EVENTS && !valid_events(value)) goto bad;
+        if (strlen(value) >= d->size) {
+            snprintf(err, errlen, "xmpi: %s: value is too long (at most %zu characters)",
+                     where, d->size - 1);
+            return -1;
+        }
+        strcpy(field, value);
+        return 0;
+    }
+bad:
+    /* The value is cut so that what is accepted always fits in the message. */
+    snprintf(err, errlen, "xmpi: %s: '%.64s%s' is not accepted; expected %s", where,
+             value ? value : "(no value)", value && strlen(value) > 64 ? "..." : "",
+             d->accepted);
+    return -1;
+}
+
+static int parse_env(struct xmpi_options *o, char *const envp[], char *err, size_t errlen)
+{
+    for (size_t i = 0; envp && envp[i]; i++) {
+        const char *e = envp[i];
+        if (strncmp(e, "XMPI_", 5)) continue;
+        const char *eq = strchr(e, '=');
+        if (!eq) continue;
+        const char *name = e + 5;
+        size_t len = (size_t)(eq - name);
+        const struct optdef *d = lookup(name, len, 1);
+        char where[128];
+        snprintf(where, sizeof where, "environment variable %.*s", (int)(eq - e), e);
+        if (!d) {
+            char acc[512];
+            list_accepted(acc, sizeof acc, 1);
+            snprintf(err, errlen, "xmpi: unknown %s; accepted: %s", where, acc);
+            return -1;
+        }
+        if (apply(o, d, eq + 1, where, err, errlen)) return -1;
+    }
+    return 0;
+}
+
+int xmpi_options_parse(struct xmpi_options *o, int *argc, char **argv, int remove,
+                       char *const envp[], char *err, size_t errlen)
+{
+    struct xmpi_options work = *o;
+    if (parse_env(&work, envp, err, errlen)) return -1;
+
+    int n = argc ? *argc : 0;
+    int keep = 0;
+    int done = 0;   /* after "--" nothing is ours */
+    for (int i = 0; argv && i < n; i++) {
+        const char *a = argv[i];
+        if (i == 0 || done || strncmp(a, "--xmpi-", 7)) {
+            if (i > 0 && !strcmp(a, "--")) done = 1;
+            continue;
+        }
+        const char *name = a + 7;
+        const char *eq = strchr(name, '=');
+        size_t len = eq ? (size_t)(eq - name) : strlen(name);
+        const struct optdef *d = lookup(name, len, 0);
+        char where[128];
+        snprintf(where, sizeof where, "option --xmpi-%.*s", (int)len, name);
+        if (!d) {
+            char acc[512];
+            list_accepted(acc, sizeof acc, 0);
+            snprintf(err, errlen, "xmpi: unknown %s; accepted: %s", where, acc);
+            return -1;
+        }
+        if (apply(&work, d, eq ? eq + 1 : NULL, where, err, errlen)) return -1;
+    }
+
+    if (remove && argv && argc) {
+        done = 0;
+        for (int i = 0; i < n; i++) {
+            const char *a = argv[i];
+            int ours = i > 0 && !done && !strncmp(a, "--xmpi-", 7);
+            if (i > 0 && !done && !strcmp(a, "--")) done = 1;
+            if (!ours) argv[keep++] = argv[i];
+        }
+        for (int i = keep; i < n; i++) argv[i] = NULL;
+        *argc = keep;
+    }
+    *o = work;
+    return 0;
+}
+
+void xmpi_options_help(FILE *out, const char *progname)
+{
+    fprintf(out,
+            "libxmpi options for %s\n"
+            "  Give them after the program name as --xmpi-NAME=VALUE, or in the environment\n"
+            "  as XMPI_NAME=VALUE (upper case, '-' as '_'); the command line wins.\n\n",
+            progname ? progname : "this program");
+    for (size_t i = 0; i < NOPTS; i++) {
+        const struct optdef *d = &table[i];
+        fprintf(out, "  --xmpi-%s%s\n      %s.\n      accepted: %s; default: %s\n",
+                d->name, d->kind == K_FLAG ? "" : "=VALUE", d->help, d->accepted, d->def);
+    }
+}
+
+int xmpi_options_events(const struct xmpi_options *o, char *buf, size_t buflen, char **names,
+                        int max)
+{
+    if (!o->events[0] || buflen == 0) return 0;
+    snprintf(buf, buflen, "%s", o->events);
+    int n = 0;
+    for (char *save = NULL, *t = strtok_r(buf, ",", &save); t && n < max;
+         t = strtok_r(NULL, ",", &save))
+        names[n++] = t;
+    return n;
+}

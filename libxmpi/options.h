@@ -1,0 +1,38 @@
+/* Run-time options: --xmpi-NAME=VALUE on the command line or XMPI_NAME in the
+ * environment (argv wins). Pure parsing, no MPI, so it is unit tested directly. */
+#ifndef XMPI_OPTIONS_H
+#define XMPI_OPTIONS_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#define XMPI_PATH_MAX 4096
+#define XMPI_EVENTS_MAX 512
+
+struct xmpi_options {
+    long si;                        /* sampling interval, iterations */
+    char trace[XMPI_PATH_MAX];      /* trace CSV path; "" = no trace */
+    long verbose;                   /* 0 quiet, 1 one line per interval, 2 debug */
+    char events[XMPI_EVENTS_MAX];   /* comma-separated PAPI events; "" = default chain */
+    int help;                       /* --xmpi-help: print the options and stop */
+};
+
+void xmpi_options_defaults(struct xmpi_options *o);
+
+/* Applies environ-style `envp` (NULL allowed), then the --xmpi- arguments of
+ * argv. When `remove` is set the recognised arguments are taken out of argv and
+ * *argc is lowered; arguments after a literal "--" are left alone. On an error
+ * returns -1 with one message in err (naming the option and what is accepted)
+ * and leaves argv as it was; 0 on success. */
+int xmpi_options_parse(struct xmpi_options *o, int *argc, char **argv, int remove,
+                       char *const envp[], char *err, size_t errlen);
+
+/* The --xmpi-help text. */
+void xmpi_options_help(FILE *out, const char *progname);
+
+/* Splits o->events on commas into at most `max` pointers into `buf` (a copy);
+ * returns the count (0 for the default chain). */
+int xmpi_options_events(const struct xmpi_options *o, char *buf, size_t buflen,
+                        char **names, int max);
+
+#endif

@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# make check driver: runs the unit tests, the MPI scenarios (each under a timeout,
+# on 2 and 3 ranks) and the shell tests, then prints one total line.
+# Results are read from Check's summaries and from TAP-style "ok"/"not ok" lines.
+set -u
+BUILD=${1:-build}
+HERE=$(cd "$(dirname "$0")" && pwd)
+ROOT=$(dirname "$HERE")
+export MPIRUN=${MPIRUN:-mpirun} MPICC=${MPICC:-mpicc}
+export XMPIRUN_TIMEOUT=${XMPIRUN_TIMEOUT:-120}
+LAUNCH="$ROOT/scripts/xmpirun"
+LOGS="$BUILD/test-logs"
+mkdir -p "$LOGS"
+passed=0 failed=0
+
+# run NAME COMMAND...: runs one test program, counts what it reports.
+run() {
+    local name=$1; shift
+    local log="$LOGS/$name.log"
+    "$@" >"$log" 2>&1
+    local rc=$? p=0 f=0
+    while IFS= read -r line; do
+        if [[ $line =~ Checks:\ ([0-9]+),\ Failures:\ ([0-9]+),\ Errors:\ ([0-9]+) ]]; then
+            local n=${BASH_REMATCH[1]} bad=$((BASH_REMATCH[2] + BASH_REMATCH[3]))
+            p=$((p + n - bad)); f=$((f + bad))
+        elif [[ $line =~ ^ok\  ]]; then p=$((p + 1))
+        elif [[ $line =~ ^not\ ok\  ]]; then f=$((f + 1)); echo "  $name: $line"
+        fi
+    done <"$log"
+    # A crash, a hang (timeout exits 124) or a non-zero exit with nothing reported is a failure.
+    if [ $rc -ne 0 ] && [ $f -eq 0 ]; then
+        f=1
+        [ $rc -eq 124 ] && echo "  $name: timed out after ${XMPIRUN_TIMEOUT}s"
+    fi
+    passed=$((passed + p)); failed=$((failed + f))
+    if [ $f -eq 0 ]; then
+        printf '%-28s %3d passed\n' "$name" "$p"
+    else
+        printf '%-28s %3d passed, %d failed (exit %d); log: %s\n' "$name" "$p" "$f" "$rc" "$log"
+        grep -E 'F:|E:|^rank|not ok|xmpi:' "$log" | head -20 | sed 's/^/    /'
+    fi
+}
+
+run unit "$BUILD/tests/unit"
+for np in 2 3; do
+    run "profile-np$np" "$LAUNCH" -np $np "$BUILD/tests/test_profile"
+    run "monitor-np$np" "$LAUNCH" -np $np "$BUILD/tests/test_monitor" --xmpi-si=4 \
+        "--xmpi-trace=$LOGS/monitor-np$np.csv"
+done
+for t in "$HERE"/sh/*.sh; do
+    [ "$(basename "$t")" = lib.sh ] && continue
+    run "$(basename "$t" .sh)" bash "$t" "$BUILD"
+done
+
+# No test may leave MPI processes behind.
+left=$(pgrep -f "$(cd "$BUILD" && pwd)/(tests|bin)/|/xmpi-ext-|/bin/xmpi-jacobi" || true)
+if [ -n "$left" ]; then
+    echo "  processes left behind: $left (killed)"
+    kill -9 $left 2>/dev/null
+    failed=$((failed + 1))
+fi
+echo "check: $passed passed, $failed failed"
+[ $failed -eq 0 ]

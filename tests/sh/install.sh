@@ -1,0 +1,38 @@
+# `make install PREFIX=DIR`, then a program outside the tree builds against the installed
+# library with pkg-config (shared and static), runs under mpirun and writes the trace.
+. "$(dirname "$0")/lib.sh"
+PREFIX="$TMP/prefix"
+make -s -C "$ROOT" install PREFIX="$PREFIX" BUILD="$BUILD" >"$TMP/install.log" 2>&1
+check "make install PREFIX=DIR" test $? = 0
+for f in include/xmpi.h lib/libxmpi.a lib/libxmpi.so lib/libxmpi.so.0 lib/pkgconfig/xmpi.pc \
+         bin/xmpi-jacobi bin/xmpi-jacobi-plain; do
+    check "installed $f" test -e "$PREFIX/$f"
+done
+
+export PKG_CONFIG_PATH="$PREFIX/lib/pkgconfig"
+APP="$TMP/xmpi-ext-hello"
+# shellcheck disable=SC2046
+${MPICC:-mpicc} "$ROOT/tests/external/hello.c" -o "$APP" $(pkg-config --cflags --libs xmpi) 2>"$TMP/cc.log"
+check "outside program builds with mpicc \$(pkg-config --cflags --libs xmpi)" test -x "$APP"
+check "it links the installed libxmpi.so" sh -c "ldd '$APP' | grep -q '$PREFIX/lib/libxmpi.so'"
+
+"$LAUNCH" -np 2 "$APP" 30 --xmpi-si=10 "--xmpi-trace=$TMP/trace.csv" >"$TMP/run.log" 2>&1
+check "it runs under mpirun with correct results" grep -q 'sums correct' "$TMP/run.log"
+check "the trace has the documented header" sh -c "head -1 '$TMP/trace.csv' | grep -q \
+'^interval,iteration,nprocs,t_real_max,t_real_min,t_cpu_sum,work_sum,work_source,comm_time_max,comm_bytes_sum,action,elapsed'"
+check "one trace row per interval (30 iterations / si 10 = 3)" test "$(wc -l <"$TMP/trace.csv")" = 4
+# Declared work: rank r declares 100*(r+1) per iteration: 10 iterations * (100+200) = 3000.
+check "work_sum of each row is the declared work" \
+    test "$(awk -F, 'NR>1 && $7==3000' "$TMP/trace.csv" | wc -l)" = 3
+# One MPI_LONG Allreduce per iteration per rank: 10 * 2 * 8 bytes.
+check "comm_bytes_sum of each row is the profiled bytes" \
+    test "$(awk -F, 'NR>1 && $10==160' "$TMP/trace.csv" | wc -l)" = 3
+
+APPS="$TMP/xmpi-ext-hello-static"
+# shellcheck disable=SC2046
+${MPICC:-mpicc} "$ROOT/tests/external/hello.c" -o "$APPS" $(pkg-config --cflags xmpi) \
+    "$PREFIX/lib/libxmpi.a" $(pkg-config --static --libs-only-l xmpi | sed 's/-lxmpi//') 2>"$TMP/ccs.log"
+check "outside program links the static libxmpi.a" test -x "$APPS"
+"$LAUNCH" -np 2 "$APPS" 20 --xmpi-si=10 "--xmpi-trace=$TMP/trace2.csv" >"$TMP/run2.log" 2>&1
+check "static build runs and traces (2 rows)" \
+    test "$(grep -c 'sums correct' "$TMP/run2.log")" = 1 -a "$(wc -l <"$TMP/trace2.csv")" = 3

@@ -1,0 +1,51 @@
+# Bad --xmpi- options and XMPI_ variables stop the job before any work with one
+# message naming the option; --xmpi-help lists every option and exits 0.
+. "$(dirname "$0")/lib.sh"
+PROG="$ROOT/$BUILD/tests/test_profile"
+
+# expect_stop DESCRIPTION PATTERN [ENV=VAL...] -- ARGS...: the job must exit non-zero,
+# print PATTERN once (from one rank), and run no test (no Check output).
+expect_stop() {
+    local desc=$1 pattern=$2; shift 2
+    local envs=()
+    while [ "$1" != "--" ]; do envs+=("$1"); shift; done
+    shift
+    env "${envs[@]}" "$LAUNCH" -np 2 "$PROG" "$@" >"$TMP/out" 2>&1
+    local rc=$?
+    local n
+    n=$(grep -c -- "$pattern" "$TMP/out")
+    if [ $rc -ne 0 ] && [ $rc -ne 124 ] && [ "$n" = 1 ] && ! grep -q 'Checks:' "$TMP/out"; then
+        ok "$desc"
+    else
+        notok "$desc (exit $rc, '$pattern' seen $n times)"; sed 's/^/#   /' "$TMP/out" | head -20
+    fi
+}
+
+expect_stop "si=0 is refused" "option --xmpi-si: '0' is not accepted; expected an integer" -- --xmpi-si=0
+expect_stop "si=abc is refused" "option --xmpi-si: 'abc'" -- --xmpi-si=abc
+expect_stop "verbose=7 is refused" "option --xmpi-verbose: '7'" -- --xmpi-verbose=7
+expect_stop "empty events refused" "option --xmpi-events" -- --xmpi-events=
+expect_stop "unknown option named with the accepted list" \
+    "unknown option --xmpi-sii; accepted: --xmpi-si, --xmpi-trace" -- --xmpi-sii=3
+expect_stop "bad XMPI_SI refused" "environment variable XMPI_SI: '-4'" XMPI_SI=-4 --
+expect_stop "unknown XMPI_ variable refused" "unknown environment variable XMPI_TRACEFILE" \
+    XMPI_TRACEFILE=x --
+expect_stop "unwritable trace refused" "cannot write '$TMP/no/such/dir/t.csv'" -- \
+    "--xmpi-trace=$TMP/no/such/dir/t.csv"
+expect_stop "argv checked even when env is fine" "option --xmpi-si: '0'" XMPI_SI=5 -- --xmpi-si=0
+
+# argv wins over the environment when both give a valid value.
+XMPI_SI=7 XMPI_VERBOSE=1 "$LAUNCH" -np 2 "$ROOT/$BUILD/tests/test_monitor" --xmpi-si=4 \
+    "--xmpi-trace=$TMP/t.csv" >"$TMP/out" 2>&1
+check "argv (si=4) wins over XMPI_SI=7" grep -q '^100%: Checks: 3' "$TMP/out"
+check "XMPI_VERBOSE=1 from the environment prints one progress line per interval" \
+    test "$(grep -c '^xmpi: interval ' "$TMP/out")" = 3
+
+"$LAUNCH" -np 2 "$PROG" --xmpi-help >"$TMP/help" 2>&1
+rc=$?
+check "--xmpi-help exits 0" test $rc = 0
+for o in si trace verbose events help; do
+    check "--xmpi-help lists --xmpi-$o" grep -q -- "--xmpi-$o" "$TMP/help"
+done
+check "--xmpi-help prints once and runs no test" \
+    test "$(grep -c 'libxmpi options' "$TMP/help")" = 1 -a "$(grep -c Checks: "$TMP/help")" = 0

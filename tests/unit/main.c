@@ -1,0 +1,17 @@
+/* Entry point of build/tests/unit: runs every suite of suites.h in one SRunner
+ * and turns any failure into a nonzero exit status for make check. */
+#include <stdlib.h>
+
+#include "suites.h"
+
+int main(void)
+{
+    SRunner *sr = srunner_create(options_suite());
+    srunner_add_suite(sr, interval_suite());
+    srunner_add_suite(sr, trace_suite());
+    srunner_add_suite(sr, errors_suite());
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

@@ -1,0 +1,13 @@
+/* The suite constructors of the unit-test binary, one per tested module, so that
+ * main.c can run them all without knowing what each holds. */
+#ifndef XMPI_TESTS_UNIT_SUITES_H
+#define XMPI_TESTS_UNIT_SUITES_H
+
+#include <check.h>
+
+Suite *options_suite(void);
+Suite *interval_suite(void);
+Suite *trace_suite(void);
+Suite *errors_suite(void);
+
+#endif

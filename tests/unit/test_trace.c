@@ -1,0 +1,419 @@
+/* libxmpi/trace.c: the CSV header and rows, read back from real files and parsed
+ * by column name so the checks hold whatever order the columns come in. */
+#include <errno.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "../../libxmpi/trace.h"
+#include "rng.h"
+#include "suites.h"
+
+#define MAXP 8
+#define MAXF 64
+
+static const char *const required[] = {
+    "interval", "iteration", "nprocs", "t_real_max", "t_real_min", "t_cpu_sum", "work_sum",
+    "work_source", "comm_time_max", "comm_bytes_sum", "action", "elapsed",
+};
+#define NREQ (sizeof required / sizeof required[0])
+
+static char dir[256];
+static char path[512];
+
+static void make_dir(void)
+{
+    const char *tmp = getenv("TMPDIR");
+    snprintf(dir, sizeof dir, "%s/xmpi-unit-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+    ck_assert_msg(mkdtemp(dir) != NULL, "mkdtemp %s: %s", dir, strerror(errno));
+    snprintf(path, sizeof path, "%s/trace.csv", dir);
+}
+
+/* Unchecked fixtures run in the parent, so the directory goes away even when a
+ * test fails halfway in its forked child. */
+static void remove_dir(void)
+{
+    unlink(path);
+    rmdir(dir);
+}
+
+static char *slurp(const char *p)
+{
+    FILE *f = fopen(p, "r");
+    ck_assert_msg(f != NULL, "cannot read back %s", p);
+    size_t cap = 1 << 16, len = 0;
+    char *buf = malloc(cap);
+    ck_assert_ptr_nonnull(buf);
+    size_t got;
+    while ((got = fread(buf + len, 1, cap - 1 - len, f)) > 0) {
+        len += got;
+        if (len == cap - 1) {
+            cap *= 2;
+            buf = realloc(buf, cap);
+            ck_assert_ptr_nonnull(buf);
+        }
+    }
+    buf[len] = '\0';
+    fclose(f);
+    return buf;
+}
+
+/* Cuts s at each sep in place; empty fields count, as a CSV reader sees them. */
+static int split(char *s, char sep, char **out, int max)
+{
+    int n = 0;
+    out[n++] = s;
+    for (char *p = s; *p; p++) {
+        if (*p != sep) continue;
+        *p = '\0';
+        ck_assert_msg(n < max, "more than %d fields", max);
+        out[n++] = p + 1;
+    }
+    return n;
+}
+
+static int column(char **names, int n, const char *name)
+{
+    for (int i = 0; i < n; i++)
+        if (!strcmp(names[i], name)) return i;
+    ck_abort_msg("column '%s' missing from the header", name);
+    return -1;
+}
+
+static double num(const char *text, const char *col)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(text, &end);
+    ck_assert_msg(end != text && *end == '\0' && errno == 0, "%s: '%s' is not a number", col,
+                  text);
+    return v;
+}
+
+static long long integer(const char *text, const char *col)
+{
+    char *end;
+    errno = 0;
+    long long v = strtoll(text, &end, 10);
+    ck_assert_msg(end != text && *end == '\0' && errno == 0, "%s: '%s' is not an integer", col,
+                  text);
+    return v;
+}
+
+/* Times are printed rounded; 1e-8 relative is far below anything a reader uses
+ * and far above the rounding of %.9g or better. */
+static void near(double got, double want, const char *col)
+{
+    ck_assert_msg(fabs(got - want) <= 1e-8 * fmax(fabs(got), fabs(want)),
+                  "%s: read %.17g, wrote %.17g", col, got, want);
+}
+
+/* The summary's fields are set independently of any reduction, so only the
+ * writer is under test here. */
+static void random_summary(uint64_t *seed, struct xmpi_interval *s,
+                           struct xmpi_rank_record *recs, int n)
+{
+    memset(s, 0, sizeof *s);
+    for (int k = 0; k < n; k++) rng_record(seed, &recs[k]);
+    s->index = 1 + (int)(rng_next(seed) % 100000);
+    s->iteration = (long)(rng_next(seed) % 1000000000000ULL);
+    s->nprocs = n;
+    s->iterations = 1 + rng_count(seed, 10000);
+    s->t_real_max = rng_unit(seed) * 100;
+    s->t_real_min = rng_unit(seed) * 0.01;
+    s->t_real_sum = rng_unit(seed) * 800;
+    s->t_cpu_max = rng_unit(seed) * 100;
+    s->t_cpu_sum = rng_unit(seed) * 800;
+    /* Full 53-bit mantissas: these two must survive the text round trip exactly. */
+    s->work_sum = rng_unit(seed) * 1e13;
+    s->comm_time_max = rng_unit(seed) * 3;
+    s->comm_bytes_sum = rng_unit(seed) * 1e12;
+    s->ranks = recs;
+    s->elapsed = 1 + rng_unit(seed) * 99;
+}
+
+/* One written row checked against what was written, column by column. */
+static void check_row(char *hdr_line, char *row_line, const struct xmpi_interval *s,
+                      const char *source, const char *action)
+{
+    char *names[MAXF], *f[MAXF];
+    int nh = split(hdr_line, ',', names, MAXF);
+    int nr = split(row_line, ',', f, MAXF);
+    ck_assert_msg(nr == nh, "row has %d fields, header %d", nr, nh);
+
+    ck_assert_int_eq(integer(f[column(names, nh, "interval")], "interval"), s->index);
+    ck_assert_int_eq(integer(f[column(names, nh, "iteration")], "iteration"), s->iteration);
+    ck_assert_int_eq(integer(f[column(names, nh, "nprocs")], "nprocs"), s->nprocs);
+    near(num(f[column(names, nh, "t_real_max")], "t_real_max"), s->t_real_max, "t_real_max");
+    near(num(f[column(names, nh, "t_real_min")], "t_real_min"), s->t_real_min, "t_real_min");
+    near(num(f[column(names, nh, "t_cpu_sum")], "t_cpu_sum"), s->t_cpu_sum, "t_cpu_sum");
+    near(num(f[column(names, nh, "comm_time_max")], "comm_time_max"), s->comm_time_max,
+         "comm_time_max");
+    double w = num(f[column(names, nh, "work_sum")], "work_sum");
+    ck_assert_msg(w == s->work_sum, "work_sum: read %.17g, wrote %.17g", w, s->work_sum);
+    double b = num(f[column(names, nh, "comm_bytes_sum")], "comm_bytes_sum");
+    ck_assert_msg(b == s->comm_bytes_sum, "comm_bytes_sum: read %.17g, wrote %.17g", b,
+                  s->comm_bytes_sum);
+    ck_assert_str_eq(f[column(names, nh, "work_source")], source);
+    ck_assert_str_eq(f[column(names, nh, "action")], action);
+    near(num(f[column(names, nh, "iterations")], "iterations"), s->iterations, "iterations");
+
+    static const struct { const char *col; size_t off; } per[] = {
+        {"t_real_ranks", offsetof(struct xmpi_rank_record, t_real)},
+        {"t_cpu_ranks", offsetof(struct xmpi_rank_record, t_cpu)},
+        {"work_ranks", offsetof(struct xmpi_rank_record, work)},
+    };
+    for (size_t c = 0; c < sizeof per / sizeof per[0]; c++) {
+        char *v[MAXP + 1];
+        int nv = split(f[column(names, nh, per[c].col)], ';', v, MAXP + 1);
+        ck_assert_msg(nv == s->nprocs, "%s: %d entries for %d ranks", per[c].col, nv,
+                      s->nprocs);
+        for (int r = 0; r < nv; r++) {
+            double want;
+            memcpy(&want, (const char *)&s->ranks[r] + per[c].off, sizeof want);
+            char what[64];
+            snprintf(what, sizeof what, "%s[%d]", per[c].col, r);
+            near(num(v[r], what), want, what);
+        }
+    }
+}
+
+/* Splits a whole file into its lines; the file must end with a newline. */
+static int lines(char *text, char **out, int max)
+{
+    size_t len = strlen(text);
+    ck_assert_msg(len > 0 && text[len - 1] == '\n', "file does not end with a newline");
+    text[len - 1] = '\0';
+    return split(text, '\n', out, max);
+}
+
+START_TEST(test_open_writes_header_only)
+{
+    char err[1024] = "";
+    FILE *f = xmpi_trace_open(path, err, sizeof err);
+    ck_assert_msg(f != NULL, "open failed: %s", err);
+    fclose(f);
+    char *text = slurp(path);
+    char want[4096];
+    snprintf(want, sizeof want, "%s\n", xmpi_trace_header);
+    ck_assert_str_eq(text, want);
+    free(text);
+}
+END_TEST
+
+/* The header must already be on disk before the first row: a job killed early
+ * still leaves a readable file. */
+START_TEST(test_open_flushes_header)
+{
+    char err[1024] = "";
+    FILE *f = xmpi_trace_open(path, err, sizeof err);
+    ck_assert_msg(f != NULL, "open failed: %s", err);
+    char *text = slurp(path);
+    ck_assert_uint_eq(strlen(text), strlen(xmpi_trace_header) + 1);
+    free(text);
+    fclose(f);
+}
+END_TEST
+
+START_TEST(test_header_has_required_columns)
+{
+    char hdr[4096];
+    snprintf(hdr, sizeof hdr, "%s", xmpi_trace_header);
+    ck_assert_ptr_null(strchr(hdr, '\n'));
+    char *names[MAXF];
+    int n = split(hdr, ',', names, MAXF);
+    for (size_t i = 0; i < NREQ; i++) column(names, n, required[i]);
+    for (int i = 0; i < n; i++) {
+        ck_assert_msg(names[i][0] != '\0', "empty column name at %d", i);
+        for (int j = 0; j < i; j++)
+            ck_assert_msg(strcmp(names[i], names[j]) != 0, "column '%s' twice", names[i]);
+    }
+}
+END_TEST
+
+START_TEST(test_open_truncates)
+{
+    FILE *old = fopen(path, "w");
+    ck_assert_ptr_nonnull(old);
+    for (int i = 0; i < 100; i++) fprintf(old, "stale line %d of an earlier run\n", i);
+    fclose(old);
+    char err[1024] = "";
+    FILE *f = xmpi_trace_open(path, err, sizeof err);
+    ck_assert_msg(f != NULL, "open failed: %s", err);
+    fclose(f);
+    char *text = slurp(path);
+    char want[4096];
+    snprintf(want, sizeof want, "%s\n", xmpi_trace_header);
+    ck_assert_str_eq(text, want);
+    free(text);
+}
+END_TEST
+
+START_TEST(test_open_missing_dir)
+{
+    char bad[700];
+    snprintf(bad, sizeof bad, "%s/no-such-dir/trace.csv", dir);
+    char err[1024] = "";
+    FILE *f = xmpi_trace_open(bad, err, sizeof err);
+    ck_assert_ptr_null(f);
+    ck_assert_msg(strstr(err, bad) != NULL, "message '%s' does not name %s", err, bad);
+    struct stat st;
+    ck_assert_int_ne(stat(bad, &st), 0);
+}
+END_TEST
+
+START_TEST(test_open_directory)
+{
+    char err[1024] = "";
+    FILE *f = xmpi_trace_open(dir, err, sizeof err);
+    ck_assert_ptr_null(f);
+    ck_assert_msg(strstr(err, dir) != NULL, "message '%s' does not name %s", err, dir);
+}
+END_TEST
+
+/* _i is nprocs - 1. */
+START_TEST(test_row_values)
+{
+    int n = _i + 1;
+    uint64_t seed = 500 + (uint64_t)n;
+    struct xmpi_rank_record recs[MAXP];
+    struct xmpi_interval s;
+    for (int t = 0; t < 20; t++) {
+        random_summary(&seed, &s, recs, n);
+        const char *source = t % 2 ? "papi" : "declared";
+        const char *action = t % 3 ? "none" : "expand";
+        char err[1024] = "";
+        FILE *f = xmpi_trace_open(path, err, sizeof err);
+        ck_assert_msg(f != NULL, "open failed: %s", err);
+        ck_assert_int_eq(xmpi_trace_row(f, &s, source, action), 0);
+        fclose(f);
+        char *text = slurp(path);
+        char *ln[4];
+        ck_assert_int_eq(lines(text, ln, 4), 2);
+        check_row(ln[0], ln[1], &s, source, action);
+        free(text);
+    }
+}
+END_TEST
+
+/* Apart from the other columns so that its precision is reported on its own. */
+START_TEST(test_row_elapsed)
+{
+    uint64_t seed = 600;
+    struct xmpi_rank_record recs[MAXP];
+    struct xmpi_interval s;
+    char err[1024] = "";
+    FILE *f = xmpi_trace_open(path, err, sizeof err);
+    ck_assert_msg(f != NULL, "open failed: %s", err);
+    double want[10];
+    for (int t = 0; t < 10; t++) {
+        random_summary(&seed, &s, recs, 1 + t % MAXP);
+        want[t] = s.elapsed;
+        ck_assert_int_eq(xmpi_trace_row(f, &s, "papi", "none"), 0);
+    }
+    fclose(f);
+    char *text = slurp(path);
+    char *ln[12];
+    ck_assert_int_eq(lines(text, ln, 12), 11);
+    char *names[MAXF];
+    int nh = split(ln[0], ',', names, MAXF);
+    int c = column(names, nh, "elapsed");
+    for (int t = 0; t < 10; t++) {
+        char *fl[MAXF];
+        ck_assert_int_eq(split(ln[1 + t], ',', fl, MAXF), nh);
+        near(num(fl[c], "elapsed"), want[t], "elapsed");
+    }
+    free(text);
+}
+END_TEST
+
+/* Rows append in order under the one header, each flushed as written. */
+START_TEST(test_rows_append)
+{
+    uint64_t seed = 700;
+    struct xmpi_rank_record recs[5][MAXP];
+    struct xmpi_interval s[5];
+    const char *const actions[5] = {"none", "expand", "none", "shrink", "none"};
+    char err[1024] = "";
+    FILE *f = xmpi_trace_open(path, err, sizeof err);
+    ck_assert_msg(f != NULL, "open failed: %s", err);
+    for (int t = 0; t < 5; t++) {
+        random_summary(&seed, &s[t], recs[t], 1 + t);
+        s[t].index = t + 1;
+        ck_assert_int_eq(xmpi_trace_row(f, &s[t], "papi", actions[t]), 0);
+        char *text = slurp(path);
+        char *ln[8];
+        ck_assert_int_eq(lines(text, ln, 8), t + 2);
+        free(text);
+    }
+    fclose(f);
+    char *text = slurp(path);
+    char *ln[8];
+    ck_assert_int_eq(lines(text, ln, 8), 6);
+    for (int t = 0; t < 5; t++) {
+        char hdr[4096];
+        snprintf(hdr, sizeof hdr, "%s", ln[0]);
+        check_row(hdr, ln[1 + t], &s[t], "papi", actions[t]);
+    }
+    free(text);
+}
+END_TEST
+
+/* A full disk or a closed descriptor must be reported, not lost silently. */
+START_TEST(test_row_write_error)
+{
+    FILE *w = fopen(path, "w");
+    ck_assert_ptr_nonnull(w);
+    fclose(w);
+    FILE *ro = fopen(path, "r");
+    ck_assert_ptr_nonnull(ro);
+    uint64_t seed = 800;
+    struct xmpi_rank_record recs[MAXP];
+    struct xmpi_interval s;
+    random_summary(&seed, &s, recs, 3);
+    ck_assert_int_eq(xmpi_trace_row(ro, &s, "papi", "none"), -1);
+    fclose(ro);
+}
+END_TEST
+
+/* ENOSPC only shows at the flush, after every fprintf has succeeded. */
+START_TEST(test_row_dev_full)
+{
+    FILE *f = fopen("/dev/full", "w");
+    ck_assert_msg(f != NULL, "/dev/full: %s", strerror(errno));
+    uint64_t seed = 801;
+    struct xmpi_rank_record recs[MAXP];
+    struct xmpi_interval s;
+    random_summary(&seed, &s, recs, 2);
+    ck_assert_int_eq(xmpi_trace_row(f, &s, "papi", "none"), -1);
+    fclose(f);
+}
+END_TEST
+
+Suite *trace_suite(void)
+{
+    Suite *s = suite_create("trace");
+    TCase *tc = tcase_create("open");
+    tcase_add_unchecked_fixture(tc, make_dir, remove_dir);
+    tcase_add_test(tc, test_open_writes_header_only);
+    tcase_add_test(tc, test_open_flushes_header);
+    tcase_add_test(tc, test_header_has_required_columns);
+    tcase_add_test(tc, test_open_truncates);
+    tcase_add_test(tc, test_open_missing_dir);
+    tcase_add_test(tc, test_open_directory);
+    suite_add_tcase(s, tc);
+
+    tc = tcase_create("rows");
+    tcase_add_unchecked_fixture(tc, make_dir, remove_dir);
+    tcase_add_loop_test(tc, test_row_values, 0, MAXP);
+    tcase_add_test(tc, test_row_elapsed);
+    tcase_add_test(tc, test_rows_append);
+    tcase_add_test(tc, test_row_write_error);
+    tcase_add_test(tc, test_row_dev_full);
+    suite_add_tcase(s, tc);
+    return s;
+}
