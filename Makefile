@@ -21,7 +21,7 @@ PURE_OBJ := $(filter $(BUILD)/obj/models/% $(BUILD)/obj/policies/%,$(LIB_OBJ)) \
             $(BUILD)/obj/libxmpi/options.o $(BUILD)/obj/libxmpi/errors.o $(BUILD)/obj/libxmpi/trace.o
 LIBA  = $(BUILD)/lib/libxmpi.a
 LIBSO = $(BUILD)/lib/libxmpi.so.$(VERSION)
-BENCH = $(BUILD)/bin/jacobi $(BUILD)/bin/jacobi-plain
+BENCH = $(BUILD)/bin/jacobi $(BUILD)/bin/jacobi-plain $(BUILD)/bin/overhead-micro
 UNIT_SRC := $(wildcard tests/unit/*.c)
 MPI_TESTS := $(patsubst tests/mpi/%.c,$(BUILD)/tests/%,$(wildcard tests/mpi/*.c))
 # Programs link the shared library and find it next to them, in the tree or installed.
@@ -51,6 +51,10 @@ bench: $(BENCH)
 $(BUILD)/bin/jacobi: benchmarks/jacobi.c include/xmpi.h $(LIBSO)
 	@mkdir -p $(@D)
 	$(MPICC) $(CFLAGS) $(XCFLAGS) -o $@ $< $(LINK_XMPI) -lm
+
+$(BUILD)/bin/overhead-micro: benchmarks/overhead_micro.c include/xmpi.h $(LIBSO)
+	@mkdir -p $(@D)
+	$(MPICC) $(CFLAGS) $(XCFLAGS) -o $@ $< $(LINK_XMPI)
 
 $(BUILD)/bin/jacobi-plain: benchmarks/jacobi.c
 	@mkdir -p $(@D)

@@ -25,7 +25,6 @@
 #define MONITOR_END() MONITOR_OK
 #define MONITOR_IS_WARNING(rc) ((void)(rc), 0)
 #define MONITOR_ERROR_STRING(rc) ((void)(rc), "unknown error")
-#define IS_LIBRARY_OPTION(arg) ((void)(arg), 0)
 #else
 #include "xmpi.h"
 #define COMM XMPI_COMM_WORLD
@@ -37,8 +36,6 @@
 /* The header promises monitoring carries on without PAPI, so losing counters is no reason to stop. */
 #define MONITOR_IS_WARNING(rc) ((rc) == XMPI_ERR_PAPI)
 #define MONITOR_ERROR_STRING(rc) XMPI_Error_string(rc)
-/* In case MPI_Init leaves the library's own options in argv, getopt must not see them. */
-#define IS_LIBRARY_OPTION(arg) (strncmp((arg), "--xmpi-", 7) == 0)
 #endif
 
 enum { EXIT_RUNTIME = 1, EXIT_USAGE = 2 };
@@ -151,12 +148,6 @@ static int parse_tol(const char *s, double *out)
 static int parse_options(int argc, char **argv, struct options *o, struct failure *f)
 {
     *o = (struct options){.order = 1000, .iterations = 100, .seed = 1};
-
-    int kept = 1;
-    for (int k = 1; k < argc; k++)
-        if (!IS_LIBRARY_OPTION(argv[k]))
-            argv[kept++] = argv[k];
-    argc = kept;
 
     opterr = 0;
     int c;
