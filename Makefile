@@ -12,23 +12,28 @@ SOMAJOR = 0
 
 XCFLAGS = -std=c11 -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Werror -fPIC -fvisibility=hidden -Iinclude $(shell pkg-config --cflags papi 2>/dev/null)
 PAPI_LIBS = $(shell pkg-config --libs papi 2>/dev/null || echo -lpapi)
+HWLOC_LIBS = $(shell pkg-config --libs hwloc 2>/dev/null || echo -lhwloc)
+DEP_LIBS = $(PAPI_LIBS) $(HWLOC_LIBS) -lm
 CHECK_CFLAGS = $(shell pkg-config --cflags check 2>/dev/null)
 CHECK_LIBS = $(shell pkg-config --libs check 2>/dev/null || echo -lcheck)
 
 LIB_SRC := $(wildcard libxmpi/*.c models/*.c policies/*.c)
 LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
+# Modules without MPI calls: unit-tested directly and linked into the command-line tools.
 PURE_OBJ := $(filter $(BUILD)/obj/models/% $(BUILD)/obj/policies/%,$(LIB_OBJ)) \
-            $(BUILD)/obj/libxmpi/options.o $(BUILD)/obj/libxmpi/errors.o $(BUILD)/obj/libxmpi/trace.o
+            $(addprefix $(BUILD)/obj/libxmpi/,options.o errors.o trace.o resources.o scheduler.o \
+                rms_state.o rms_schedule.o emulate.o)
 LIBA  = $(BUILD)/lib/libxmpi.a
 LIBSO = $(BUILD)/lib/libxmpi.so.$(VERSION)
 BENCH = $(BUILD)/bin/jacobi $(BUILD)/bin/jacobi-plain $(BUILD)/bin/overhead-micro
+TOOLS = $(patsubst tools/%.c,$(BUILD)/bin/%,$(wildcard tools/*.c))
 UNIT_SRC := $(wildcard tests/unit/*.c)
 MPI_TESTS := $(patsubst tests/mpi/%.c,$(BUILD)/tests/%,$(wildcard tests/mpi/*.c))
 # Programs link the shared library and find it next to them, in the tree or installed.
 LINK_XMPI = -L$(BUILD)/lib -lxmpi -Wl,-rpath,'$$ORIGIN/../lib'
 
-.PHONY: all lib bench tests check demo install uninstall clean bench-overhead deps
-all: lib bench
+.PHONY: all lib bench tools tests check demo install uninstall clean bench-overhead deps
+all: lib bench tools
 
 lib: $(LIBA) $(LIBSO)
 
@@ -42,11 +47,18 @@ $(LIBA): $(LIB_OBJ)
 
 $(LIBSO): $(LIB_OBJ)
 	@mkdir -p $(@D)
-	$(MPICC) -shared -Wl,-soname,libxmpi.so.$(SOMAJOR) -o $@ $^ $(PAPI_LIBS) -lm
+	$(MPICC) -shared -Wl,-soname,libxmpi.so.$(SOMAJOR) -o $@ $^ $(DEP_LIBS)
 	ln -sf libxmpi.so.$(VERSION) $(BUILD)/lib/libxmpi.so.$(SOMAJOR)
 	ln -sf libxmpi.so.$(VERSION) $(BUILD)/lib/libxmpi.so
 
 bench: $(BENCH)
+
+tools: $(TOOLS)
+
+# Command-line tools use only the pure modules (no MPI at run time).
+$(BUILD)/bin/%: tools/%.c $(PURE_OBJ)
+	@mkdir -p $(@D)
+	$(MPICC) $(CFLAGS) $(XCFLAGS) -o $@ $< $(PURE_OBJ) $(HWLOC_LIBS) -lm
 
 $(BUILD)/bin/jacobi: benchmarks/jacobi.c include/xmpi.h $(LIBSO)
 	@mkdir -p $(@D)
@@ -64,11 +76,11 @@ tests: $(BUILD)/tests/unit $(MPI_TESTS)
 
 $(BUILD)/tests/unit: $(UNIT_SRC) $(wildcard tests/unit/*.h) $(PURE_OBJ)
 	@mkdir -p $(@D)
-	$(MPICC) $(CFLAGS) $(XCFLAGS) $(CHECK_CFLAGS) -o $@ $(UNIT_SRC) $(PURE_OBJ) $(CHECK_LIBS) -lm
+	$(MPICC) $(CFLAGS) $(XCFLAGS) $(CHECK_CFLAGS) -o $@ $(UNIT_SRC) $(PURE_OBJ) $(CHECK_LIBS) $(HWLOC_LIBS) -lm
 
 $(BUILD)/tests/%: tests/mpi/%.c include/xmpi.h $(LIBA)
 	@mkdir -p $(@D)
-	$(MPICC) $(CFLAGS) $(XCFLAGS) $(CHECK_CFLAGS) -o $@ $< $(LIBA) $(PAPI_LIBS) $(CHECK_LIBS) -lm
+	$(MPICC) $(CFLAGS) $(XCFLAGS) $(CHECK_CFLAGS) -o $@ $< $(LIBA) $(DEP_LIBS) $(CHECK_LIBS)
 
 # The README's test command: unit tests, MPI scenarios under timeouts, CLI and install checks.
 check: all tests
@@ -95,6 +107,7 @@ install: all
 	    > $(DESTDIR)$(PREFIX)/lib/pkgconfig/xmpi.pc
 	install -m 755 $(BUILD)/bin/jacobi $(DESTDIR)$(PREFIX)/bin/xmpi-jacobi
 	install -m 755 $(BUILD)/bin/jacobi-plain $(DESTDIR)$(PREFIX)/bin/xmpi-jacobi-plain
+	$(foreach t,$(TOOLS),install -m 755 $(t) $(DESTDIR)$(PREFIX)/bin/;)
 
 uninstall:
 	rm -f $(PREFIX)/include/xmpi.h $(PREFIX)/lib/libxmpi.* $(PREFIX)/lib/pkgconfig/xmpi.pc \

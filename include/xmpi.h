@@ -29,6 +29,11 @@ enum {
     XMPI_ERR_NOMEM,       /* the library could not allocate memory */
     XMPI_ERR_MPI,         /* an MPI call made by the library failed */
     XMPI_ERR_PAPI,        /* PAPI refused the requested events (monitoring continues without them) */
+    XMPI_ERR_NOT_FOUND,   /* the program to spawn does not exist or is not executable */
+    XMPI_ERR_CLASS,       /* a node class that the resource pool does not have */
+    XMPI_ERR_RESOURCES,   /* no free PE of a class, or fewer removable processes than asked */
+    XMPI_ERR_SPAWN,       /* MPI_Comm_spawn failed */
+    XMPI_ERR_RMS,         /* the resource manager's file could not be read or written */
     XMPI_ERR_LAST         /* one past the last code; not returned */
 };
 
@@ -39,9 +44,45 @@ XMPI_PUBLIC const char *XMPI_Error_string(int code);
  * and MPI_Finalize (MPI_COMM_NULL outside). */
 XMPI_PUBLIC extern MPI_Comm XMPI_COMM_WORLD;
 
-/* Process status. */
+/* Process status: XMPI_NEWLY_SPAWNED from MPI_Init of a spawned process until it begins
+ * its first monitored iteration; XMPI_REMOVED once XMPI_Remove chose it (it should leave its
+ * loop and call MPI_Finalize); -1 outside MPI_Init..MPI_Finalize. */
 enum { XMPI_RUNNING = 0, XMPI_NEWLY_SPAWNED, XMPI_REMOVED };
 XMPI_PUBLIC int XMPI_Get_process_status(void);
+
+/* ---- Dynamic processes ----------------------------------------------------
+ * Both calls are collective over XMPI_COMM_WORLD; their arguments are significant only
+ * on rank 0, which decides and tells the others. On an error every process gets the same
+ * code, rank 0 prints one line saying why, and XMPI_COMM_WORLD is unchanged.
+ * XMPI_COMM_WORLD is a new communicator after each successful call: do not keep copies
+ * of the handle across them.
+ *
+ * XMPI_Spawn: starts nprocs processes of `command` (PATH is searched) with `argv`
+ * (MPI_ARGV_NULL allowed), placed by the scheduler on hosts of node_class[i] (NULL: any
+ * class) and merged into XMPI_COMM_WORLD after the existing ranks, which keep their
+ * numbers. --xmpi-spawn=single (default) spawns them one by one, so that each can be
+ * removed alone; group spawns them at once. `info` (MPI_INFO_NULL allowed) is passed on
+ * with the "host" key set by the scheduler. Must not be called inside a monitored
+ * iteration. */
+XMPI_PUBLIC int XMPI_Spawn(const char *command, char *argv[], int nprocs, MPI_Info info,
+                           char *node_class[]);
+/* XMPI_Remove: nprocs spawned processes leave: on hosts of node_class[i] when given (the
+ * scheduling policy picks the host), else the most recently spawned. Those processes get
+ * XMPI_REMOVED and XMPI_COMM_WORLD == MPI_COMM_NULL; the others go on with a smaller
+ * XMPI_COMM_WORLD. Processes started by mpirun are never removed. */
+XMPI_PUBLIC int XMPI_Remove(int nprocs, char *node_class[]);
+
+/* What the resource manager (--xmpi-rms) asks of the job now: nothing, spawn nprocs
+ * processes of node_class (PEs were offered), or shrink by nprocs processes of node_class
+ * (PEs are reclaimed). Collective over XMPI_COMM_WORLD; the same answer on every rank.
+ * Without --xmpi-rms the answer is always XMPI_SYSTEM_NONE. */
+enum { XMPI_SYSTEM_NONE = 0, XMPI_SYSTEM_SPAWN, XMPI_SYSTEM_SHRINK };
+typedef struct {
+    int action;            /* XMPI_SYSTEM_NONE, XMPI_SYSTEM_SPAWN or XMPI_SYSTEM_SHRINK */
+    int nprocs;
+    char node_class[64];
+} XMPI_System_status;
+XMPI_PUBLIC int XMPI_Get_system_status(XMPI_System_status *status);
 
 /* ---- Monitoring ------------------------------------------------------------
  * Bracket each iteration of the main loop with XMPI_Monitor_iter_begin/end, or

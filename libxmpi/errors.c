@@ -9,6 +9,11 @@ static const char *const messages[XMPI_ERR_LAST] = {
     [XMPI_ERR_NOMEM] = "out of memory",
     [XMPI_ERR_MPI] = "an MPI call made by libxmpi failed",
     [XMPI_ERR_PAPI] = "PAPI could not count the requested events",
+    [XMPI_ERR_NOT_FOUND] = "the program to spawn does not exist or is not executable",
+    [XMPI_ERR_CLASS] = "the node class is not in the resource pool",
+    [XMPI_ERR_RESOURCES] = "not enough free PEs of the class, or fewer removable processes than asked",
+    [XMPI_ERR_SPAWN] = "MPI_Comm_spawn failed to start the processes",
+    [XMPI_ERR_RMS] = "the resource manager's file could not be read or written",
 };
 
 const char *XMPI_Error_string(int code)

@@ -65,6 +65,31 @@ long xmpi_monitor_iterations(void)
     return mon.iterations;
 }
 
+int xmpi_monitor_interval_index(void)
+{
+    return mon.summary.index;
+}
+
+int xmpi_monitor_in_iteration(void)
+{
+    return mon.in_iter;
+}
+
+void xmpi_monitor_join(long iterations, int interval_index)
+{
+    mon.iterations = iterations;
+    mon.summary.index = interval_index;
+    xmpi_record_clear(&mon.acc);
+}
+
+/* Monitoring belongs to the processes that are still members of XMPI_COMM_WORLD. */
+static int member(void)
+{
+    int rc = xmpi_runtime_ready();
+    if (rc) return rc;
+    return xmpi_rt.status == XMPI_REMOVED ? XMPI_ERR_STATE : XMPI_SUCCESS;
+}
+
 const char *XMPI_Monitor_work_source(void)
 {
     return mon.source;
@@ -132,7 +157,7 @@ static int configure(char *events[])
 
 int XMPI_Monitor_iter_begin(char *events[])
 {
-    int rc = xmpi_runtime_ready();
+    int rc = member();
     if (rc) return rc;
     if (mon.in_iter) return XMPI_ERR_STATE;
     if (!mon.configured) {
@@ -151,6 +176,7 @@ int XMPI_Monitor_iter_begin(char *events[])
     }
     memcpy(mon.snap, xmpi_profile_total, sizeof mon.snap);
     mon.in_iter = 1;
+    if (xmpi_rt.status == XMPI_NEWLY_SPAWNED) xmpi_rt.status = XMPI_RUNNING;
     mon.t_cpu0 = cpu_now();
     mon.t_real0 = PMPI_Wtime();
     return XMPI_SUCCESS;
@@ -198,7 +224,7 @@ int XMPI_Monitor_iter_end(long long *counts)
 {
     double t_real = PMPI_Wtime();
     double t_cpu = cpu_now();
-    int rc = xmpi_runtime_ready();
+    int rc = member();
     if (rc) return rc;
     if (!mon.in_iter) return XMPI_ERR_STATE;
     mon.in_iter = 0;
@@ -233,7 +259,7 @@ int XMPI_Monitor_iter_end(long long *counts)
 
 int XMPI_Monitor_si_init(void)
 {
-    int rc = xmpi_runtime_ready();
+    int rc = member();
     if (rc) return rc;
     if (mon.in_iter && (rc = XMPI_Monitor_iter_end(NULL))) return rc;
     return XMPI_Monitor_iter_begin(NULL);
@@ -241,7 +267,7 @@ int XMPI_Monitor_si_init(void)
 
 int XMPI_Monitor_add_work(double flop)
 {
-    int rc = xmpi_runtime_ready();
+    int rc = member();
     if (rc) return rc;
     if (!(flop >= 0) || flop > 1e300) return XMPI_ERR_ARG;
     mon.declared += flop;
@@ -250,11 +276,14 @@ int XMPI_Monitor_add_work(double flop)
 
 void xmpi_monitor_finish(void)
 {
-    if (mon.in_iter) XMPI_Monitor_iter_end(NULL);
-    /* Every rank takes part, whether or not it has iterations left over. */
-    int left = mon.acc.iterations > 0, any = 0;
-    PMPI_Allreduce(&left, &any, 1, MPI_INT, MPI_MAX, xmpi_rt.comm);
-    if (any) close_interval();
+    /* A removed process has left XMPI_COMM_WORLD: it takes part in no more gathers. */
+    if (xmpi_rt.status != XMPI_REMOVED) {
+        if (mon.in_iter) XMPI_Monitor_iter_end(NULL);
+        /* Every rank takes part, whether or not it has iterations left over. */
+        int left = mon.acc.iterations > 0, any = 0;
+        PMPI_Allreduce(&left, &any, 1, MPI_INT, MPI_MAX, xmpi_rt.comm);
+        if (any) close_interval();
+    }
     xmpi_hwcount_stop();
     free(mon.ranks);
     mon.ranks = NULL;

@@ -15,5 +15,12 @@ const struct xmpi_interval *xmpi_monitor_summary(void);
 const struct xmpi_rank_record *xmpi_monitor_last_iteration(void);
 /* Monitored iterations completed by this rank. */
 long xmpi_monitor_iterations(void);
+/* Number of the last interval gathered (0 before the first). */
+int xmpi_monitor_interval_index(void);
+/* 1 between XMPI_Monitor_iter_begin and XMPI_Monitor_iter_end. */
+int xmpi_monitor_in_iteration(void);
+/* A spawned process counts on from its parents' iteration and interval numbers, so that
+ * every member gathers the same intervals. */
+void xmpi_monitor_join(long iterations, int interval_index);
 
 #endif

@@ -8,7 +8,11 @@
 #include <string.h>
 #include <strings.h>
 
-enum kind { K_INT, K_PATH, K_EVENTS, K_FLAG };
+enum kind { K_INT, K_STRING, K_CHOICE, K_FLAG };
+
+static int valid_events(const char *v);
+static int valid_rms(const char *v);
+static int valid_initial(const char *v);
 
 struct optdef {
     const char *name;
@@ -19,23 +23,50 @@ struct optdef {
     const char *def;        /* default as text, for the help */
     const char *accepted;   /* what the error message and the help say is accepted */
     const char *help;
+    int (*valid)(const char *);   /* K_STRING: extra syntax check (NULL: any non-empty text) */
+    const char *const *choices;   /* K_CHOICE: NULL-terminated names, stored as their index */
 };
+
+static const char *const spawn_modes[] = {"single", "group", NULL};
+static const char *const sched_policies[] = {"balance-all", "balance-occupied", NULL};
 
 #define OFF(f) offsetof(struct xmpi_options, f)
 #define SZ(f) sizeof(((struct xmpi_options *)0)->f)
 
 static const struct optdef table[] = {
     {"si", K_INT, 1, 1000000000L, OFF(si), 0, "100", "an integer from 1 to 1000000000",
-     "sampling interval: iterations between two gathers of the monitoring data"},
-    {"trace", K_PATH, 0, 0, OFF(trace), SZ(trace), "(none)", "a file name",
-     "write one CSV row per sampling interval to this file (rank 0)"},
+     "sampling interval: iterations between two gathers of the monitoring data", NULL, NULL},
+    {"trace", K_STRING, 0, 0, OFF(trace), SZ(trace), "(none)", "a file name",
+     "write one CSV row per sampling interval to this file (rank 0)", NULL, NULL},
     {"verbose", K_INT, 0, 2, OFF(verbose), 0, "0", "0, 1 or 2 (bare --xmpi-verbose means 1)",
-     "0: notices only; 1: one progress line per interval on rank 0; 2: also debug lines"},
-    {"events", K_EVENTS, 0, 0, OFF(events), SZ(events), "PAPI_DP_OPS, else PAPI_FP_OPS",
+     "0: notices only; 1: one progress line per interval on rank 0; 2: also debug lines",
+     NULL, NULL},
+    {"events", K_STRING, 0, 0, OFF(events), SZ(events), "PAPI_DP_OPS, else PAPI_FP_OPS",
      "comma-separated PAPI event names, e.g. PAPI_FP_OPS,PAPI_TOT_CYC",
-     "PAPI events counted per iteration; the first one is the work measure"},
+     "PAPI events counted per iteration; the first one is the work measure", valid_events, NULL},
+    {"spawn", K_CHOICE, 0, 0, OFF(spawn), 0, "single", "single or group",
+     "single: one MPI_Comm_spawn per new process (each removable on its own); group: one "
+     "MPI_Comm_spawn for all processes of a call (cheaper, removable only together)",
+     NULL, spawn_modes},
+    {"resources", K_STRING, 0, 0, OFF(resources), SZ(resources), "(the local host, via hwloc)",
+     "a file of lines hostname:class:PEs:cost[:speed]",
+     "the hosts the job may use, their node class, PEs, cost per PE-hour and emulated speed",
+     NULL, NULL},
+    {"sched", K_CHOICE, 0, 0, OFF(sched), 0, "balance-all", "balance-all or balance-occupied",
+     "where new processes go within a class: spread over all its hosts, or fill the hosts "
+     "already in use", NULL, sched_policies},
+    {"oversubscribe", K_FLAG, 0, 1, OFF(oversubscribe), 0, "off",
+     "no value, or 0/1, no/yes, false/true, off/on",
+     "allow more processes on a host than it has PEs", NULL, NULL},
+    {"rms", K_STRING, 0, 0, OFF(rms), SZ(rms), "none",
+     "none, schedule:FILE or file:PATH",
+     "resource manager: schedule:FILE replays predefined events (ITERATION spawn|remove COUNT "
+     "CLASS); file:PATH follows a live state file edited with xmpi-rms", valid_rms, NULL},
+    {"initial", K_STRING, 0, 0, OFF(initial), SZ(initial), "(the first class of each host)",
+     "CLASS:COUNT[,CLASS:COUNT...] in rank order, e.g. fast:1,slow:1",
+     "the node class of each process started by mpirun", valid_initial, NULL},
     {"help", K_FLAG, 0, 1, OFF(help), 0, "off", "no value, or 0/1, no/yes, false/true, off/on",
-     "print this help on rank 0 and end the job"},
+     "print this help on rank 0 and end the job", NULL, NULL},
 };
 #define NOPTS (sizeof table / sizeof table[0])
 
@@ -103,6 +134,37 @@ static int valid_events(const char *v)
     return 1;
 }
 
+static int valid_name_char(int c)
+{
+    return isalnum(c) || c == '_' || c == '-' || c == '.';
+}
+
+static int valid_rms(const char *v)
+{
+    if (!strcmp(v, "none")) return 1;
+    if (!strncmp(v, "schedule:", 9)) return v[9] != '\0';
+    if (!strncmp(v, "file:", 5)) return v[5] != '\0';
+    return 0;
+}
+
+/* CLASS:COUNT[,CLASS:COUNT...] with COUNT >= 1; whether the classes exist is checked
+ * against the resource pool at start-up. */
+static int valid_initial(const char *v)
+{
+    const char *p = v;
+    for (;;) {
+        const char *start = p;
+        while (valid_name_char((unsigned char)*p)) p++;
+        if (p == start || *p != ':') return 0;
+        p++;
+        if (!isdigit((unsigned char)*p) || *p == '0') return 0;
+        while (isdigit((unsigned char)*p)) p++;
+        if (*p == '\0') return 1;
+        if (*p != ',') return 0;
+        p++;
+    }
+}
+
 /* Stores `value` (NULL: the argument had no '=') into o; returns 0 or -1. */
 static int apply(struct xmpi_options *o, const struct optdef *d, const char *value,
                  const char *where, char *err, size_t errlen)
@@ -127,10 +189,16 @@ static int apply(struct xmpi_options *o, const struct optdef *d, const char *val
         *(long *)(void *)field = v;
         return 0;
     }
-    case K_PATH:
-    case K_EVENTS:
+    case K_CHOICE:
+        for (int i = 0; value && d->choices[i]; i++)
+            if (!strcmp(value, d->choices[i])) {
+                *(int *)(void *)field = i;
+                return 0;
+            }
+        goto bad;
+    case K_STRING:
         if (!value || !*value) goto bad;
-        if (d->kind == K_EVENTS && !valid_events(value)) goto bad;
+        if (d->valid && !d->valid(value)) goto bad;
         if (strlen(value) >= d->size) {
             snprintf(err, errlen, "xmpi: %s: value is too long (at most %zu characters)",
                      where, d->size - 1);

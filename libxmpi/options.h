@@ -15,6 +15,12 @@ struct xmpi_options {
     long verbose;                   /* 0 quiet, 1 one line per interval, 2 debug */
     char events[XMPI_EVENTS_MAX];   /* comma-separated PAPI events; "" = default chain */
     int help;                       /* --xmpi-help: print the options and stop */
+    int spawn;                      /* 0 single (one MPI_Comm_spawn per process), 1 group */
+    char resources[XMPI_PATH_MAX];  /* resource file; "" = the local host via hwloc */
+    int sched;                      /* enum xmpi_sched_policy */
+    int oversubscribe;              /* allow more processes than PEs on a host */
+    char rms[XMPI_PATH_MAX + 16];   /* "none", "schedule:FILE" or "file:PATH"; "" = none */
+    char initial[512];              /* classes of the initial processes, "" = first class */
 };
 
 void xmpi_options_defaults(struct xmpi_options *o);

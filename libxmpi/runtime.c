@@ -9,6 +9,7 @@
 
 #include "monitor.h"
 #include "trace.h"
+#include "world.h"
 #include "xmpi.h"
 
 extern char **environ;
@@ -77,10 +78,12 @@ static void start(int *argc, char ***argv)
     int *pargc = argc;
     char **av = argv ? *argv : NULL;
     int remove = 1;
+    MPI_Comm parent;
 
     xmpi_rt.t0 = PMPI_Wtime();
     PMPI_Comm_rank(MPI_COMM_WORLD, &xmpi_rt.rank);
     PMPI_Comm_size(MPI_COMM_WORLD, &xmpi_rt.size);
+    PMPI_Comm_get_parent(&parent);
     if (!argc || !argv || !*argv) {
         cmdargc = read_cmdline(cmdline, sizeof cmdline, cmdargv, 255);
         cmdargv[cmdargc] = NULL;
@@ -93,6 +96,15 @@ static void start(int *argc, char ***argv)
 
     xmpi_options_defaults(&xmpi_rt.opts);
     xmpi_options_parse(&xmpi_rt.opts, pargc, av, remove, environ, err, sizeof err);
+    xmpi_monitor_init();
+
+    if (parent != MPI_COMM_NULL) {
+        /* A spawned process: its parents checked the options, and it inherits theirs. */
+        xmpi_world_start_child(parent);
+        xmpi_rt.phase = XMPI_PHASE_RUNNING;
+        return;
+    }
+
     if (!err[0] && xmpi_rt.rank == 0 && xmpi_rt.opts.trace[0] && !xmpi_rt.opts.help)
         xmpi_rt.trace = xmpi_trace_open(xmpi_rt.opts.trace, err, sizeof err);
     agree_or_abort(err);
@@ -105,12 +117,10 @@ static void start(int *argc, char ***argv)
         exit(0);
     }
 
-    PMPI_Comm_dup(MPI_COMM_WORLD, &XMPI_COMM_WORLD);
-    PMPI_Comm_set_name(XMPI_COMM_WORLD, "XMPI_COMM_WORLD");
-    PMPI_Comm_dup(MPI_COMM_WORLD, &xmpi_rt.comm);
-    PMPI_Comm_set_name(xmpi_rt.comm, "xmpi-internal");
     xmpi_rt.status = XMPI_RUNNING;
-    xmpi_monitor_init();
+    xmpi_world_start_initial(err, sizeof err);
+    agree_or_abort(err);
+    xmpi_world_emulate_initial();
     xmpi_rt.phase = XMPI_PHASE_RUNNING;
     xmpi_note(2, "started on %d processes, sampling interval %ld", xmpi_rt.size,
               xmpi_rt.opts.si);
@@ -136,9 +146,7 @@ XMPI_PUBLIC int MPI_Finalize(void)
         xmpi_monitor_finish();
         if (xmpi_rt.trace) fclose(xmpi_rt.trace);
         xmpi_rt.trace = NULL;
-        PMPI_Comm_free(&xmpi_rt.comm);
-        PMPI_Comm_free(&XMPI_COMM_WORLD);
-        XMPI_COMM_WORLD = MPI_COMM_NULL;
+        xmpi_world_stop();
         xmpi_rt.phase = XMPI_PHASE_DONE;
     }
     return PMPI_Finalize();

@@ -53,7 +53,7 @@ for t in "$HERE"/sh/*.sh; do
 done
 
 # No test may leave MPI processes behind.
-left=$(pgrep -f "$(cd "$BUILD" && pwd)/(tests|bin)/|/xmpi-ext-|/bin/xmpi-jacobi" || true)
+left=$(pgrep -f "$(cd "$BUILD" && pwd)/(tests|bin)/|/xmpi-ext-|/bin/xmpi-jacobi|/flex_(static|dynamic)" || true)
 if [ -n "$left" ]; then
     echo "  processes left behind: $left (killed)"
     kill -9 $left 2>/dev/null

@@ -36,3 +36,28 @@ check "outside program links the static libxmpi.a" test -x "$APPS"
 "$LAUNCH" -np 2 "$APPS" 20 --xmpi-si=10 "--xmpi-trace=$TMP/trace2.csv" >"$TMP/run2.log" 2>&1
 check "static build runs and traces (2 rows)" \
     test "$(grep -c 'sums correct' "$TMP/run2.log")" = 1 -a "$(wc -l <"$TMP/trace2.csv")" = 3
+
+# FLEX-MPI Fig. 4.13 with the installed library: the initial processes run flex_static, the
+# spawned ones another program, flex_dynamic; both spawn modes.
+for prog in flex_static flex_dynamic; do
+    # shellcheck disable=SC2046
+    ${MPICC:-mpicc} "$ROOT/tests/external/$prog.c" -o "$TMP/$prog" $(pkg-config --cflags --libs xmpi) 2>>"$TMP/cc.log"
+done
+printf '%s:local:8:1\n' "$(hostname)" >"$TMP/res8"
+# In single mode one spawned process leaves (2 -> 5 -> 4); in group mode the three were
+# spawned together and leave together (2 -> 5 -> 2), and removing one of them is refused.
+for mode in single:1:4 group:3:2 group:1:5; do
+    IFS=: read -r m leave after <<<"$mode"
+    "$LAUNCH" -np 2 "$TMP/flex_static" "$leave" "--xmpi-resources=$TMP/res8" "--xmpi-spawn=$m" \
+        >"$TMP/flex.$m$leave" 2>&1
+    rc=$?
+    if [ "$after" = 5 ]; then
+        check "Fig. 4.13, group spawn: removing 1 of a group of 3 is refused and the job goes on" \
+            sh -c "test $rc = 1 && grep -q 'remove FAILED, 5 after removing 1, gather ok' '$TMP/flex.$m$leave'"
+        continue
+    fi
+    check "Fig. 4.13 low-level program, $m spawn: 2 -> 5 -> $after processes, exit 0" \
+        sh -c "test $rc = 0 && grep -q 'spawn ok, 5 processes after growing, remove ok, $after after removing $leave, gather ok' '$TMP/flex.$m$leave'"
+    check "Fig. 4.13, $m spawn: the spawned program saw XMPI_NEWLY_SPAWNED" \
+        sh -c "! grep -q 'expected XMPI_NEWLY_SPAWNED' '$TMP/flex.$m$leave'"
+done

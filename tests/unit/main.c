@@ -10,6 +10,10 @@ int main(void)
     srunner_add_suite(sr, interval_suite());
     srunner_add_suite(sr, trace_suite());
     srunner_add_suite(sr, errors_suite());
+    srunner_add_suite(sr, resources_suite());
+    srunner_add_suite(sr, scheduler_suite());
+    srunner_add_suite(sr, rms_suite());
+    srunner_add_suite(sr, emulate_suite());
     srunner_run_all(sr, CK_NORMAL);
     int failed = srunner_ntests_failed(sr);
     srunner_free(sr);

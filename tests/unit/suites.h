@@ -9,5 +9,9 @@ Suite *options_suite(void);
 Suite *interval_suite(void);
 Suite *trace_suite(void);
 Suite *errors_suite(void);
+Suite *resources_suite(void);
+Suite *scheduler_suite(void);
+Suite *rms_suite(void);
+Suite *emulate_suite(void);
 
 #endif

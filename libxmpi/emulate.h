@@ -1,0 +1,20 @@
+/* Emulated heterogeneous processors: this process confined to a fraction of one core
+ * by a cgroup CPU quota (v2 cpu.max or v1 cpu.cfs_quota_us), and released at exit. */
+#ifndef XMPI_EMULATE_H
+#define XMPI_EMULATE_H
+
+#include <stddef.h>
+
+/* Limits the calling process to `speed` (0 < speed <= 1) of one core, in a cgroup named
+ * after `tag` (unique per process, e.g. "job123-rank4"). Returns 0 when limited, 1 when
+ * no writable cgroup CPU controller exists (msg says why; the caller runs unlimited), -1
+ * on a bad argument or a failure that left nothing behind (msg says what). */
+int xmpi_emulate_limit(double speed, const char *tag, char *msg, size_t msglen);
+/* Moves the process back to its original cgroup and removes the one it created. Safe to
+ * call when nothing was limited, and more than once. */
+void xmpi_emulate_release(void);
+/* Removes empty cgroups left by processes that died before releasing (best effort);
+ * returns how many were removed. */
+int xmpi_emulate_cleanup(void);
+
+#endif

@@ -1,0 +1,321 @@
+/* The resource pool: the --xmpi-resources file parser with its per-field validation,
+ * the hwloc description of the local host, and look-ups by host and class. */
+#include "resources.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <hwloc.h>
+
+#define PES_MAX 65536
+/* A bad value is echoed at most this long, so that "expected ..." always fits in err. */
+#define ECHO_MAX 40
+
+static const char line_format[] = "hostname:class:PEs:cost[:speed]";
+
+static void seterr(char *err, size_t errlen, const char *fmt, ...)
+{
+    if (!err || errlen == 0) return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err, errlen, fmt, ap);
+    va_end(ap);
+}
+
+/* The value as shown in a message: cut short with "..." when long. */
+static void echo(char *out, size_t len, const char *v)
+{
+    size_t n = strlen(v);
+    if (n <= ECHO_MAX) snprintf(out, len, "%s", v);
+    else snprintf(out, len, "%.*s...", ECHO_MAX, v);
+}
+
+static char *trim(char *s)
+{
+    while (isspace((unsigned char)*s)) s++;
+    size_t n = strlen(s);
+    while (n > 0 && isspace((unsigned char)s[n - 1])) s[--n] = '\0';
+    return s;
+}
+
+static int valid_name(const char *s)
+{
+    size_t n = strlen(s);
+    if (n == 0 || n >= XMPI_NAME_MAX) return 0;
+    for (; *s; s++)
+        if (!isalnum((unsigned char)*s) && *s != '.' && *s != '_' && *s != '-') return 0;
+    return 1;
+}
+
+/* Digits only: strtol alone would take signs, spaces and "0x". */
+static int parse_pes(const char *s, int *out)
+{
+    if (*s == '\0') return -1;
+    for (const char *p = s; *p; p++)
+        if (!isdigit((unsigned char)*p)) return -1;
+    errno = 0;
+    long v = strtol(s, NULL, 10);
+    if (errno || v < 1 || v > PES_MAX) return -1;
+    *out = (int)v;
+    return 0;
+}
+
+static int parse_double(const char *s, double *out)
+{
+    if (*s == '\0') return -1;
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (*end != '\0' || errno == ERANGE || !isfinite(v)) return -1;
+    *out = v;
+    return 0;
+}
+
+static int field_error(char *err, size_t errlen, const char *fname, long line,
+                       const char *field, const char *value, const char *expected)
+{
+    char shown[ECHO_MAX + 4];
+    echo(shown, sizeof shown, value);
+    seterr(err, errlen, "%s:%ld: field %s: '%s' is not accepted; expected %s", fname, line,
+           field, shown, expected);
+    return -1;
+}
+
+/* Fills h from one non-blank, comment-free line; -1 with the message otherwise. */
+static int parse_line(char *text, struct xmpi_host *h, const char *fname, long line,
+                      char *err, size_t errlen)
+{
+    char *field[6];
+    int nf = 0;
+    for (char *p = text;;) {
+        char *colon = strchr(p, ':');
+        if (nf < 6) field[nf] = p;
+        nf++;
+        if (!colon) break;
+        *colon = '\0';
+        p = colon + 1;
+    }
+    if (nf < 4 || nf > 5) {
+        seterr(err, errlen, "%s:%ld: expected %s, got %d fields", fname, line, line_format,
+               nf);
+        return -1;
+    }
+    for (int i = 0; i < nf; i++) field[i] = trim(field[i]);
+
+    static const char name_rule[] =
+        "a non-empty name of letters, digits, '.', '_' and '-', shorter than 64 characters";
+    memset(h, 0, sizeof *h);
+    if (!valid_name(field[0]))
+        return field_error(err, errlen, fname, line, "hostname", field[0], name_rule);
+    if (!valid_name(field[1]))
+        return field_error(err, errlen, fname, line, "class", field[1], name_rule);
+    if (parse_pes(field[2], &h->pes) != 0)
+        return field_error(err, errlen, fname, line, "PEs", field[2],
+                           "an integer from 1 to 65536");
+    if (parse_double(field[3], &h->cost) != 0 || !(h->cost >= 0))
+        return field_error(err, errlen, fname, line, "cost", field[3],
+                           "a finite number >= 0 (cost per PE per hour)");
+    if (nf == 5 && (parse_double(field[4], &h->speed) != 0 || !(h->speed > 0) ||
+                    h->speed > 1))
+        return field_error(err, errlen, fname, line, "speed", field[4],
+                           "a number greater than 0 and at most 1 (fraction of one core), "
+                           "or no speed field");
+    /* valid_name bounded both lengths, so these copies are whole. */
+    memcpy(h->name, field[0], strlen(field[0]) + 1);
+    memcpy(h->cls, field[1], strlen(field[1]) + 1);
+    if (h->cost == 0) h->cost = 0;   /* "-0" reads as -0.0; store a plain zero */
+    return 0;
+}
+
+int xmpi_pool_parse(struct xmpi_pool *pool, FILE *f, const char *fname, char *err,
+                    size_t errlen)
+{
+    struct xmpi_host *hosts = NULL;
+    long *lines = NULL;   /* source line of each entry, for the duplicate message */
+    int n = 0, cap = 0;
+    char *buf = NULL;
+    size_t bufcap = 0;
+    long lineno = 0;
+    int rc = -1;
+
+    pool->nhosts = 0;
+    pool->hosts = NULL;
+    if (!fname) fname = "(resources)";
+    for (;;) {
+        errno = 0;
+        ssize_t got = getline(&buf, &bufcap, f);
+        if (got < 0) {
+            if (ferror(f)) {
+                seterr(err, errlen, "%s: cannot read: %s", fname,
+                       strerror(errno ? errno : EIO));
+                goto out;
+            }
+            break;
+        }
+        lineno++;
+        /* An embedded NUL would hide the rest of the line from strchr. */
+        if (strlen(buf) != (size_t)got) {
+            seterr(err, errlen, "%s:%ld: contains a NUL byte; expected a text line %s",
+                   fname, lineno, line_format);
+            goto out;
+        }
+        char *hash = strchr(buf, '#');
+        if (hash) *hash = '\0';
+        char *text = trim(buf);
+        if (*text == '\0') continue;
+
+        struct xmpi_host h;
+        if (parse_line(text, &h, fname, lineno, err, errlen) != 0) goto out;
+        for (int i = 0; i < n; i++)
+            if (strcmp(hosts[i].name, h.name) == 0 && strcmp(hosts[i].cls, h.cls) == 0) {
+                seterr(err, errlen,
+                       "%s:%ld: field class: '%s' is not accepted; host '%s' already has "
+                       "class '%s' on line %ld; expected each hostname:class pair once",
+                       fname, lineno, h.cls, h.name, h.cls, lines[i]);
+                goto out;
+            }
+        if (n == cap) {
+            int ncap = cap ? 2 * cap : 8;
+            struct xmpi_host *nh = realloc(hosts, (size_t)ncap * sizeof *nh);
+            if (!nh) goto nomem;
+            hosts = nh;
+            long *nl = realloc(lines, (size_t)ncap * sizeof *nl);
+            if (!nl) goto nomem;
+            lines = nl;
+            cap = ncap;
+        }
+        hosts[n] = h;
+        lines[n] = lineno;
+        n++;
+    }
+    if (n == 0) {
+        seterr(err, errlen, "%s: no host lines; expected at least one line %s", fname,
+               line_format);
+        goto out;
+    }
+    pool->nhosts = n;
+    pool->hosts = hosts;
+    hosts = NULL;
+    rc = 0;
+    goto out;
+nomem:
+    seterr(err, errlen, "%s:%ld: out of memory", fname, lineno);
+out:
+    free(hosts);
+    free(lines);
+    free(buf);
+    return rc;
+}
+
+int xmpi_pool_load(struct xmpi_pool *pool, const char *path, char *err, size_t errlen)
+{
+    pool->nhosts = 0;
+    pool->hosts = NULL;
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        seterr(err, errlen, "%s: cannot read: %s", path, strerror(errno));
+        return -1;
+    }
+    int rc = xmpi_pool_parse(pool, f, path, err, errlen);
+    fclose(f);
+    return rc;
+}
+
+/* Cores, since a hyperthread is not a PE to balance over; PUs when hwloc sees no cores
+ * (some VMs), and 1 when hwloc cannot describe the machine at all. */
+static int local_pes(void)
+{
+    hwloc_topology_t topo;
+    if (hwloc_topology_init(&topo) != 0) return 1;
+    int pes = 1;
+    if (hwloc_topology_load(topo) == 0) {
+        int cores = hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_CORE);
+        int pus = hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_PU);
+        if (cores > 0) pes = cores;
+        else if (pus > 0) pes = pus;
+    }
+    hwloc_topology_destroy(topo);
+    return pes > PES_MAX ? PES_MAX : pes;
+}
+
+int xmpi_pool_local(struct xmpi_pool *pool, char *err, size_t errlen)
+{
+    pool->nhosts = 0;
+    pool->hosts = NULL;
+    char name[256];
+    if (gethostname(name, sizeof name) != 0) {
+        seterr(err, errlen, "cannot get the local host name: %s", strerror(errno));
+        return -1;
+    }
+    name[sizeof name - 1] = '\0';
+    /* MPI_Comm_spawn accepts the short name too, so a long FQDN need not fail. */
+    if (strlen(name) >= XMPI_NAME_MAX) name[strcspn(name, ".")] = '\0';
+    if (name[0] == '\0' || strlen(name) >= XMPI_NAME_MAX) {
+        char shown[ECHO_MAX + 4];
+        echo(shown, sizeof shown, name);
+        seterr(err, errlen,
+               "local host name '%s' is not accepted; expected a non-empty name shorter "
+               "than %d characters",
+               shown, XMPI_NAME_MAX);
+        return -1;
+    }
+    struct xmpi_host *h = calloc(1, sizeof *h);
+    if (!h) {
+        seterr(err, errlen, "local resource pool: out of memory");
+        return -1;
+    }
+    memcpy(h->name, name, strlen(name) + 1);
+    snprintf(h->cls, sizeof h->cls, "local");
+    h->pes = local_pes();
+    h->cost = 1;
+    h->speed = 0;
+    pool->nhosts = 1;
+    pool->hosts = h;
+    return 0;
+}
+
+void xmpi_pool_free(struct xmpi_pool *pool)
+{
+    if (!pool) return;
+    free(pool->hosts);
+    pool->hosts = NULL;
+    pool->nhosts = 0;
+}
+
+int xmpi_pool_find_class(const struct xmpi_pool *pool, const char *cls)
+{
+    if (!pool || !cls) return -1;
+    for (int i = 0; i < pool->nhosts; i++)
+        if (strcmp(pool->hosts[i].cls, cls) == 0) return i;
+    return -1;
+}
+
+int xmpi_pool_find(const struct xmpi_pool *pool, const char *host, const char *cls)
+{
+    if (!pool || !host) return -1;
+    for (int i = 0; i < pool->nhosts; i++)
+        if (strcmp(pool->hosts[i].name, host) == 0 &&
+            (!cls || strcmp(pool->hosts[i].cls, cls) == 0))
+            return i;
+    return -1;
+}
+
+void xmpi_pool_classes(const struct xmpi_pool *pool, char *buf, size_t len)
+{
+    if (!buf || len == 0) return;
+    buf[0] = '\0';
+    if (!pool) return;
+    size_t used = 0;
+    for (int i = 0; i < pool->nhosts && used < len; i++) {
+        if (xmpi_pool_find_class(pool, pool->hosts[i].cls) != i) continue;
+        int w = snprintf(buf + used, len - used, "%s%s", used ? ", " : "",
+                         pool->hosts[i].cls);
+        if (w < 0) break;
+        used += (size_t)w;
+    }
+}

@@ -1,0 +1,159 @@
+/* The resource manager as the library sees it: which backend --xmpi-rms chose, the poll
+ * behind XMPI_Get_system_status, and the write-back of what the job holds. */
+#include "rms.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "monitor.h"
+#include "rms_schedule.h"
+#include "rms_state.h"
+#include "runtime.h"
+#include "xmpi.h"
+
+enum backend { RMS_NONE, RMS_SCHEDULE, RMS_FILE };
+
+static struct {
+    enum backend kind;
+    const char *path;                  /* into xmpi_rt.opts.rms */
+    struct xmpi_rms_schedule schedule;
+} r;
+
+struct adopt_arg {
+    const struct xmpi_sched *s;
+};
+
+/* The job starts holding exactly its initial processes; offers of an earlier job that no
+ * longer fit are trimmed so the file keeps its invariants. */
+static int adopt_initial(struct xmpi_rms_state *st, void *arg, char *err, size_t errlen)
+{
+    const struct xmpi_sched *s = ((struct adopt_arg *)arg)->s;
+    const struct xmpi_pool *pool = s->pool;
+    for (int h = 0; h < pool->nhosts; h++) {
+        const struct xmpi_host *ph = &pool->hosts[h];
+        int e = xmpi_rms_state_find(st, ph->name, ph->cls);
+        if (e < 0) {
+            struct xmpi_rms_entry *grown = realloc(st->e, sizeof *grown * (size_t)(st->n + 1));
+            if (!grown) {
+                snprintf(err, errlen, "out of memory");
+                return -1;
+            }
+            st->e = grown;
+            e = st->n++;
+            memset(&st->e[e], 0, sizeof st->e[e]);
+            snprintf(st->e[e].host, sizeof st->e[e].host, "%s", ph->name);
+            snprintf(st->e[e].cls, sizeof st->e[e].cls, "%s", ph->cls);
+            st->e[e].pes = ph->pes;
+        }
+        struct xmpi_rms_entry *en = &st->e[e];
+        en->allocated = ph->procs;
+        en->reclaim = 0;
+        if (en->pes < en->allocated) en->pes = en->allocated;
+        if (en->free > en->pes - en->allocated) en->free = en->pes - en->allocated;
+    }
+    return 0;
+}
+
+int xmpi_rms_start(const struct xmpi_sched *s, char *err, size_t errlen)
+{
+    const char *spec = xmpi_rt.opts.rms;
+    memset(&r, 0, sizeof r);
+    if (!spec[0] || !strcmp(spec, "none")) return 0;
+    if (!strncmp(spec, "schedule:", 9)) {
+        r.kind = RMS_SCHEDULE;
+        r.path = spec + 9;
+        return xmpi_rms_schedule_load(&r.schedule, r.path, err, errlen);
+    }
+    r.kind = RMS_FILE;
+    r.path = spec + 5;
+    struct adopt_arg a = {s};
+    return xmpi_rms_update(r.path, 1, adopt_initial, &a, err, errlen);
+}
+
+struct change {
+    const struct xmpi_pool *pool;
+    const int *hosts;
+    int n;
+    int give;
+};
+
+static int apply_change(struct xmpi_rms_state *st, void *arg, char *err, size_t errlen)
+{
+    const struct change *c = arg;
+    for (int i = 0; i < c->n; i++) {
+        const struct xmpi_host *h = &c->pool->hosts[c->hosts[i]];
+        int e = xmpi_rms_state_find(st, h->name, h->cls);
+        /* A job that oversubscribes holds more than the host's PEs: the file says so
+         * rather than drop the record (as for the initial processes at start-up). */
+        if (!c->give && e >= 0 && st->e[e].free + st->e[e].allocated >= st->e[e].pes)
+            st->e[e].pes = st->e[e].free + st->e[e].allocated + 1;
+        /* A low-level program may spawn without an offer: the file still tells the truth. */
+        int rc = c->give ? xmpi_rms_give(st, h->name, h->cls, 1, err, errlen)
+                         : xmpi_rms_take(st, h->name, h->cls, 1, 1, err, errlen);
+        if (rc) return rc;
+    }
+    return 0;
+}
+
+static void write_back(const struct xmpi_pool *pool, const int *hosts, int n, int give)
+{
+    if (r.kind != RMS_FILE || n <= 0) return;
+    char err[512];
+    struct change c = {pool, hosts, n, give};
+    if (xmpi_rms_update(r.path, 0, apply_change, &c, err, sizeof err))
+        xmpi_note(0, "cannot record the %s in %s: %s", give ? "removal" : "spawn", r.path, err);
+}
+
+void xmpi_rms_spawned(const struct xmpi_pool *pool, const int *hosts, int n)
+{
+    write_back(pool, hosts, n, 0);
+}
+
+void xmpi_rms_removed(const struct xmpi_pool *pool, const int *hosts, int n)
+{
+    write_back(pool, hosts, n, 1);
+}
+
+void xmpi_rms_stop(void)
+{
+    if (r.kind == RMS_SCHEDULE) xmpi_rms_schedule_free(&r.schedule);
+    r.kind = RMS_NONE;
+}
+
+int XMPI_Get_system_status(XMPI_System_status *status)
+{
+    int rc = xmpi_runtime_ready();
+    if (rc) return rc;
+    if (!status) return XMPI_ERR_ARG;
+    XMPI_System_status st = {XMPI_SYSTEM_NONE, 0, ""};
+    char err[512] = "";
+    if (xmpi_rt.rank == 0) {
+        if (r.kind == RMS_SCHEDULE) {
+            const struct xmpi_rms_event *ev =
+                xmpi_rms_schedule_due(&r.schedule, xmpi_monitor_iterations());
+            if (ev) {
+                st.action = ev->action == XMPI_RMS_ACT_SPAWN ? XMPI_SYSTEM_SPAWN : XMPI_SYSTEM_SHRINK;
+                st.nprocs = ev->count;
+                snprintf(st.node_class, sizeof st.node_class, "%s", ev->cls);
+            }
+        } else if (r.kind == RMS_FILE) {
+            struct xmpi_rms_state s = {0};
+            if (xmpi_rms_state_read(r.path, &s, err, sizeof err)) {
+                rc = XMPI_ERR_RMS;
+            } else {
+                int act = xmpi_rms_state_action(&s, &st.nprocs, st.node_class, sizeof st.node_class);
+                st.action = act == XMPI_RMS_ACT_SPAWN ? XMPI_SYSTEM_SPAWN
+                            : act == XMPI_RMS_ACT_SHRINK ? XMPI_SYSTEM_SHRINK : XMPI_SYSTEM_NONE;
+                xmpi_rms_state_free(&s);
+            }
+        }
+    }
+    PMPI_Bcast(&rc, 1, MPI_INT, 0, xmpi_rt.comm);
+    if (rc) {
+        if (xmpi_rt.rank == 0) xmpi_note(0, "XMPI_Get_system_status: %s", err);
+        return rc;
+    }
+    PMPI_Bcast(&st, (int)sizeof st, MPI_BYTE, 0, xmpi_rt.comm);
+    *status = st;
+    return XMPI_SUCCESS;
+}

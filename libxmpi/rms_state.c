@@ -1,0 +1,718 @@
+/* The embedded resource manager's state file: its text format, its parser and atomic
+ * writer, the lock that serialises updates, and the offer/reclaim/take/give operations.
+ *
+ * File format (one entry per line, fields separated by blanks, '#' starts a comment):
+ *
+ *     # xmpi-rms state v1: host class pes free allocated reclaim
+ *     vm fast 2 0 1 0
+ *     vm slow 2 1 1 0
+ *
+ *   host, class  names without blanks or '#', 1 to XMPI_NAME_MAX - 1 characters; a
+ *                (host, class) pair appears once
+ *   pes          capacity: PEs of that class on that host the job may ever hold
+ *   free         offered to the job and not taken yet
+ *   allocated    held by the job (it spawned there)
+ *   reclaim      of the allocated ones, how many the job must give back at its next
+ *                sampling interval
+ *   with 0 <= reclaim <= allocated and free + allocated <= pes on every line.
+ *
+ * The file is meant to be read and edited by people (xmpi-rms status prints it as a
+ * table), so the parser names FILE:LINE and the field of any mistake. Writers replace it
+ * by rename, never in place, so a reader without the lock still sees a whole file; the
+ * lock lives in PATH.lock because the rename gives PATH a new inode with every write. */
+#define _DEFAULT_SOURCE   /* flock() and fsync() hide behind _POSIX_C_SOURCE alone */
+#include "rms_state.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* Far above any host's cores, and low enough that sums over many entries fit a long
+ * and a class's total fits an int for every realistic pool. */
+#define COUNT_MAX 1000000
+
+#define FIELDS "host class pes free allocated reclaim"
+#define HEADER "# xmpi-rms state v1: " FIELDS "\n"
+
+static int fail(char *err, size_t errlen, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static int fail(char *err, size_t errlen, const char *fmt, ...)
+{
+    if (err && errlen) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(err, errlen, fmt, ap);
+        va_end(ap);
+    }
+    return -1;
+}
+
+/* ---- names and numbers ---- */
+
+/* Anything the line format can carry back: no blanks (they separate fields), no '#'
+ * (it starts a comment), no control characters (they would not survive an editor). */
+static int name_ok(const char *s)
+{
+    size_t n = strlen(s);
+    if (n == 0 || n >= XMPI_NAME_MAX) return 0;
+    for (; *s; s++)
+        if (!isgraph((unsigned char)*s) || *s == '#') return 0;
+    return 1;
+}
+
+/* Digits only: no sign, no spaces, no hex, so that what is read is what was written. */
+static int parse_count(const char *s, int *out)
+{
+    if (!*s) return -1;
+    long v = 0;
+    for (const char *p = s; *p; p++) {
+        if (*p < '0' || *p > '9') return -1;
+        v = v * 10 + (*p - '0');
+        if (v > COUNT_MAX) return -1;
+    }
+    *out = (int)v;
+    return 0;
+}
+
+/* ---- entries ---- */
+
+void xmpi_rms_state_free(struct xmpi_rms_state *st)
+{
+    if (!st) return;
+    free(st->e);
+    st->e = NULL;
+    st->n = 0;
+}
+
+int xmpi_rms_state_find(const struct xmpi_rms_state *st, const char *host, const char *cls)
+{
+    if (!st || !host || !cls) return -1;
+    for (int i = 0; i < st->n; i++)
+        if (strcmp(st->e[i].host, host) == 0 && strcmp(st->e[i].cls, cls) == 0) return i;
+    return -1;
+}
+
+/* "free + allocated (3) exceeds pes (2)": empty when the entry is consistent. */
+static void invariant_problem(const struct xmpi_rms_entry *e, char *buf, size_t len)
+{
+    buf[0] = '\0';
+    if (e->reclaim > e->allocated)
+        snprintf(buf, len, "reclaim (%d) exceeds allocated (%d)", e->reclaim, e->allocated);
+    else if ((long)e->free + e->allocated > e->pes)
+        snprintf(buf, len, "free + allocated (%ld) exceeds pes (%d)",
+                 (long)e->free + e->allocated, e->pes);
+}
+
+#define INVARIANTS "expected 0 <= reclaim <= allocated and free + allocated <= pes"
+
+/* ---- parsing ---- */
+
+static const char *const field_names[] = {"host", "class", "pes", "free", "allocated",
+                                          "reclaim"};
+
+/* Splits `line` in place into at most `max` blank-separated tokens, stopping at '#';
+ * returns how many there are (max + 1 when there are more). */
+static int tokenize(char *line, char **tok, int max)
+{
+    char *hash = strchr(line, '#');
+    if (hash) *hash = '\0';
+    int n = 0;
+    char *p = line;
+    for (;;) {
+        while (*p && isspace((unsigned char)*p)) p++;
+        if (!*p) break;
+        if (n == max) return max + 1;
+        tok[n++] = p;
+        while (*p && !isspace((unsigned char)*p)) p++;
+        if (*p) *p++ = '\0';
+    }
+    return n;
+}
+
+/* Grows *e by one slot; the array doubles so a long file parses in linear time. */
+static struct xmpi_rms_entry *append(struct xmpi_rms_entry **e, int *n, int *cap)
+{
+    if (*n == *cap) {
+        int nc = *cap ? 2 * *cap : 16;
+        struct xmpi_rms_entry *ne = realloc(*e, (size_t)nc * sizeof *ne);
+        if (!ne) return NULL;
+        *e = ne;
+        *cap = nc;
+    }
+    struct xmpi_rms_entry *x = &(*e)[(*n)++];
+    memset(x, 0, sizeof *x);
+    return x;
+}
+
+int xmpi_rms_state_parse(struct xmpi_rms_state *st, FILE *f, const char *fname, char *err,
+                         size_t errlen)
+{
+    struct xmpi_rms_entry *e = NULL;
+    int n = 0, cap = 0, *lines = NULL, lcap = 0;
+    char *line = NULL;
+    size_t linecap = 0;
+    long lineno = 0;
+    int rc = -1;
+    if (!fname) fname = "(state)";
+
+    for (;;) {
+        errno = 0;
+        ssize_t len = getline(&line, &linecap, f);
+        if (len < 0) {
+            if (ferror(f)) {
+                fail(err, errlen, "%s:%ld: cannot read: %s", fname, lineno + 1,
+                     strerror(errno ? errno : EIO));
+                goto out;
+            }
+            break;
+        }
+        lineno++;
+        if (memchr(line, '\0', (size_t)len)) {
+            fail(err, errlen, "%s:%ld: a NUL byte is not accepted; expected a text file", fname,
+                 lineno);
+            goto out;
+        }
+        char *tok[6];
+        int nt = tokenize(line, tok, 6);
+        if (nt == 0) continue;
+        if (nt < 6) {
+            fail(err, errlen, "%s:%ld: field %s: missing; expected 6 fields: " FIELDS, fname,
+                 lineno, field_names[nt]);
+            goto out;
+        }
+        if (nt > 6) {
+            fail(err, errlen,
+                 "%s:%ld: more than 6 fields are not accepted; expected 6 fields: " FIELDS,
+                 fname, lineno);
+            goto out;
+        }
+        for (int k = 0; k < 2; k++)
+            if (!name_ok(tok[k])) {
+                fail(err, errlen,
+                     "%s:%ld: field %s: '%.40s%s' is not accepted; expected a name of 1 to "
+                     "%d characters without blanks or '#'",
+                     fname, lineno, field_names[k], tok[k], strlen(tok[k]) > 40 ? "..." : "",
+                     XMPI_NAME_MAX - 1);
+                goto out;
+            }
+        int v[4];
+        for (int k = 0; k < 4; k++)
+            if (parse_count(tok[2 + k], &v[k]) != 0) {
+                fail(err, errlen,
+                     "%s:%ld: field %s: '%.40s%s' is not accepted; expected a whole number "
+                     "from 0 to %d",
+                     fname, lineno, field_names[2 + k], tok[2 + k],
+                     strlen(tok[2 + k]) > 40 ? "..." : "", COUNT_MAX);
+                goto out;
+            }
+        for (int i = 0; i < n; i++)
+            if (strcmp(e[i].host, tok[0]) == 0 && strcmp(e[i].cls, tok[1]) == 0) {
+                fail(err, errlen,
+                     "%s:%ld: host %s class %s already appears on line %d; expected each "
+                     "(host, class) pair once",
+                     fname, lineno, tok[0], tok[1], lines[i]);
+                goto out;
+            }
+        struct xmpi_rms_entry *x = append(&e, &n, &cap);
+        if (!x) goto nomem;
+        if (n > lcap) {
+            int *nl = realloc(lines, (size_t)cap * sizeof *nl);
+            if (!nl) goto nomem;
+            lines = nl;
+            lcap = cap;
+        }
+        lines[n - 1] = (int)(lineno > INT_MAX ? INT_MAX : lineno);
+        memcpy(x->host, tok[0], strlen(tok[0]) + 1);
+        memcpy(x->cls, tok[1], strlen(tok[1]) + 1);
+        x->pes = v[0];
+        x->free = v[1];
+        x->allocated = v[2];
+        x->reclaim = v[3];
+        char why[128];
+        invariant_problem(x, why, sizeof why);
+        if (why[0]) {
+            fail(err, errlen, "%s:%ld: %s; " INVARIANTS, fname, lineno, why);
+            goto out;
+        }
+    }
+    /* *st is overwritten, not freed: callers may pass an uninitialised struct. */
+    st->n = n;
+    st->e = e;
+    e = NULL;
+    rc = 0;
+    goto out;
+nomem:
+    fail(err, errlen, "%s:%ld: out of memory", fname, lineno);
+out:
+    free(e);
+    free(lines);
+    free(line);
+    return rc;
+}
+
+/* ENOENT gets its own message: it is the one mistake with an obvious remedy. */
+static int read_state(const char *path, struct xmpi_rms_state *st, int *missing, char *err,
+                      size_t errlen)
+{
+    *missing = 0;
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        if (errno == ENOENT) {
+            *missing = 1;
+            return fail(err, errlen, "%s: no such state file (create it with xmpi-rms init)",
+                        path);
+        }
+        return fail(err, errlen, "%s: cannot read the state file: %s", path, strerror(errno));
+    }
+    int rc = xmpi_rms_state_parse(st, f, path, err, errlen);
+    fclose(f);
+    return rc;
+}
+
+int xmpi_rms_state_read(const char *path, struct xmpi_rms_state *st, char *err, size_t errlen)
+{
+    int missing;
+    if (!path || !*path) return fail(err, errlen, "no state file named; expected a path");
+    return read_state(path, st, &missing, err, errlen);
+}
+
+/* ---- writing ---- */
+
+static void write_entries(FILE *out, const struct xmpi_rms_state *st)
+{
+    fputs(HEADER, out);
+    for (int i = 0; i < st->n; i++) {
+        const struct xmpi_rms_entry *x = &st->e[i];
+        fprintf(out, "%s %s %d %d %d %d\n", x->host, x->cls, x->pes, x->free, x->allocated,
+                x->reclaim);
+    }
+}
+
+/* What the parser would refuse is refused here too, so a write can never leave a file
+ * that the next read rejects. */
+static int check_state(const struct xmpi_rms_state *st, const char *path, char *err,
+                       size_t errlen)
+{
+    for (int i = 0; i < st->n; i++) {
+        const struct xmpi_rms_entry *x = &st->e[i];
+        if (!name_ok(x->host) || !name_ok(x->cls))
+            return fail(err, errlen,
+                        "%s: entry %d: host '%.40s' class '%.40s' cannot be written; expected "
+                        "names of 1 to %d characters without blanks or '#'",
+                        path, i + 1, x->host, x->cls, XMPI_NAME_MAX - 1);
+        const int v[4] = {x->pes, x->free, x->allocated, x->reclaim};
+        for (int k = 0; k < 4; k++)
+            if (v[k] < 0 || v[k] > COUNT_MAX)
+                return fail(err, errlen,
+                            "%s: entry %d (host %s class %s): %s %d cannot be written; "
+                            "expected a whole number from 0 to %d",
+                            path, i + 1, x->host, x->cls, field_names[2 + k], v[k], COUNT_MAX);
+        char why[128];
+        invariant_problem(x, why, sizeof why);
+        if (why[0])
+            return fail(err, errlen, "%s: entry %d (host %s class %s): %s; " INVARIANTS, path,
+                        i + 1, x->host, x->cls, why);
+        if (xmpi_rms_state_find(st, x->host, x->cls) != i)
+            return fail(err, errlen,
+                        "%s: entry %d: host %s class %s appears twice; expected each (host, "
+                        "class) pair once",
+                        path, i + 1, x->host, x->cls);
+    }
+    return 0;
+}
+
+int xmpi_rms_state_write(const char *path, const struct xmpi_rms_state *st, char *err,
+                         size_t errlen)
+{
+    if (!path || !*path) return fail(err, errlen, "no state file named; expected a path");
+    if (check_state(st, path, err, errlen) != 0) return -1;
+
+    size_t plen = strlen(path);
+    char *tmp = malloc(plen + 32);
+    if (!tmp) return fail(err, errlen, "%s: out of memory", path);
+    snprintf(tmp, plen + 32, "%s.tmp.%ld", path, (long)getpid());
+
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0666);
+    if (fd < 0) {
+        fail(err, errlen, "%s: cannot create '%s': %s", path, tmp, strerror(errno));
+        free(tmp);
+        return -1;
+    }
+    /* Keep the permissions someone gave the state (e.g. group-writable for an operator). */
+    struct stat sb;
+    if (stat(path, &sb) == 0) (void)fchmod(fd, sb.st_mode & 07777);
+    FILE *f = fdopen(fd, "w");
+    if (!f) {
+        fail(err, errlen, "%s: cannot write '%s': %s", path, tmp, strerror(errno));
+        close(fd);
+        goto fail_unlink;
+    }
+    write_entries(f, st);
+    int werr = 0;
+    if (fflush(f) != 0 || ferror(f)) werr = errno ? errno : EIO;
+    /* Durable before visible: after a crash PATH is the old or the new file, whole. */
+    if (!werr && fsync(fd) != 0) werr = errno;
+    if (fclose(f) != 0 && !werr) werr = errno ? errno : EIO;
+    if (werr) {
+        fail(err, errlen, "%s: cannot write '%s': %s", path, tmp, strerror(werr));
+        goto fail_unlink;
+    }
+    if (rename(tmp, path) != 0) {
+        fail(err, errlen, "%s: cannot replace it with '%s': %s", path, tmp, strerror(errno));
+        goto fail_unlink;
+    }
+    free(tmp);
+    return 0;
+fail_unlink:
+    unlink(tmp);
+    free(tmp);
+    return -1;
+}
+
+/* ---- printing ---- */
+
+static int digits(long v)
+{
+    int d = 1;
+    while (v >= 10) v /= 10, d++;
+    return d;
+}
+
+static int maxi(int a, int b) { return a > b ? a : b; }
+
+void xmpi_rms_state_print(FILE *out, const struct xmpi_rms_state *st)
+{
+    static const char *const total = "(total)";
+    int n = st ? st->n : 0;
+    /* Class totals, in the order the classes first appear. */
+    int ncls = 0;
+    int *first = n ? malloc((size_t)n * sizeof *first) : NULL;
+    long(*sum)[4] = n ? calloc((size_t)n, sizeof *sum) : NULL;
+    if (n && (!first || !sum)) {
+        /* Without memory for totals, the entries alone still tell the truth. */
+        free(first);
+        free(sum);
+        first = NULL;
+        sum = NULL;
+    }
+    for (int i = 0; i < n && first; i++) {
+        const struct xmpi_rms_entry *x = &st->e[i];
+        int c = 0;
+        while (c < ncls && strcmp(st->e[first[c]].cls, x->cls) != 0) c++;
+        if (c == ncls) first[ncls++] = i;
+        sum[c][0] += x->pes;
+        sum[c][1] += x->free;
+        sum[c][2] += x->allocated;
+        sum[c][3] += x->reclaim;
+    }
+
+    int w[6] = {4, 5, 3, 4, 9, 7};   /* the header words */
+    if (ncls) w[0] = (int)strlen(total);
+    for (int i = 0; i < n; i++) {
+        const struct xmpi_rms_entry *x = &st->e[i];
+        w[0] = maxi(w[0], (int)strlen(x->host));
+        w[1] = maxi(w[1], (int)strlen(x->cls));
+        w[2] = maxi(w[2], digits(x->pes));
+        w[3] = maxi(w[3], digits(x->free));
+        w[4] = maxi(w[4], digits(x->allocated));
+        w[5] = maxi(w[5], digits(x->reclaim));
+    }
+    for (int c = 0; c < ncls; c++)
+        for (int k = 0; k < 4; k++) w[2 + k] = maxi(w[2 + k], digits(sum[c][k]));
+
+    fprintf(out, "%-*s  %-*s  %*s  %*s  %*s  %*s\n", w[0], "host", w[1], "class", w[2], "pes",
+            w[3], "free", w[4], "allocated", w[5], "reclaim");
+    for (int i = 0; i < n; i++) {
+        const struct xmpi_rms_entry *x = &st->e[i];
+        fprintf(out, "%-*s  %-*s  %*d  %*d  %*d  %*d\n", w[0], x->host, w[1], x->cls, w[2],
+                x->pes, w[3], x->free, w[4], x->allocated, w[5], x->reclaim);
+    }
+    for (int c = 0; c < ncls; c++)
+        fprintf(out, "%-*s  %-*s  %*ld  %*ld  %*ld  %*ld\n", w[0], total, w[1],
+                st->e[first[c]].cls, w[2], sum[c][0], w[3], sum[c][1], w[4], sum[c][2], w[5],
+                sum[c][3]);
+    free(first);
+    free(sum);
+}
+
+/* ---- construction ---- */
+
+int xmpi_rms_state_from_pool(struct xmpi_rms_state *st, const struct xmpi_pool *pool)
+{
+    if (!st || !pool || pool->nhosts < 0) return -1;
+    struct xmpi_rms_entry *e = NULL;
+    if (pool->nhosts > 0) {
+        e = calloc((size_t)pool->nhosts, sizeof *e);
+        if (!e) return -1;
+    }
+    for (int i = 0; i < pool->nhosts; i++) {
+        const struct xmpi_host *h = &pool->hosts[i];
+        /* Both name arrays are XMPI_NAME_MAX long; copy bounded all the same. */
+        snprintf(e[i].host, sizeof e[i].host, "%s", h->name);
+        snprintf(e[i].cls, sizeof e[i].cls, "%s", h->cls);
+        e[i].pes = h->pes;
+    }
+    st->n = pool->nhosts;
+    st->e = e;
+    return 0;
+}
+
+/* ---- locked update ---- */
+
+static int lock_path(const char *path, char *err, size_t errlen)
+{
+    size_t plen = strlen(path);
+    char *lp = malloc(plen + 6);
+    if (!lp) return fail(err, errlen, "%s: out of memory", path);
+    memcpy(lp, path, plen);
+    memcpy(lp + plen, ".lock", 6);
+    int fd = open(lp, O_RDWR | O_CREAT, 0666);
+    if (fd < 0) {
+        fail(err, errlen, "%s: cannot open the lock file '%s': %s", path, lp, strerror(errno));
+        free(lp);
+        return -1;
+    }
+    int rc;
+    while ((rc = flock(fd, LOCK_EX)) != 0 && errno == EINTR) {}
+    if (rc != 0) {
+        fail(err, errlen, "%s: cannot lock '%s': %s", path, lp, strerror(errno));
+        close(fd);
+        free(lp);
+        return -1;
+    }
+    free(lp);
+    return fd;
+}
+
+int xmpi_rms_update(const char *path, int create,
+                    int (*fn)(struct xmpi_rms_state *st, void *arg, char *err, size_t errlen),
+                    void *arg, char *err, size_t errlen)
+{
+    if (!path || !*path) return fail(err, errlen, "no state file named; expected a path");
+    if (!fn) return fail(err, errlen, "%s: no update function given", path);
+    /* Checked before the lock too, so a mistyped path leaves no stray PATH.lock behind;
+     * the read under the lock decides. */
+    struct stat sb;
+    if (!create && stat(path, &sb) != 0 && errno == ENOENT)
+        return fail(err, errlen, "%s: no such state file (create it with xmpi-rms init)", path);
+    int fd = lock_path(path, err, errlen);
+    if (fd < 0) return -1;
+    struct xmpi_rms_state st = {0, NULL};
+    int missing, rc = -1;
+    if (read_state(path, &st, &missing, err, errlen) != 0) {
+        if (!missing || !create) goto out;
+        if (err && errlen) err[0] = '\0';
+    }
+    if (fn(&st, arg, err, errlen) != 0) {
+        if (err && errlen && !err[0]) snprintf(err, errlen, "%s: update refused", path);
+        goto out;
+    }
+    rc = xmpi_rms_state_write(path, &st, err, errlen);
+out:
+    xmpi_rms_state_free(&st);
+    close(fd);   /* releases the lock */
+    return rc;
+}
+
+/* ---- operations ---- */
+
+static int check_n(int n, const char *what, char *err, size_t errlen)
+{
+    if (n < 1 || n > COUNT_MAX)
+        return fail(err, errlen, "%s %d PEs is not accepted; expected a count from 1 to %d",
+                    what, n, COUNT_MAX);
+    return 0;
+}
+
+/* "fast, slow": the distinct classes in file order. */
+static void class_list(const struct xmpi_rms_state *st, char *buf, size_t len)
+{
+    size_t used = 0;
+    buf[0] = '\0';
+    for (int i = 0; i < st->n; i++) {
+        int seen = 0;
+        for (int j = 0; j < i && !seen; j++) seen = strcmp(st->e[j].cls, st->e[i].cls) == 0;
+        if (seen) continue;
+        int k = snprintf(buf + used, len - used, "%s%s", used ? ", " : "", st->e[i].cls);
+        if (k < 0 || (size_t)k >= len - used) break;
+        used += (size_t)k;
+    }
+    if (!buf[0]) snprintf(buf, len, "none (the state is empty)");
+}
+
+static int check_class(const struct xmpi_rms_state *st, const char *cls, char *err,
+                       size_t errlen)
+{
+    for (int i = 0; i < st->n; i++)
+        if (cls && strcmp(st->e[i].cls, cls) == 0) return 0;
+    char known[512];
+    class_list(st, known, sizeof known);
+    return fail(err, errlen, "unknown class '%.40s'; known classes: %s", cls ? cls : "(null)",
+                known);
+}
+
+static int spare(const struct xmpi_rms_entry *x)
+{
+    int s = x->pes - x->free - x->allocated;
+    return s > 0 ? s : 0;
+}
+
+int xmpi_rms_offer(struct xmpi_rms_state *st, const char *cls, int n, char *err, size_t errlen)
+{
+    if (check_n(n, "offering", err, errlen) != 0) return -1;
+    if (check_class(st, cls, err, errlen) != 0) return -1;
+    long pes = 0, fr = 0, al = 0, sp = 0;
+    for (int i = 0; i < st->n; i++)
+        if (strcmp(st->e[i].cls, cls) == 0) {
+            pes += st->e[i].pes;
+            fr += st->e[i].free;
+            al += st->e[i].allocated;
+            sp += spare(&st->e[i]);
+        }
+    if (n > sp)
+        return fail(err, errlen,
+                    "class %s: cannot offer %d more PEs; only %ld of its %ld PEs are spare "
+                    "(%ld offered, %ld allocated); expected a count from 1 to %ld",
+                    cls, n, sp, pes, fr, al, sp);
+    /* One PE at a time to the host with the most spare capacity, so an offer of many
+     * spreads like a series of offers of one. */
+    for (int k = 0; k < n; k++) {
+        int best = -1;
+        for (int i = 0; i < st->n; i++)
+            if (strcmp(st->e[i].cls, cls) == 0 && spare(&st->e[i]) > 0 &&
+                (best < 0 || spare(&st->e[i]) > spare(&st->e[best])))
+                best = i;
+        st->e[best].free++;
+    }
+    return 0;
+}
+
+int xmpi_rms_reclaim(struct xmpi_rms_state *st, const char *cls, int n, char *err,
+                     size_t errlen)
+{
+    if (check_n(n, "reclaiming", err, errlen) != 0) return -1;
+    if (check_class(st, cls, err, errlen) != 0) return -1;
+    long fr = 0, held = 0, asked = 0;
+    for (int i = 0; i < st->n; i++)
+        if (strcmp(st->e[i].cls, cls) == 0) {
+            fr += st->e[i].free;
+            held += st->e[i].allocated - st->e[i].reclaim;
+            asked += st->e[i].reclaim;
+        }
+    if (n > fr + held)
+        return fail(err, errlen,
+                    "class %s: cannot reclaim %d PEs; only %ld can be (%ld offered and not "
+                    "taken, %ld allocated and not already reclaimed; %ld being reclaimed); "
+                    "expected a count from 1 to %ld",
+                    cls, n, fr + held, fr, held, asked, fr + held);
+    /* Withdrawing an offer costs the job nothing, so it goes first; then the hosts where
+     * the job holds the most, as balance-all would remove from them. */
+    for (int k = 0; k < n; k++) {
+        int best = -1;
+        for (int i = 0; i < st->n; i++)
+            if (strcmp(st->e[i].cls, cls) == 0 && st->e[i].free > 0 &&
+                (best < 0 || st->e[i].free > st->e[best].free))
+                best = i;
+        if (best >= 0) {
+            st->e[best].free--;
+            continue;
+        }
+        for (int i = 0; i < st->n; i++) {
+            const struct xmpi_rms_entry *x = &st->e[i];
+            if (strcmp(x->cls, cls) == 0 && x->allocated > x->reclaim &&
+                (best < 0 || x->allocated - x->reclaim >
+                                 st->e[best].allocated - st->e[best].reclaim))
+                best = i;
+        }
+        st->e[best].reclaim++;
+    }
+    return 0;
+}
+
+static int find_entry(const struct xmpi_rms_state *st, const char *host, const char *cls,
+                      char *err, size_t errlen)
+{
+    int i = xmpi_rms_state_find(st, host, cls);
+    if (i >= 0) return i;
+    if (check_class(st, cls, err, errlen) != 0) return -1;
+    return fail(err, errlen, "no host '%.40s' of class %s in the state; expected a host of it",
+                host ? host : "(null)", cls);
+}
+
+int xmpi_rms_take(struct xmpi_rms_state *st, const char *host, const char *cls, int n,
+                  int force, char *err, size_t errlen)
+{
+    if (check_n(n, "taking", err, errlen) != 0) return -1;
+    int i = find_entry(st, host, cls, err, errlen);
+    if (i < 0) return -1;
+    struct xmpi_rms_entry *x = &st->e[i];
+    if (n > x->free && !force)
+        return fail(err, errlen,
+                    "host %s class %s: cannot take %d PEs; only %d are offered; expected at "
+                    "most %d (or force)",
+                    host, cls, n, x->free, x->free);
+    int from_free = n < x->free ? n : x->free;
+    /* Beyond the offer the PEs come from spare capacity; the state cannot record more
+     * than the host has (see the invariants in rms_state.h). */
+    if ((long)x->free - from_free + x->allocated + n > x->pes)
+        return fail(err, errlen,
+                    "host %s class %s: cannot take %d PEs; it has %d PEs, %d offered and %d "
+                    "allocated; expected at most %d",
+                    host, cls, n, x->pes, x->free, x->allocated, x->pes - x->allocated);
+    x->free -= from_free;
+    x->allocated += n;
+    return 0;
+}
+
+int xmpi_rms_give(struct xmpi_rms_state *st, const char *host, const char *cls, int n,
+                  char *err, size_t errlen)
+{
+    if (check_n(n, "giving", err, errlen) != 0) return -1;
+    int i = find_entry(st, host, cls, err, errlen);
+    if (i < 0) return -1;
+    struct xmpi_rms_entry *x = &st->e[i];
+    if (n > x->allocated)
+        return fail(err, errlen,
+                    "host %s class %s: cannot give %d PEs back; only %d are allocated; "
+                    "expected at most %d",
+                    host, cls, n, x->allocated, x->allocated);
+    x->allocated -= n;
+    x->reclaim = x->reclaim > n ? x->reclaim - n : 0;
+    return 0;
+}
+
+/* ---- what the job should do ---- */
+
+static int class_total(const struct xmpi_rms_state *st, const char *cls, int reclaim)
+{
+    long t = 0;
+    for (int i = 0; i < st->n; i++)
+        if (strcmp(st->e[i].cls, cls) == 0) t += reclaim ? st->e[i].reclaim : st->e[i].free;
+    return t > INT_MAX ? INT_MAX : (int)t;
+}
+
+int xmpi_rms_state_action(const struct xmpi_rms_state *st, int *nprocs, char *cls,
+                          size_t clslen)
+{
+    int act = XMPI_RMS_ACT_NONE, count = 0;
+    const char *c = "";
+    for (int pass = 0; st && pass < 2 && act == XMPI_RMS_ACT_NONE; pass++)
+        for (int i = 0; i < st->n; i++)
+            if (pass == 0 ? st->e[i].reclaim > 0 : st->e[i].free > 0) {
+                act = pass == 0 ? XMPI_RMS_ACT_SHRINK : XMPI_RMS_ACT_SPAWN;
+                c = st->e[i].cls;
+                count = class_total(st, c, pass == 0);
+                break;
+            }
+    if (nprocs) *nprocs = count;
+    if (cls && clslen) snprintf(cls, clslen, "%s", c);
+    return act;
+}
