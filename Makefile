@@ -22,17 +22,18 @@ LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
 # Modules without MPI calls: unit-tested directly and linked into the command-line tools.
 PURE_OBJ := $(filter $(BUILD)/obj/models/% $(BUILD)/obj/policies/%,$(LIB_OBJ)) \
             $(addprefix $(BUILD)/obj/libxmpi/,options.o errors.o trace.o resources.o scheduler.o \
-                rms_state.o rms_schedule.o emulate.o)
+                rms_state.o rms_schedule.o emulate.o textfile.o)
 LIBA  = $(BUILD)/lib/libxmpi.a
 LIBSO = $(BUILD)/lib/libxmpi.so.$(VERSION)
-BENCH = $(BUILD)/bin/jacobi $(BUILD)/bin/jacobi-plain $(BUILD)/bin/overhead-micro
+BENCH = $(BUILD)/bin/jacobi $(BUILD)/bin/jacobi-plain $(BUILD)/bin/overhead-micro \
+        $(BUILD)/bin/xmpi-spawnbench $(BUILD)/bin/xmpi-spawnbench-child
 TOOLS = $(patsubst tools/%.c,$(BUILD)/bin/%,$(wildcard tools/*.c))
 UNIT_SRC := $(wildcard tests/unit/*.c)
 MPI_TESTS := $(patsubst tests/mpi/%.c,$(BUILD)/tests/%,$(wildcard tests/mpi/*.c))
 # Programs link the shared library and find it next to them, in the tree or installed.
 LINK_XMPI = -L$(BUILD)/lib -lxmpi -Wl,-rpath,'$$ORIGIN/../lib'
 
-.PHONY: all lib bench tools tests check demo install uninstall clean bench-overhead deps
+.PHONY: all lib bench tools tests check demo demo-classes install uninstall clean bench-overhead bench-spawn soak deps
 all: lib bench tools
 
 lib: $(LIBA) $(LIBSO)
@@ -68,6 +69,15 @@ $(BUILD)/bin/overhead-micro: benchmarks/overhead_micro.c include/xmpi.h $(LIBSO)
 	@mkdir -p $(@D)
 	$(MPICC) $(CFLAGS) $(XCFLAGS) -o $@ $< $(LINK_XMPI)
 
+$(BUILD)/bin/xmpi-spawnbench: benchmarks/spawnbench.c include/xmpi.h $(LIBSO)
+	@mkdir -p $(@D)
+	$(MPICC) $(CFLAGS) $(XCFLAGS) -o $@ $< $(LINK_XMPI)
+
+# The raw-MPI child of the spawn benchmark must not link libxmpi.
+$(BUILD)/bin/xmpi-spawnbench-child: benchmarks/spawnbench_child.c
+	@mkdir -p $(@D)
+	$(MPICC) $(CFLAGS) $(XCFLAGS) -o $@ $<
+
 $(BUILD)/bin/jacobi-plain: benchmarks/jacobi.c
 	@mkdir -p $(@D)
 	$(MPICC) $(CFLAGS) $(XCFLAGS) -DXMPI_PLAIN -o $@ $< -lm
@@ -93,6 +103,15 @@ demo: deps
 	$(MAKE) all
 	MPIRUN="$(MPIRUN)" scripts/demo.sh $(BUILD)
 
+demo-classes: all
+	MPIRUN="$(MPIRUN)" scripts/demo-classes.sh $(BUILD)
+
+bench-spawn: all
+	MPIRUN="$(MPIRUN)" scripts/bench-spawn.sh $(BUILD)
+
+soak: all tests
+	MPIRUN="$(MPIRUN)" scripts/soak.sh $(BUILD)
+
 bench-overhead: all
 	MPIRUN="$(MPIRUN)" scripts/bench-overhead.sh $(BUILD)/bin
 
@@ -107,7 +126,7 @@ install: all
 	    > $(DESTDIR)$(PREFIX)/lib/pkgconfig/xmpi.pc
 	install -m 755 $(BUILD)/bin/jacobi $(DESTDIR)$(PREFIX)/bin/xmpi-jacobi
 	install -m 755 $(BUILD)/bin/jacobi-plain $(DESTDIR)$(PREFIX)/bin/xmpi-jacobi-plain
-	$(foreach t,$(TOOLS),install -m 755 $(t) $(DESTDIR)$(PREFIX)/bin/;)
+	$(foreach t,$(TOOLS) $(BUILD)/bin/xmpi-spawnbench $(BUILD)/bin/xmpi-spawnbench-child,install -m 755 $(t) $(DESTDIR)$(PREFIX)/bin/;)
 
 uninstall:
 	rm -f $(PREFIX)/include/xmpi.h $(PREFIX)/lib/libxmpi.* $(PREFIX)/lib/pkgconfig/xmpi.pc \

@@ -40,6 +40,11 @@ enum {
 /* A sentence describing `code`; never NULL. */
 XMPI_PUBLIC const char *XMPI_Error_string(int code);
 
+/* The effective value of libxmpi option `name` ("si", "spawn", ...: the NAME of --xmpi-NAME)
+ * as text, after the command line, the environment and the defaults (an empty string for an
+ * unset file name). XMPI_ERR_ARG for an unknown name or a value longer than len - 1. */
+XMPI_PUBLIC int XMPI_Get_option(const char *name, char *value, int len);
+
 /* The communicator programs use instead of MPI_COMM_WORLD. Valid between MPI_Init
  * and MPI_Finalize (MPI_COMM_NULL outside). */
 XMPI_PUBLIC extern MPI_Comm XMPI_COMM_WORLD;

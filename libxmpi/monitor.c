@@ -177,8 +177,11 @@ int XMPI_Monitor_iter_begin(char *events[])
     memcpy(mon.snap, xmpi_profile_total, sizeof mon.snap);
     mon.in_iter = 1;
     if (xmpi_rt.status == XMPI_NEWLY_SPAWNED) xmpi_rt.status = XMPI_RUNNING;
-    mon.t_cpu0 = cpu_now();
+    /* The wall-clock window encloses the CPU-clock reads: a process held back by a CPU quota
+     * is stopped at a system call such as this CPU-clock read, and that wait must count in
+     * the iteration's wall time (else a throttled rank looks as fast as the others). */
     mon.t_real0 = PMPI_Wtime();
+    mon.t_cpu0 = cpu_now();
     return XMPI_SUCCESS;
 }
 
@@ -222,8 +225,8 @@ static void close_interval(void)
 
 int XMPI_Monitor_iter_end(long long *counts)
 {
-    double t_real = PMPI_Wtime();
     double t_cpu = cpu_now();
+    double t_real = PMPI_Wtime();
     int rc = member();
     if (rc) return rc;
     if (!mon.in_iter) return XMPI_ERR_STATE;

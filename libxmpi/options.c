@@ -283,6 +283,21 @@ int xmpi_options_parse(struct xmpi_options *o, int *argc, char **argv, int remov
     return 0;
 }
 
+int xmpi_options_format(const struct xmpi_options *o, const char *name, char *buf, size_t len)
+{
+    const struct optdef *d = name ? lookup(name, strlen(name), 0) : NULL;
+    if (!d || !buf || len == 0) return -1;
+    const char *field = (const char *)o + d->offset;
+    int n;
+    switch (d->kind) {
+    case K_INT: n = snprintf(buf, len, "%ld", *(const long *)(const void *)field); break;
+    case K_FLAG: n = snprintf(buf, len, "%d", *(const int *)(const void *)field); break;
+    case K_CHOICE: n = snprintf(buf, len, "%s", d->choices[*(const int *)(const void *)field]); break;
+    default: n = snprintf(buf, len, "%s", field); break;
+    }
+    return n < 0 || (size_t)n >= len ? -1 : 0;
+}
+
 void xmpi_options_help(FILE *out, const char *progname)
 {
     fprintf(out,

@@ -33,6 +33,10 @@ void xmpi_options_defaults(struct xmpi_options *o);
 int xmpi_options_parse(struct xmpi_options *o, int *argc, char **argv, int remove,
                        char *const envp[], char *err, size_t errlen);
 
+/* The value of option `name` as text, as --xmpi-NAME would give it (choices by name, flags
+ * as 0/1). Returns 0, or -1 for an unknown name or a buffer too small. */
+int xmpi_options_format(const struct xmpi_options *o, const char *name, char *buf, size_t len);
+
 /* The --xmpi-help text. */
 void xmpi_options_help(FILE *out, const char *progname);
 

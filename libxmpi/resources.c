@@ -5,35 +5,19 @@
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include <hwloc.h>
 
+#include "textfile.h"
+
 #define PES_MAX 65536
-/* A bad value is echoed at most this long, so that "expected ..." always fits in err. */
-#define ECHO_MAX 40
+#define NAME_RULE \
+    "a non-empty name of letters, digits, '.', '_' and '-', shorter than 64 characters"
 
 static const char line_format[] = "hostname:class:PEs:cost[:speed]";
-
-static void seterr(char *err, size_t errlen, const char *fmt, ...)
-{
-    if (!err || errlen == 0) return;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, errlen, fmt, ap);
-    va_end(ap);
-}
-
-/* The value as shown in a message: cut short with "..." when long. */
-static void echo(char *out, size_t len, const char *v)
-{
-    size_t n = strlen(v);
-    if (n <= ECHO_MAX) snprintf(out, len, "%s", v);
-    else snprintf(out, len, "%.*s...", ECHO_MAX, v);
-}
 
 static char *trim(char *s)
 {
@@ -41,28 +25,6 @@ static char *trim(char *s)
     size_t n = strlen(s);
     while (n > 0 && isspace((unsigned char)s[n - 1])) s[--n] = '\0';
     return s;
-}
-
-static int valid_name(const char *s)
-{
-    size_t n = strlen(s);
-    if (n == 0 || n >= XMPI_NAME_MAX) return 0;
-    for (; *s; s++)
-        if (!isalnum((unsigned char)*s) && *s != '.' && *s != '_' && *s != '-') return 0;
-    return 1;
-}
-
-/* Digits only: strtol alone would take signs, spaces and "0x". */
-static int parse_pes(const char *s, int *out)
-{
-    if (*s == '\0') return -1;
-    for (const char *p = s; *p; p++)
-        if (!isdigit((unsigned char)*p)) return -1;
-    errno = 0;
-    long v = strtol(s, NULL, 10);
-    if (errno || v < 1 || v > PES_MAX) return -1;
-    *out = (int)v;
-    return 0;
 }
 
 static int parse_double(const char *s, double *out)
@@ -76,18 +38,9 @@ static int parse_double(const char *s, double *out)
     return 0;
 }
 
-static int field_error(char *err, size_t errlen, const char *fname, long line,
-                       const char *field, const char *value, const char *expected)
-{
-    char shown[ECHO_MAX + 4];
-    echo(shown, sizeof shown, value);
-    seterr(err, errlen, "%s:%ld: field %s: '%s' is not accepted; expected %s", fname, line,
-           field, shown, expected);
-    return -1;
-}
-
-/* Fills h from one non-blank, comment-free line; -1 with the message otherwise. */
-static int parse_line(char *text, struct xmpi_host *h, const char *fname, long line,
+/* Fills h from one line that is not blank once its comment is cut off; -1 with the
+ * message otherwise. */
+static int parse_line(char *text, struct xmpi_host *h, const struct xmpi_text_lines *r,
                       char *err, size_t errlen)
 {
     char *field[6];
@@ -100,32 +53,30 @@ static int parse_line(char *text, struct xmpi_host *h, const char *fname, long l
         *colon = '\0';
         p = colon + 1;
     }
-    if (nf < 4 || nf > 5) {
-        seterr(err, errlen, "%s:%ld: expected %s, got %d fields", fname, line, line_format,
-               nf);
-        return -1;
-    }
+    if (nf < 4 || nf > 5)
+        return xmpi_text_line_error(r, err, errlen, "expected %s, got %d fields", line_format,
+                                    nf);
     for (int i = 0; i < nf; i++) field[i] = trim(field[i]);
 
-    static const char name_rule[] =
-        "a non-empty name of letters, digits, '.', '_' and '-', shorter than 64 characters";
     memset(h, 0, sizeof *h);
-    if (!valid_name(field[0]))
-        return field_error(err, errlen, fname, line, "hostname", field[0], name_rule);
-    if (!valid_name(field[1]))
-        return field_error(err, errlen, fname, line, "class", field[1], name_rule);
-    if (parse_pes(field[2], &h->pes) != 0)
-        return field_error(err, errlen, fname, line, "PEs", field[2],
-                           "an integer from 1 to 65536");
+    long pes;
+    if (!xmpi_text_name_ok(field[0]))
+        return xmpi_text_field_error(r, err, errlen, "hostname", field[0], NAME_RULE);
+    if (!xmpi_text_name_ok(field[1]))
+        return xmpi_text_field_error(r, err, errlen, "class", field[1], NAME_RULE);
+    if (xmpi_text_parse_long(field[2], 1, PES_MAX, &pes) != 0)
+        return xmpi_text_field_error(r, err, errlen, "PEs", field[2],
+                                     "an integer from 1 to 65536");
+    h->pes = (int)pes;
     if (parse_double(field[3], &h->cost) != 0 || !(h->cost >= 0))
-        return field_error(err, errlen, fname, line, "cost", field[3],
-                           "a finite number >= 0 (cost per PE per hour)");
+        return xmpi_text_field_error(r, err, errlen, "cost", field[3],
+                                     "a finite number >= 0 (cost per PE per hour)");
     if (nf == 5 && (parse_double(field[4], &h->speed) != 0 || !(h->speed > 0) ||
                     h->speed > 1))
-        return field_error(err, errlen, fname, line, "speed", field[4],
-                           "a number greater than 0 and at most 1 (fraction of one core), "
-                           "or no speed field");
-    /* valid_name bounded both lengths, so these copies are whole. */
+        return xmpi_text_field_error(r, err, errlen, "speed", field[4],
+                                     "a number greater than 0 and at most 1 (fraction of one "
+                                     "core), or no speed field");
+    /* xmpi_text_name_ok bounded both lengths, so these copies are whole. */
     memcpy(h->name, field[0], strlen(field[0]) + 1);
     memcpy(h->cls, field[1], strlen(field[1]) + 1);
     if (h->cost == 0) h->cost = 0;   /* "-0" reads as -0.0; store a plain zero */
@@ -138,45 +89,24 @@ int xmpi_pool_parse(struct xmpi_pool *pool, FILE *f, const char *fname, char *er
     struct xmpi_host *hosts = NULL;
     long *lines = NULL;   /* source line of each entry, for the duplicate message */
     int n = 0, cap = 0;
-    char *buf = NULL;
-    size_t bufcap = 0;
-    long lineno = 0;
-    int rc = -1;
+    struct xmpi_text_lines rd;
+    char *text;
+    int got, rc = -1;
 
     pool->nhosts = 0;
     pool->hosts = NULL;
     if (!fname) fname = "(resources)";
-    for (;;) {
-        errno = 0;
-        ssize_t got = getline(&buf, &bufcap, f);
-        if (got < 0) {
-            if (ferror(f)) {
-                seterr(err, errlen, "%s: cannot read: %s", fname,
-                       strerror(errno ? errno : EIO));
-                goto out;
-            }
-            break;
-        }
-        lineno++;
-        /* An embedded NUL would hide the rest of the line from strchr. */
-        if (strlen(buf) != (size_t)got) {
-            seterr(err, errlen, "%s:%ld: contains a NUL byte; expected a text line %s",
-                   fname, lineno, line_format);
-            goto out;
-        }
-        char *hash = strchr(buf, '#');
-        if (hash) *hash = '\0';
-        char *text = trim(buf);
-        if (*text == '\0') continue;
-
+    xmpi_text_lines_init(&rd, f, fname);
+    while ((got = xmpi_text_next(&rd, &text)) > 0) {
         struct xmpi_host h;
-        if (parse_line(text, &h, fname, lineno, err, errlen) != 0) goto out;
+        if (parse_line(text, &h, &rd, err, errlen) != 0) goto out;
         for (int i = 0; i < n; i++)
             if (strcmp(hosts[i].name, h.name) == 0 && strcmp(hosts[i].cls, h.cls) == 0) {
-                seterr(err, errlen,
-                       "%s:%ld: field class: '%s' is not accepted; host '%s' already has "
-                       "class '%s' on line %ld; expected each hostname:class pair once",
-                       fname, lineno, h.cls, h.name, h.cls, lines[i]);
+                xmpi_text_line_error(&rd, err, errlen,
+                                     "field class: '%s' is not accepted; host '%s' already "
+                                     "has class '%s' on line %ld; expected each "
+                                     "hostname:class pair once",
+                                     h.cls, h.name, h.cls, lines[i]);
                 goto out;
             }
         if (n == cap) {
@@ -190,12 +120,20 @@ int xmpi_pool_parse(struct xmpi_pool *pool, FILE *f, const char *fname, char *er
             cap = ncap;
         }
         hosts[n] = h;
-        lines[n] = lineno;
+        lines[n] = rd.lineno;
         n++;
     }
+    if (got < 0) {
+        if (rd.error)
+            xmpi_text_error(err, errlen, "%s: cannot read: %s", fname, strerror(rd.error));
+        else
+            xmpi_text_line_error(&rd, err, errlen, "contains a NUL byte; expected a text line %s",
+                                 line_format);
+        goto out;
+    }
     if (n == 0) {
-        seterr(err, errlen, "%s: no host lines; expected at least one line %s", fname,
-               line_format);
+        xmpi_text_error(err, errlen, "%s: no host lines; expected at least one line %s", fname,
+                        line_format);
         goto out;
     }
     pool->nhosts = n;
@@ -204,11 +142,11 @@ int xmpi_pool_parse(struct xmpi_pool *pool, FILE *f, const char *fname, char *er
     rc = 0;
     goto out;
 nomem:
-    seterr(err, errlen, "%s:%ld: out of memory", fname, lineno);
+    xmpi_text_line_error(&rd, err, errlen, "out of memory");
 out:
     free(hosts);
     free(lines);
-    free(buf);
+    xmpi_text_lines_free(&rd);
     return rc;
 }
 
@@ -218,8 +156,7 @@ int xmpi_pool_load(struct xmpi_pool *pool, const char *path, char *err, size_t e
     pool->hosts = NULL;
     FILE *f = fopen(path, "r");
     if (!f) {
-        seterr(err, errlen, "%s: cannot read: %s", path, strerror(errno));
-        return -1;
+        return xmpi_text_error(err, errlen, "%s: cannot read: %s", path, strerror(errno));
     }
     int rc = xmpi_pool_parse(pool, f, path, err, errlen);
     fclose(f);
@@ -249,25 +186,22 @@ int xmpi_pool_local(struct xmpi_pool *pool, char *err, size_t errlen)
     pool->hosts = NULL;
     char name[256];
     if (gethostname(name, sizeof name) != 0) {
-        seterr(err, errlen, "cannot get the local host name: %s", strerror(errno));
-        return -1;
+        return xmpi_text_error(err, errlen, "cannot get the local host name: %s",
+                               strerror(errno));
     }
     name[sizeof name - 1] = '\0';
     /* MPI_Comm_spawn accepts the short name too, so a long FQDN need not fail. */
     if (strlen(name) >= XMPI_NAME_MAX) name[strcspn(name, ".")] = '\0';
     if (name[0] == '\0' || strlen(name) >= XMPI_NAME_MAX) {
-        char shown[ECHO_MAX + 4];
-        echo(shown, sizeof shown, name);
-        seterr(err, errlen,
-               "local host name '%s' is not accepted; expected a non-empty name shorter "
-               "than %d characters",
-               shown, XMPI_NAME_MAX);
-        return -1;
+        char shown[XMPI_TEXT_ECHO_SIZE];
+        return xmpi_text_error(err, errlen,
+                               "local host name '%s' is not accepted; expected a non-empty "
+                               "name shorter than %d characters",
+                               xmpi_text_echo(shown, name), XMPI_NAME_MAX);
     }
     struct xmpi_host *h = calloc(1, sizeof *h);
     if (!h) {
-        seterr(err, errlen, "local resource pool: out of memory");
-        return -1;
+        return xmpi_text_error(err, errlen, "local resource pool: out of memory");
     }
     memcpy(h->name, name, strlen(name) + 1);
     snprintf(h->cls, sizeof h->cls, "local");

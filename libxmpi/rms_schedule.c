@@ -13,74 +13,18 @@
  * removal at the same point in a known order. */
 #include "rms_schedule.h"
 
-#include <ctype.h>
 #include <errno.h>
 #include <limits.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/types.h>
 
 #include "rms_state.h"
+#include "textfile.h"
 
 #define COUNT_MAX 1000000
 /* Iterations are counted in a long by the runtime; 10^15 leaves room to add to it. */
 #define ITER_MAX 1000000000000000L
 #define FIELDS "ITERATION spawn|remove COUNT CLASS"
-
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-{
-    if (err && errlen) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err, errlen, fmt, ap);
-        va_end(ap);
-    }
-    return -1;
-}
-
-/* Digits only, so "1e3", "+5", "0x10" and " 5" are all refused rather than guessed at. */
-static int parse_whole(const char *s, long max, long *out)
-{
-    if (!*s) return -1;
-    long v = 0;
-    for (const char *p = s; *p; p++) {
-        if (*p < '0' || *p > '9') return -1;
-        v = v * 10 + (*p - '0');
-        if (v > max) return -1;
-    }
-    *out = v;
-    return 0;
-}
-
-static int class_ok(const char *s)
-{
-    size_t n = strlen(s);
-    if (n == 0 || n >= XMPI_NAME_MAX) return 0;
-    for (; *s; s++)
-        if (!isalnum((unsigned char)*s) && *s != '_' && *s != '.' && *s != '-') return 0;
-    return 1;
-}
-
-static int tokenize(char *line, char **tok, int max)
-{
-    char *hash = strchr(line, '#');
-    if (hash) *hash = '\0';
-    int n = 0;
-    char *p = line;
-    for (;;) {
-        while (*p && isspace((unsigned char)*p)) p++;
-        if (!*p) break;
-        if (n == max) return max + 1;
-        tok[n++] = p;
-        while (*p && !isspace((unsigned char)*p)) p++;
-        if (*p) *p++ = '\0';
-    }
-    return n;
-}
 
 /* qsort is not stable: the file position breaks ties. */
 struct keyed {
@@ -95,94 +39,58 @@ static int by_iteration(const void *a, const void *b)
     return (x->pos > y->pos) - (x->pos < y->pos);
 }
 
-#define QUOTE(s) (s), strlen(s) > 40 ? "..." : ""
-
 int xmpi_rms_schedule_parse(struct xmpi_rms_schedule *s, FILE *f, const char *fname,
                             char *err, size_t errlen)
 {
     static const char *const names[] = {"iteration", "action", "count", "class"};
     struct keyed *k = NULL;
-    long n = 0, cap = 0, lineno = 0;
-    char *line = NULL;
-    size_t linecap = 0;
-    int rc = -1;
+    long n = 0, cap = 0;
+    struct xmpi_text_lines rd;
+    char *line;
+    int got, rc = -1;
     if (!fname) fname = "(schedule)";
 
-    for (;;) {
-        errno = 0;
-        ssize_t len = getline(&line, &linecap, f);
-        if (len < 0) {
-            if (ferror(f)) {
-                fail(err, errlen, "%s:%ld: cannot read: %s", fname, lineno + 1,
-                     strerror(errno ? errno : EIO));
-                goto out;
-            }
-            break;
-        }
-        lineno++;
-        if (memchr(line, '\0', (size_t)len)) {
-            fail(err, errlen, "%s:%ld: a NUL byte is not accepted; expected a text file", fname,
-                 lineno);
-            goto out;
-        }
+    xmpi_text_lines_init(&rd, f, fname);
+    while ((got = xmpi_text_next(&rd, &line)) > 0) {
         char *tok[4];
-        int nt = tokenize(line, tok, 4);
-        if (nt == 0) continue;
-        if (nt < 4) {
-            fail(err, errlen, "%s:%ld: field %s: missing; expected 4 fields: " FIELDS, fname,
-                 lineno, names[nt]);
-            goto out;
-        }
-        if (nt > 4) {
-            fail(err, errlen,
-                 "%s:%ld: more than 4 fields are not accepted; expected 4 fields: " FIELDS,
-                 fname, lineno);
-            goto out;
-        }
+        if (xmpi_text_fields(&rd, line, tok, 4, names, FIELDS, err, errlen) != 0) goto out;
         struct xmpi_rms_event ev;
         memset(&ev, 0, sizeof ev);
         long count;
-        if (parse_whole(tok[0], ITER_MAX, &ev.iteration) != 0) {
-            fail(err, errlen,
-                 "%s:%ld: field iteration: '%.40s%s' is not accepted; expected a whole number "
-                 "from 0 to %ld",
-                 fname, lineno, QUOTE(tok[0]), ITER_MAX);
+        if (xmpi_text_parse_long(tok[0], 0, ITER_MAX, &ev.iteration) != 0) {
+            xmpi_text_field_error(&rd, err, errlen, "iteration", tok[0],
+                                  "a whole number from 0 to %ld", ITER_MAX);
             goto out;
         }
         if (strcmp(tok[1], "spawn") == 0) ev.action = XMPI_RMS_ACT_SPAWN;
         else if (strcmp(tok[1], "remove") == 0) ev.action = XMPI_RMS_ACT_SHRINK;
         else {
-            fail(err, errlen,
-                 "%s:%ld: field action: '%.40s%s' is not accepted; expected spawn or remove",
-                 fname, lineno, QUOTE(tok[1]));
+            xmpi_text_field_error(&rd, err, errlen, "action", tok[1], "spawn or remove");
             goto out;
         }
-        if (parse_whole(tok[2], COUNT_MAX, &count) != 0 || count < 1) {
-            fail(err, errlen,
-                 "%s:%ld: field count: '%.40s%s' is not accepted; expected a whole number "
-                 "from 1 to %d",
-                 fname, lineno, QUOTE(tok[2]), COUNT_MAX);
+        if (xmpi_text_parse_long(tok[2], 1, COUNT_MAX, &count) != 0) {
+            xmpi_text_field_error(&rd, err, errlen, "count", tok[2],
+                                  "a whole number from 1 to %d", COUNT_MAX);
             goto out;
         }
         ev.count = (int)count;
-        if (!class_ok(tok[3])) {
-            fail(err, errlen,
-                 "%s:%ld: field class: '%.40s%s' is not accepted; expected a class name of 1 "
-                 "to %d characters of A-Z a-z 0-9 _ . -",
-                 fname, lineno, QUOTE(tok[3]), XMPI_NAME_MAX - 1);
+        if (!xmpi_text_name_ok(tok[3])) {
+            xmpi_text_field_error(&rd, err, errlen, "class", tok[3],
+                                  "a class name of 1 to %d characters of A-Z a-z 0-9 _ . -",
+                                  XMPI_NAME_MAX - 1);
             goto out;
         }
         memcpy(ev.cls, tok[3], strlen(tok[3]) + 1);
         if (n == cap) {
             long nc = cap ? 2 * cap : 16;
             if (nc > INT_MAX) {
-                fail(err, errlen, "%s:%ld: too many events; expected at most %d", fname, lineno,
-                     INT_MAX / 2);
+                xmpi_text_line_error(&rd, err, errlen, "too many events; expected at most %d",
+                                     INT_MAX / 2);
                 goto out;
             }
             struct keyed *nk = realloc(k, (size_t)nc * sizeof *nk);
             if (!nk) {
-                fail(err, errlen, "%s:%ld: out of memory", fname, lineno);
+                xmpi_text_line_error(&rd, err, errlen, "out of memory");
                 goto out;
             }
             k = nk;
@@ -192,13 +100,17 @@ int xmpi_rms_schedule_parse(struct xmpi_rms_schedule *s, FILE *f, const char *fn
         k[n].pos = n;
         n++;
     }
+    if (got < 0) {
+        xmpi_text_lines_failed(&rd, err, errlen);
+        goto out;
+    }
 
     struct xmpi_rms_event *evs = NULL;
     if (n > 0) {
         qsort(k, (size_t)n, sizeof *k, by_iteration);
         evs = malloc((size_t)n * sizeof *evs);
         if (!evs) {
-            fail(err, errlen, "%s: out of memory", fname);
+            xmpi_text_error(err, errlen, "%s: out of memory", fname);
             goto out;
         }
         for (long i = 0; i < n; i++) evs[i] = k[i].ev;
@@ -210,18 +122,19 @@ int xmpi_rms_schedule_parse(struct xmpi_rms_schedule *s, FILE *f, const char *fn
     rc = 0;
 out:
     free(k);
-    free(line);
+    xmpi_text_lines_free(&rd);
     return rc;
 }
 
 int xmpi_rms_schedule_load(struct xmpi_rms_schedule *s, const char *path, char *err,
                            size_t errlen)
 {
-    if (!path || !*path) return fail(err, errlen, "no schedule file named; expected a path");
+    if (!path || !*path)
+        return xmpi_text_error(err, errlen, "no schedule file named; expected a path");
     FILE *f = fopen(path, "r");
     if (!f)
-        return fail(err, errlen, "%s: cannot read the schedule file: %s", path,
-                    strerror(errno));
+        return xmpi_text_error(err, errlen, "%s: cannot read the schedule file: %s", path,
+                               strerror(errno));
     int rc = xmpi_rms_schedule_parse(s, f, path, err, errlen);
     fclose(f);
     return rc;

@@ -27,12 +27,13 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+#include "textfile.h"
 
 /* Far above any host's cores, and low enough that sums over many entries fit a long
  * and a class's total fits an int for every realistic pool. */
@@ -40,20 +41,6 @@
 
 #define FIELDS "host class pes free allocated reclaim"
 #define HEADER "# xmpi-rms state v1: " FIELDS "\n"
-
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-{
-    if (err && errlen) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err, errlen, fmt, ap);
-        va_end(ap);
-    }
-    return -1;
-}
 
 /* ---- names and numbers ---- */
 
@@ -66,20 +53,6 @@ static int name_ok(const char *s)
     for (; *s; s++)
         if (!isgraph((unsigned char)*s) || *s == '#') return 0;
     return 1;
-}
-
-/* Digits only: no sign, no spaces, no hex, so that what is read is what was written. */
-static int parse_count(const char *s, int *out)
-{
-    if (!*s) return -1;
-    long v = 0;
-    for (const char *p = s; *p; p++) {
-        if (*p < '0' || *p > '9') return -1;
-        v = v * 10 + (*p - '0');
-        if (v > COUNT_MAX) return -1;
-    }
-    *out = (int)v;
-    return 0;
 }
 
 /* ---- entries ---- */
@@ -118,25 +91,6 @@ static void invariant_problem(const struct xmpi_rms_entry *e, char *buf, size_t 
 static const char *const field_names[] = {"host", "class", "pes", "free", "allocated",
                                           "reclaim"};
 
-/* Splits `line` in place into at most `max` blank-separated tokens, stopping at '#';
- * returns how many there are (max + 1 when there are more). */
-static int tokenize(char *line, char **tok, int max)
-{
-    char *hash = strchr(line, '#');
-    if (hash) *hash = '\0';
-    int n = 0;
-    char *p = line;
-    for (;;) {
-        while (*p && isspace((unsigned char)*p)) p++;
-        if (!*p) break;
-        if (n == max) return max + 1;
-        tok[n++] = p;
-        while (*p && !isspace((unsigned char)*p)) p++;
-        if (*p) *p++ = '\0';
-    }
-    return n;
-}
-
 /* Grows *e by one slot; the array doubles so a long file parses in linear time. */
 static struct xmpi_rms_entry *append(struct xmpi_rms_entry **e, int *n, int *cap)
 {
@@ -157,68 +111,36 @@ int xmpi_rms_state_parse(struct xmpi_rms_state *st, FILE *f, const char *fname, 
 {
     struct xmpi_rms_entry *e = NULL;
     int n = 0, cap = 0, *lines = NULL, lcap = 0;
-    char *line = NULL;
-    size_t linecap = 0;
-    long lineno = 0;
-    int rc = -1;
+    struct xmpi_text_lines rd;
+    char *line;
+    int got, rc = -1;
     if (!fname) fname = "(state)";
 
-    for (;;) {
-        errno = 0;
-        ssize_t len = getline(&line, &linecap, f);
-        if (len < 0) {
-            if (ferror(f)) {
-                fail(err, errlen, "%s:%ld: cannot read: %s", fname, lineno + 1,
-                     strerror(errno ? errno : EIO));
-                goto out;
-            }
-            break;
-        }
-        lineno++;
-        if (memchr(line, '\0', (size_t)len)) {
-            fail(err, errlen, "%s:%ld: a NUL byte is not accepted; expected a text file", fname,
-                 lineno);
-            goto out;
-        }
+    xmpi_text_lines_init(&rd, f, fname);
+    while ((got = xmpi_text_next(&rd, &line)) > 0) {
         char *tok[6];
-        int nt = tokenize(line, tok, 6);
-        if (nt == 0) continue;
-        if (nt < 6) {
-            fail(err, errlen, "%s:%ld: field %s: missing; expected 6 fields: " FIELDS, fname,
-                 lineno, field_names[nt]);
+        if (xmpi_text_fields(&rd, line, tok, 6, field_names, FIELDS, err, errlen) != 0)
             goto out;
-        }
-        if (nt > 6) {
-            fail(err, errlen,
-                 "%s:%ld: more than 6 fields are not accepted; expected 6 fields: " FIELDS,
-                 fname, lineno);
-            goto out;
-        }
         for (int k = 0; k < 2; k++)
             if (!name_ok(tok[k])) {
-                fail(err, errlen,
-                     "%s:%ld: field %s: '%.40s%s' is not accepted; expected a name of 1 to "
-                     "%d characters without blanks or '#'",
-                     fname, lineno, field_names[k], tok[k], strlen(tok[k]) > 40 ? "..." : "",
-                     XMPI_NAME_MAX - 1);
+                xmpi_text_field_error(&rd, err, errlen, field_names[k], tok[k],
+                                      "a name of 1 to %d characters without blanks or '#'",
+                                      XMPI_NAME_MAX - 1);
                 goto out;
             }
-        int v[4];
+        long v[4];
         for (int k = 0; k < 4; k++)
-            if (parse_count(tok[2 + k], &v[k]) != 0) {
-                fail(err, errlen,
-                     "%s:%ld: field %s: '%.40s%s' is not accepted; expected a whole number "
-                     "from 0 to %d",
-                     fname, lineno, field_names[2 + k], tok[2 + k],
-                     strlen(tok[2 + k]) > 40 ? "..." : "", COUNT_MAX);
+            if (xmpi_text_parse_long(tok[2 + k], 0, COUNT_MAX, &v[k]) != 0) {
+                xmpi_text_field_error(&rd, err, errlen, field_names[2 + k], tok[2 + k],
+                                      "a whole number from 0 to %d", COUNT_MAX);
                 goto out;
             }
         for (int i = 0; i < n; i++)
             if (strcmp(e[i].host, tok[0]) == 0 && strcmp(e[i].cls, tok[1]) == 0) {
-                fail(err, errlen,
-                     "%s:%ld: host %s class %s already appears on line %d; expected each "
-                     "(host, class) pair once",
-                     fname, lineno, tok[0], tok[1], lines[i]);
+                xmpi_text_line_error(&rd, err, errlen,
+                                     "host %s class %s already appears on line %d; expected "
+                                     "each (host, class) pair once",
+                                     tok[0], tok[1], lines[i]);
                 goto out;
             }
         struct xmpi_rms_entry *x = append(&e, &n, &cap);
@@ -229,19 +151,23 @@ int xmpi_rms_state_parse(struct xmpi_rms_state *st, FILE *f, const char *fname, 
             lines = nl;
             lcap = cap;
         }
-        lines[n - 1] = (int)(lineno > INT_MAX ? INT_MAX : lineno);
+        lines[n - 1] = (int)(rd.lineno > INT_MAX ? INT_MAX : rd.lineno);
         memcpy(x->host, tok[0], strlen(tok[0]) + 1);
         memcpy(x->cls, tok[1], strlen(tok[1]) + 1);
-        x->pes = v[0];
-        x->free = v[1];
-        x->allocated = v[2];
-        x->reclaim = v[3];
+        x->pes = (int)v[0];
+        x->free = (int)v[1];
+        x->allocated = (int)v[2];
+        x->reclaim = (int)v[3];
         char why[128];
         invariant_problem(x, why, sizeof why);
         if (why[0]) {
-            fail(err, errlen, "%s:%ld: %s; " INVARIANTS, fname, lineno, why);
+            xmpi_text_line_error(&rd, err, errlen, "%s; " INVARIANTS, why);
             goto out;
         }
+    }
+    if (got < 0) {
+        xmpi_text_lines_failed(&rd, err, errlen);
+        goto out;
     }
     /* *st is overwritten, not freed: callers may pass an uninitialised struct. */
     st->n = n;
@@ -250,11 +176,11 @@ int xmpi_rms_state_parse(struct xmpi_rms_state *st, FILE *f, const char *fname, 
     rc = 0;
     goto out;
 nomem:
-    fail(err, errlen, "%s:%ld: out of memory", fname, lineno);
+    xmpi_text_line_error(&rd, err, errlen, "out of memory");
 out:
     free(e);
     free(lines);
-    free(line);
+    xmpi_text_lines_free(&rd);
     return rc;
 }
 
@@ -267,10 +193,12 @@ static int read_state(const char *path, struct xmpi_rms_state *st, int *missing,
     if (!f) {
         if (errno == ENOENT) {
             *missing = 1;
-            return fail(err, errlen, "%s: no such state file (create it with xmpi-rms init)",
-                        path);
+            return xmpi_text_error(err, errlen,
+                                   "%s: no such state file (create it with xmpi-rms init)",
+                                   path);
         }
-        return fail(err, errlen, "%s: cannot read the state file: %s", path, strerror(errno));
+        return xmpi_text_error(err, errlen, "%s: cannot read the state file: %s", path,
+                               strerror(errno));
     }
     int rc = xmpi_rms_state_parse(st, f, path, err, errlen);
     fclose(f);
@@ -280,7 +208,8 @@ static int read_state(const char *path, struct xmpi_rms_state *st, int *missing,
 int xmpi_rms_state_read(const char *path, struct xmpi_rms_state *st, char *err, size_t errlen)
 {
     int missing;
-    if (!path || !*path) return fail(err, errlen, "no state file named; expected a path");
+    if (!path || !*path)
+        return xmpi_text_error(err, errlen, "no state file named; expected a path");
     return read_state(path, st, &missing, err, errlen);
 }
 
@@ -304,27 +233,30 @@ static int check_state(const struct xmpi_rms_state *st, const char *path, char *
     for (int i = 0; i < st->n; i++) {
         const struct xmpi_rms_entry *x = &st->e[i];
         if (!name_ok(x->host) || !name_ok(x->cls))
-            return fail(err, errlen,
-                        "%s: entry %d: host '%.40s' class '%.40s' cannot be written; expected "
-                        "names of 1 to %d characters without blanks or '#'",
-                        path, i + 1, x->host, x->cls, XMPI_NAME_MAX - 1);
+            return xmpi_text_error(err, errlen,
+                                   "%s: entry %d: host '%.40s' class '%.40s' cannot be "
+                                   "written; expected names of 1 to %d characters without "
+                                   "blanks or '#'",
+                                   path, i + 1, x->host, x->cls, XMPI_NAME_MAX - 1);
         const int v[4] = {x->pes, x->free, x->allocated, x->reclaim};
         for (int k = 0; k < 4; k++)
             if (v[k] < 0 || v[k] > COUNT_MAX)
-                return fail(err, errlen,
-                            "%s: entry %d (host %s class %s): %s %d cannot be written; "
-                            "expected a whole number from 0 to %d",
-                            path, i + 1, x->host, x->cls, field_names[2 + k], v[k], COUNT_MAX);
+                return xmpi_text_error(err, errlen,
+                                       "%s: entry %d (host %s class %s): %s %d cannot be "
+                                       "written; expected a whole number from 0 to %d",
+                                       path, i + 1, x->host, x->cls, field_names[2 + k], v[k],
+                                       COUNT_MAX);
         char why[128];
         invariant_problem(x, why, sizeof why);
         if (why[0])
-            return fail(err, errlen, "%s: entry %d (host %s class %s): %s; " INVARIANTS, path,
-                        i + 1, x->host, x->cls, why);
+            return xmpi_text_error(err, errlen,
+                                   "%s: entry %d (host %s class %s): %s; " INVARIANTS, path,
+                                   i + 1, x->host, x->cls, why);
         if (xmpi_rms_state_find(st, x->host, x->cls) != i)
-            return fail(err, errlen,
-                        "%s: entry %d: host %s class %s appears twice; expected each (host, "
-                        "class) pair once",
-                        path, i + 1, x->host, x->cls);
+            return xmpi_text_error(err, errlen,
+                                   "%s: entry %d: host %s class %s appears twice; expected "
+                                   "each (host, class) pair once",
+                                   path, i + 1, x->host, x->cls);
     }
     return 0;
 }
@@ -332,17 +264,18 @@ static int check_state(const struct xmpi_rms_state *st, const char *path, char *
 int xmpi_rms_state_write(const char *path, const struct xmpi_rms_state *st, char *err,
                          size_t errlen)
 {
-    if (!path || !*path) return fail(err, errlen, "no state file named; expected a path");
+    if (!path || !*path)
+        return xmpi_text_error(err, errlen, "no state file named; expected a path");
     if (check_state(st, path, err, errlen) != 0) return -1;
 
     size_t plen = strlen(path);
     char *tmp = malloc(plen + 32);
-    if (!tmp) return fail(err, errlen, "%s: out of memory", path);
+    if (!tmp) return xmpi_text_error(err, errlen, "%s: out of memory", path);
     snprintf(tmp, plen + 32, "%s.tmp.%ld", path, (long)getpid());
 
     int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0666);
     if (fd < 0) {
-        fail(err, errlen, "%s: cannot create '%s': %s", path, tmp, strerror(errno));
+        xmpi_text_error(err, errlen, "%s: cannot create '%s': %s", path, tmp, strerror(errno));
         free(tmp);
         return -1;
     }
@@ -351,7 +284,7 @@ int xmpi_rms_state_write(const char *path, const struct xmpi_rms_state *st, char
     if (stat(path, &sb) == 0) (void)fchmod(fd, sb.st_mode & 07777);
     FILE *f = fdopen(fd, "w");
     if (!f) {
-        fail(err, errlen, "%s: cannot write '%s': %s", path, tmp, strerror(errno));
+        xmpi_text_error(err, errlen, "%s: cannot write '%s': %s", path, tmp, strerror(errno));
         close(fd);
         goto fail_unlink;
     }
@@ -362,11 +295,12 @@ int xmpi_rms_state_write(const char *path, const struct xmpi_rms_state *st, char
     if (!werr && fsync(fd) != 0) werr = errno;
     if (fclose(f) != 0 && !werr) werr = errno ? errno : EIO;
     if (werr) {
-        fail(err, errlen, "%s: cannot write '%s': %s", path, tmp, strerror(werr));
+        xmpi_text_error(err, errlen, "%s: cannot write '%s': %s", path, tmp, strerror(werr));
         goto fail_unlink;
     }
     if (rename(tmp, path) != 0) {
-        fail(err, errlen, "%s: cannot replace it with '%s': %s", path, tmp, strerror(errno));
+        xmpi_text_error(err, errlen, "%s: cannot replace it with '%s': %s", path, tmp,
+                        strerror(errno));
         goto fail_unlink;
     }
     free(tmp);
@@ -471,19 +405,20 @@ static int lock_path(const char *path, char *err, size_t errlen)
 {
     size_t plen = strlen(path);
     char *lp = malloc(plen + 6);
-    if (!lp) return fail(err, errlen, "%s: out of memory", path);
+    if (!lp) return xmpi_text_error(err, errlen, "%s: out of memory", path);
     memcpy(lp, path, plen);
     memcpy(lp + plen, ".lock", 6);
     int fd = open(lp, O_RDWR | O_CREAT, 0666);
     if (fd < 0) {
-        fail(err, errlen, "%s: cannot open the lock file '%s': %s", path, lp, strerror(errno));
+        xmpi_text_error(err, errlen, "%s: cannot open the lock file '%s': %s", path, lp,
+                        strerror(errno));
         free(lp);
         return -1;
     }
     int rc;
     while ((rc = flock(fd, LOCK_EX)) != 0 && errno == EINTR) {}
     if (rc != 0) {
-        fail(err, errlen, "%s: cannot lock '%s': %s", path, lp, strerror(errno));
+        xmpi_text_error(err, errlen, "%s: cannot lock '%s': %s", path, lp, strerror(errno));
         close(fd);
         free(lp);
         return -1;
@@ -496,13 +431,15 @@ int xmpi_rms_update(const char *path, int create,
                     int (*fn)(struct xmpi_rms_state *st, void *arg, char *err, size_t errlen),
                     void *arg, char *err, size_t errlen)
 {
-    if (!path || !*path) return fail(err, errlen, "no state file named; expected a path");
-    if (!fn) return fail(err, errlen, "%s: no update function given", path);
+    if (!path || !*path)
+        return xmpi_text_error(err, errlen, "no state file named; expected a path");
+    if (!fn) return xmpi_text_error(err, errlen, "%s: no update function given", path);
     /* Checked before the lock too, so a mistyped path leaves no stray PATH.lock behind;
      * the read under the lock decides. */
     struct stat sb;
     if (!create && stat(path, &sb) != 0 && errno == ENOENT)
-        return fail(err, errlen, "%s: no such state file (create it with xmpi-rms init)", path);
+        return xmpi_text_error(err, errlen,
+                               "%s: no such state file (create it with xmpi-rms init)", path);
     int fd = lock_path(path, err, errlen);
     if (fd < 0) return -1;
     struct xmpi_rms_state st = {0, NULL};
@@ -527,8 +464,9 @@ out:
 static int check_n(int n, const char *what, char *err, size_t errlen)
 {
     if (n < 1 || n > COUNT_MAX)
-        return fail(err, errlen, "%s %d PEs is not accepted; expected a count from 1 to %d",
-                    what, n, COUNT_MAX);
+        return xmpi_text_error(err, errlen,
+                               "%s %d PEs is not accepted; expected a count from 1 to %d", what,
+                               n, COUNT_MAX);
     return 0;
 }
 
@@ -555,8 +493,8 @@ static int check_class(const struct xmpi_rms_state *st, const char *cls, char *e
         if (cls && strcmp(st->e[i].cls, cls) == 0) return 0;
     char known[512];
     class_list(st, known, sizeof known);
-    return fail(err, errlen, "unknown class '%.40s'; known classes: %s", cls ? cls : "(null)",
-                known);
+    return xmpi_text_error(err, errlen, "unknown class '%.40s'; known classes: %s",
+                           cls ? cls : "(null)", known);
 }
 
 static int spare(const struct xmpi_rms_entry *x)
@@ -578,10 +516,11 @@ int xmpi_rms_offer(struct xmpi_rms_state *st, const char *cls, int n, char *err,
             sp += spare(&st->e[i]);
         }
     if (n > sp)
-        return fail(err, errlen,
-                    "class %s: cannot offer %d more PEs; only %ld of its %ld PEs are spare "
-                    "(%ld offered, %ld allocated); expected a count from 1 to %ld",
-                    cls, n, sp, pes, fr, al, sp);
+        return xmpi_text_error(err, errlen,
+                               "class %s: cannot offer %d more PEs; only %ld of its %ld PEs "
+                               "are spare (%ld offered, %ld allocated); expected a count from "
+                               "1 to %ld",
+                               cls, n, sp, pes, fr, al, sp);
     /* One PE at a time to the host with the most spare capacity, so an offer of many
      * spreads like a series of offers of one. */
     for (int k = 0; k < n; k++) {
@@ -608,11 +547,11 @@ int xmpi_rms_reclaim(struct xmpi_rms_state *st, const char *cls, int n, char *er
             asked += st->e[i].reclaim;
         }
     if (n > fr + held)
-        return fail(err, errlen,
-                    "class %s: cannot reclaim %d PEs; only %ld can be (%ld offered and not "
-                    "taken, %ld allocated and not already reclaimed; %ld being reclaimed); "
-                    "expected a count from 1 to %ld",
-                    cls, n, fr + held, fr, held, asked, fr + held);
+        return xmpi_text_error(err, errlen,
+                               "class %s: cannot reclaim %d PEs; only %ld can be (%ld offered "
+                               "and not taken, %ld allocated and not already reclaimed; %ld "
+                               "being reclaimed); expected a count from 1 to %ld",
+                               cls, n, fr + held, fr, held, asked, fr + held);
     /* Withdrawing an offer costs the job nothing, so it goes first; then the hosts where
      * the job holds the most, as balance-all would remove from them. */
     for (int k = 0; k < n; k++) {
@@ -643,8 +582,9 @@ static int find_entry(const struct xmpi_rms_state *st, const char *host, const c
     int i = xmpi_rms_state_find(st, host, cls);
     if (i >= 0) return i;
     if (check_class(st, cls, err, errlen) != 0) return -1;
-    return fail(err, errlen, "no host '%.40s' of class %s in the state; expected a host of it",
-                host ? host : "(null)", cls);
+    return xmpi_text_error(err, errlen,
+                           "no host '%.40s' of class %s in the state; expected a host of it",
+                           host ? host : "(null)", cls);
 }
 
 int xmpi_rms_take(struct xmpi_rms_state *st, const char *host, const char *cls, int n,
@@ -655,18 +595,19 @@ int xmpi_rms_take(struct xmpi_rms_state *st, const char *host, const char *cls, 
     if (i < 0) return -1;
     struct xmpi_rms_entry *x = &st->e[i];
     if (n > x->free && !force)
-        return fail(err, errlen,
-                    "host %s class %s: cannot take %d PEs; only %d are offered; expected at "
-                    "most %d (or force)",
-                    host, cls, n, x->free, x->free);
+        return xmpi_text_error(err, errlen,
+                               "host %s class %s: cannot take %d PEs; only %d are offered; "
+                               "expected at most %d (or force)",
+                               host, cls, n, x->free, x->free);
     int from_free = n < x->free ? n : x->free;
     /* Beyond the offer the PEs come from spare capacity; the state cannot record more
      * than the host has (see the invariants in rms_state.h). */
     if ((long)x->free - from_free + x->allocated + n > x->pes)
-        return fail(err, errlen,
-                    "host %s class %s: cannot take %d PEs; it has %d PEs, %d offered and %d "
-                    "allocated; expected at most %d",
-                    host, cls, n, x->pes, x->free, x->allocated, x->pes - x->allocated);
+        return xmpi_text_error(err, errlen,
+                               "host %s class %s: cannot take %d PEs; it has %d PEs, %d "
+                               "offered and %d allocated; expected at most %d",
+                               host, cls, n, x->pes, x->free, x->allocated,
+                               x->pes - x->allocated);
     x->free -= from_free;
     x->allocated += n;
     return 0;
@@ -680,10 +621,10 @@ int xmpi_rms_give(struct xmpi_rms_state *st, const char *host, const char *cls, 
     if (i < 0) return -1;
     struct xmpi_rms_entry *x = &st->e[i];
     if (n > x->allocated)
-        return fail(err, errlen,
-                    "host %s class %s: cannot give %d PEs back; only %d are allocated; "
-                    "expected at most %d",
-                    host, cls, n, x->allocated, x->allocated);
+        return xmpi_text_error(err, errlen,
+                               "host %s class %s: cannot give %d PEs back; only %d are "
+                               "allocated; expected at most %d",
+                               host, cls, n, x->allocated, x->allocated);
     x->allocated -= n;
     x->reclaim = x->reclaim > n ? x->reclaim - n : 0;
     return 0;

@@ -33,6 +33,14 @@ void xmpi_note(int level, const char *fmt, ...)
     fprintf(stderr, "xmpi: %s\n", line);
 }
 
+int XMPI_Get_option(const char *name, char *value, int len)
+{
+    int rc = xmpi_runtime_ready();
+    if (rc) return rc;
+    if (len < 1 || xmpi_options_format(&xmpi_rt.opts, name, value, (size_t)len)) return XMPI_ERR_ARG;
+    return XMPI_SUCCESS;
+}
+
 int XMPI_Get_process_status(void)
 {
     return xmpi_runtime_ready() == XMPI_SUCCESS ? xmpi_rt.status : -1;

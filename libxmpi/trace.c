@@ -8,7 +8,7 @@
 const char xmpi_trace_header[] =
     "interval,iteration,nprocs,t_real_max,t_real_min,t_cpu_sum,work_sum,work_source,"
     "comm_time_max,comm_bytes_sum,action,elapsed,iterations,t_real_ranks,t_cpu_ranks,"
-    "work_ranks";
+    "work_ranks,comm_time_ranks";
 
 FILE *xmpi_trace_open(const char *path, char *err, size_t errlen)
 {
@@ -47,6 +47,8 @@ int xmpi_trace_row(FILE *f, const struct xmpi_interval *s, const char *source,
     per_rank(f, s, offsetof(struct xmpi_rank_record, t_cpu));
     fputc(',', f);
     per_rank(f, s, offsetof(struct xmpi_rank_record, work));
+    fputc(',', f);
+    per_rank(f, s, offsetof(struct xmpi_rank_record, comm_time));
     fputc('\n', f);
     return fflush(f) || ferror(f) ? -1 : 0;
 }

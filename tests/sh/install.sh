@@ -48,9 +48,9 @@ printf '%s:local:8:1\n' "$(hostname)" >"$TMP/res8"
 # spawned together and leave together (2 -> 5 -> 2), and removing one of them is refused.
 for mode in single:1:4 group:3:2 group:1:5; do
     IFS=: read -r m leave after <<<"$mode"
-    "$LAUNCH" -np 2 "$TMP/flex_static" "$leave" "--xmpi-resources=$TMP/res8" "--xmpi-spawn=$m" \
-        >"$TMP/flex.$m$leave" 2>&1
+    launch_retry "$TMP/flex.$m$leave" -np 2 "$TMP/flex_static" "$leave" "--xmpi-resources=$TMP/res8" "--xmpi-spawn=$m"
     rc=$?
+    cat "$TMP/flex.$m$leave.err" >>"$TMP/flex.$m$leave"
     if [ "$after" = 5 ]; then
         check "Fig. 4.13, group spawn: removing 1 of a group of 3 is refused and the job goes on" \
             sh -c "test $rc = 1 && grep -q 'remove FAILED, 5 after removing 1, gather ok' '$TMP/flex.$m$leave'"

@@ -7,10 +7,10 @@ H=$(hostname)
 printf '# two classes on this host: 2 fast PEs, 3 slow ones\n%s:fast:2:1\n%s:slow:3:1:0.5\n' "$H" "$H" >"$TMP/res"
 
 for mode in single group; do
-    mkdir -p "$TMP/$mode"
-    "$LAUNCH" -np 2 "$T" "$TMP/$mode" "--xmpi-resources=$TMP/res" "--xmpi-spawn=$mode" \
-        >"$TMP/$mode.out" 2>"$TMP/$mode.err"
+    RETRY_HOOK="rm -rf '$TMP/$mode'; mkdir -p '$TMP/$mode'"
+    launch_retry "$TMP/$mode.out" -np 2 "$T" "$TMP/$mode" "--xmpi-resources=$TMP/res" "--xmpi-spawn=$mode"
     rc=$?
+    RETRY_HOOK=
     sed "s/^\(not \)\{0,1\}ok - /&$mode spawn: /" "$TMP/$mode.out" | grep -E '^(not )?ok - '
     check "$mode spawn: the job exits 0" test $rc = 0
     check "$mode spawn: 28 checks reported" test "$(grep -c "^ok - " "$TMP/$mode.out")" = 28

@@ -166,6 +166,7 @@ static void check_row(char *hdr_line, char *row_line, const struct xmpi_interval
         {"t_real_ranks", offsetof(struct xmpi_rank_record, t_real)},
         {"t_cpu_ranks", offsetof(struct xmpi_rank_record, t_cpu)},
         {"work_ranks", offsetof(struct xmpi_rank_record, work)},
+        {"comm_time_ranks", offsetof(struct xmpi_rank_record, comm_time)},
     };
     for (size_t c = 0; c < sizeof per / sizeof per[0]; c++) {
         char *v[MAXP + 1];

@@ -1,0 +1,57 @@
+/* The line reader, field checks and "FILE:LINE: ... expected ..." messages shared by the
+ * parsers of the files people write for libxmpi: resources, RMS state, RMS schedule. */
+#ifndef XMPI_TEXTFILE_H
+#define XMPI_TEXTFILE_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+/* A bad value is echoed at most this long, so that "expected ..." always fits in err. */
+#define XMPI_TEXT_ECHO_MAX 40
+#define XMPI_TEXT_ECHO_SIZE (XMPI_TEXT_ECHO_MAX + 4)
+
+struct xmpi_text_lines {
+    FILE *f;
+    const char *fname;   /* for messages, "FILE:LINE: ..." */
+    long lineno;         /* of the line last read */
+    int error;           /* after -1: errno of the read, or 0 for a NUL byte */
+    char *buf;
+    size_t cap;
+};
+
+/* Returns -1, so that failing with a message is one statement; err may be NULL. */
+int xmpi_text_error(char *err, size_t errlen, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* Prefixed with "FILE:LINE: " of the line last read, so people can go and fix it. */
+int xmpi_text_line_error(const struct xmpi_text_lines *r, char *err, size_t errlen,
+                         const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+/* "FILE:LINE: field FIELD: 'VALUE' is not accepted; expected ...": one wording for every
+ * bad value in every file, the value cut as xmpi_text_echo does. */
+int xmpi_text_field_error(const struct xmpi_text_lines *r, char *err, size_t errlen,
+                          const char *field, const char *value, const char *expected, ...)
+    __attribute__((format(printf, 6, 7)));
+/* v as a message shows it: cut to XMPI_TEXT_ECHO_MAX characters and "..." when longer. */
+const char *xmpi_text_echo(char out[XMPI_TEXT_ECHO_SIZE], const char *v);
+
+void xmpi_text_lines_init(struct xmpi_text_lines *r, FILE *f, const char *fname);
+/* 1 with *line, the next line not blank once its '#' comment is cut off, for the caller to
+ * split in place; 0 at the end; -1 on a read error or a NUL byte. No message: the files
+ * word these differently. */
+int xmpi_text_next(struct xmpi_text_lines *r, char **line);
+/* The state and schedule files' message for a -1 from xmpi_text_next. */
+int xmpi_text_lines_failed(const struct xmpi_text_lines *r, char *err, size_t errlen);
+void xmpi_text_lines_free(struct xmpi_text_lines *r);
+
+/* Splits line in place into exactly n blank-separated fields; a message names the first
+ * missing one (names[]) or shows synopsis, so the line can be fixed from it alone. */
+int xmpi_text_fields(const struct xmpi_text_lines *r, char *line, char **tok, int n,
+                     const char *const *names, const char *synopsis, char *err,
+                     size_t errlen);
+
+/* 1 for 1 to XMPI_NAME_MAX - 1 letters, digits, '.', '_' and '-': the host and class
+ * names of the resources and schedule files (the state file allows more). */
+int xmpi_text_name_ok(const char *s);
+/* Decimal digits only, from min to max (min >= 0): 0, or -1 leaving *out alone. */
+int xmpi_text_parse_long(const char *s, long min, long max, long *out);
+
+#endif
