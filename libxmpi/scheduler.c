@@ -2,6 +2,8 @@
  * which dynamic ones leave, by balance-all or balance-occupied (FLEX-MPI 4.4.1, 4.4.2). */
 #include "scheduler.h"
 
+#include "textfile.h"
+
 #include <ctype.h>
 #include <limits.h>
 #include <stdarg.h>
@@ -10,21 +12,14 @@
 
 /* Classes lists and echoed tokens are cut to this, so messages keep their "expected". */
 #define LIST_MAX 256
-#define ECHO_MAX 40
+#define ECHO_MAX XMPI_TEXT_ECHO_MAX
 
-static void seterr(char *err, size_t errlen, const char *fmt, ...)
-{
-    if (!err || errlen == 0) return;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, errlen, fmt, ap);
-    va_end(ap);
-}
-
+/* The shared echo, for a token that is not NUL-terminated in place. */
 static void echo(char *out, size_t len, const char *v, size_t n)
 {
-    if (n <= ECHO_MAX) snprintf(out, len, "%.*s", (int)n, v);
-    else snprintf(out, len, "%.*s...", ECHO_MAX, v);
+    char token[XMPI_TEXT_ECHO_MAX + 2], shown[XMPI_TEXT_ECHO_SIZE];
+    snprintf(token, sizeof token, "%.*s", (int)(n < sizeof token - 1 ? n : sizeof token - 1), v);
+    snprintf(out, len, "%s", xmpi_text_echo(shown, token));
 }
 
 static int class_error(const struct xmpi_pool *pool, const char *cls, char *err,
@@ -33,7 +28,7 @@ static int class_error(const struct xmpi_pool *pool, const char *cls, char *err,
     char known[LIST_MAX], shown[ECHO_MAX + 4];
     xmpi_pool_classes(pool, known, sizeof known);
     echo(shown, sizeof shown, cls, strlen(cls));
-    seterr(err, errlen, "node class '%s' is not in the resource pool; expected one of: %s",
+    xmpi_text_error(err, errlen, "node class '%s' is not in the resource pool; expected one of: %s",
            shown, known[0] ? known : "(the pool is empty)");
     return XMPI_SCHED_ECLASS;
 }
@@ -68,7 +63,7 @@ static int parse_initial(const struct xmpi_pool *pool, const char *spec, int npr
         echo(shown, sizeof shown, p, tlen);
         const char *colon = memchr(p, ':', tlen);
         if (!colon) {
-            seterr(err, errlen,
+            xmpi_text_error(err, errlen,
                    "initial placement: token '%s' is not accepted; expected CLASS:COUNT "
                    "pairs separated by commas, e.g. quad:2,dual:1",
                    shown);
@@ -87,7 +82,7 @@ static int parse_initial(const struct xmpi_pool *pool, const char *spec, int npr
         if (first < 0) {
             char known[LIST_MAX];
             xmpi_pool_classes(pool, known, sizeof known);
-            seterr(err, errlen,
+            xmpi_text_error(err, errlen,
                    "initial placement: token '%s': class '%.*s' is not in the resource "
                    "pool; expected one of: %s",
                    shown, span_len(cb, ce), cb, known[0] ? known : "(the pool is empty)");
@@ -100,7 +95,7 @@ static int parse_initial(const struct xmpi_pool *pool, const char *spec, int npr
             else if ((count = count * 10 + (*q - '0')) > INT_MAX) ok = 0;
         }
         if (!ok || count < 1) {
-            seterr(err, errlen,
+            xmpi_text_error(err, errlen,
                    "initial placement: token '%s': count '%.*s' is not accepted; expected "
                    "an integer >= 1",
                    shown, span_len(nb, ne), nb);
@@ -115,7 +110,7 @@ static int parse_initial(const struct xmpi_pool *pool, const char *spec, int npr
     if (placed != nprocs) {
         char shown[ECHO_MAX + 4];
         echo(shown, sizeof shown, spec, strlen(spec));
-        seterr(err, errlen,
+        xmpi_text_error(err, errlen,
                "initial placement '%s' places %ld processes; expected counts summing to "
                "the job's %d processes",
                shown, placed, nprocs);
@@ -129,14 +124,14 @@ int xmpi_sched_init(struct xmpi_sched *s, struct xmpi_pool *pool, int policy,
                     const char *initial, char *err, size_t errlen)
 {
     if (policy != XMPI_SCHED_BALANCE_ALL && policy != XMPI_SCHED_BALANCE_OCCUPIED) {
-        seterr(err, errlen,
+        xmpi_text_error(err, errlen,
                "scheduling policy %d is not accepted; expected balance-all (%d) or "
                "balance-occupied (%d)",
                policy, XMPI_SCHED_BALANCE_ALL, XMPI_SCHED_BALANCE_OCCUPIED);
         return XMPI_SCHED_EINIT;
     }
     if (!pool || nprocs < 1 || !hostnames) {
-        seterr(err, errlen,
+        xmpi_text_error(err, errlen,
                "initial placement of %d processes is not accepted; expected a resource "
                "pool and the host of each of at least 1 process",
                nprocs);
@@ -147,7 +142,7 @@ int xmpi_sched_init(struct xmpi_sched *s, struct xmpi_pool *pool, int policy,
     if (!rank_cls || !procs) {
         free(rank_cls);
         free(procs);
-        seterr(err, errlen, "initial placement of %d processes: out of memory", nprocs);
+        xmpi_text_error(err, errlen, "initial placement of %d processes: out of memory", nprocs);
         return XMPI_SCHED_ENOMEM;
     }
     int rc = XMPI_SCHED_OK;
@@ -160,13 +155,13 @@ int xmpi_sched_init(struct xmpi_sched *s, struct xmpi_pool *pool, int policy,
             char shown[ECHO_MAX + 4];
             echo(shown, sizeof shown, h, strlen(h));
             if (rank_cls[i])
-                seterr(err, errlen,
+                xmpi_text_error(err, errlen,
                        "initial placement: rank %d runs on host '%s' with class '%s', which "
                        "is not in the resource pool; expected a hostname:class pair listed "
                        "there",
                        i, shown, rank_cls[i]);
             else
-                seterr(err, errlen,
+                xmpi_text_error(err, errlen,
                        "initial placement: rank %d runs on host '%s', which is not in the "
                        "resource pool; expected every host of the job listed there",
                        i, shown);
@@ -236,7 +231,7 @@ int xmpi_sched_place(const struct xmpi_sched *s, char *const cls[], int n, int *
 {
     const struct xmpi_pool *pool = s->pool;
     if (n < 1) {
-        seterr(err, errlen,
+        xmpi_text_error(err, errlen,
                "placing %d new processes is not accepted; expected at least 1 process", n);
         return XMPI_SCHED_ECOUNT;
     }
@@ -248,7 +243,7 @@ int xmpi_sched_place(const struct xmpi_sched *s, char *const cls[], int n, int *
     if (!cnt || !out) {
         free(cnt);
         free(out);
-        seterr(err, errlen, "placing %d new processes: out of memory", n);
+        xmpi_text_error(err, errlen, "placing %d new processes: out of memory", n);
         return XMPI_SCHED_ENOMEM;
     }
     for (int h = 0; h < pool->nhosts; h++) cnt[h] = pool->hosts[h].procs;
@@ -267,7 +262,7 @@ int xmpi_sched_place(const struct xmpi_sched *s, char *const cls[], int n, int *
             char what[XMPI_NAME_MAX + 16];
             if (c) snprintf(what, sizeof what, "class '%s'", c);
             else snprintf(what, sizeof what, "the pool");
-            seterr(err, errlen,
+            xmpi_text_error(err, errlen,
                    "no free PE for new process %d of %d: %s has %ld PEs, this job already "
                    "uses %ld of them and this request %ld more; expected no more new "
                    "processes than free PEs, or oversubscription allowed",
@@ -357,7 +352,7 @@ static int pick_recent(const struct xmpi_sched *s, int n, char *picked, char *er
     for (int i = 0; i < s->nprocs; i++)
         if (picked[i] == 2) picked[i] = 0;
     if (need > 0) {
-        seterr(err, errlen,
+        xmpi_text_error(err, errlen,
                "cannot remove %d processes without splitting a group spawned together: "
                "taking whole groups from the most recent, %d remain that no group fits; "
                "expected a number that whole groups add up to",
@@ -376,7 +371,7 @@ static int pick_by_class(const struct xmpi_sched *s, char *const cls[], int n, c
     if (!taken_on || !cand) {
         free(taken_on);
         free(cand);
-        seterr(err, errlen, "choosing %d processes to remove: out of memory", n);
+        xmpi_text_error(err, errlen, "choosing %d processes to remove: out of memory", n);
         return XMPI_SCHED_ENOMEM;
     }
     int rc = XMPI_SCHED_OK, done = 0;
@@ -404,13 +399,13 @@ static int pick_by_class(const struct xmpi_sched *s, char *const cls[], int n, c
             if (c) snprintf(what, sizeof what, "class '%s'", c);
             else snprintf(what, sizeof what, "the pool");
             if (left == 0)
-                seterr(err, errlen,
+                xmpi_text_error(err, errlen,
                        "cannot remove process %d of %d: %s holds no dynamic process of this "
                        "job (initial processes never leave); expected removals only where "
                        "processes were spawned",
                        done + 1, n, what);
             else
-                seterr(err, errlen,
+                xmpi_text_error(err, errlen,
                        "cannot remove process %d of %d: all %d dynamic processes in %s are "
                        "already chosen by this request; expected at most %d there",
                        done + 1, n, left, what, left);
@@ -424,7 +419,7 @@ static int pick_by_class(const struct xmpi_sched *s, char *const cls[], int n, c
                 victim = i;
         int g = s->procs[victim].group, size = group_size(s, g);
         if (done + size > n) {
-            seterr(err, errlen,
+            xmpi_text_error(err, errlen,
                    "cannot remove %d processes: the process chosen on host '%s' (rank %d) "
                    "was spawned in a group of %d that must leave whole, which makes %d; "
                    "expected a number that keeps groups whole",
@@ -445,7 +440,7 @@ int xmpi_sched_pick_remove(const struct xmpi_sched *s, char *const cls[], int n,
 {
     int removable = xmpi_sched_removable(s);
     if (n < 1 || n > removable) {
-        seterr(err, errlen,
+        xmpi_text_error(err, errlen,
                "removing %d processes is not accepted; expected 1 to %d (the job's dynamic "
                "processes; initial ones never leave)",
                n, removable);
@@ -456,7 +451,7 @@ int xmpi_sched_pick_remove(const struct xmpi_sched *s, char *const cls[], int n,
             return class_error(s->pool, cls[k], err, errlen);
     char *picked = calloc((size_t)s->nprocs, 1);
     if (!picked) {
-        seterr(err, errlen, "choosing %d processes to remove: out of memory", n);
+        xmpi_text_error(err, errlen, "choosing %d processes to remove: out of memory", n);
         return XMPI_SCHED_ENOMEM;
     }
     int rc = cls ? pick_by_class(s, cls, n, picked, err, errlen)

@@ -37,6 +37,7 @@ check "outside program links the static libxmpi.a" test -x "$APPS"
 check "static build runs and traces (2 rows)" \
     test "$(grep -c 'sums correct' "$TMP/run2.log")" = 1 -a "$(wc -l <"$TMP/trace2.csv")" = 3
 
+require_spawn "FLEX-MPI Fig. 4.13 with the installed library"
 # FLEX-MPI Fig. 4.13 with the installed library: the initial processes run flex_static, the
 # spawned ones another program, flex_dynamic; both spawn modes.
 for prog in flex_static flex_dynamic; do

@@ -26,3 +26,12 @@ launch_retry() {
     done
     return $rc
 }
+
+# require_spawn WHAT: ends the test with an explicit skip when tests/run.sh found that this MPI
+# cannot spawn processes (run on its own, the test assumes it can).
+require_spawn() {
+    if [ "${LIBXMPI_TEST_SPAWN:-yes}" = no ]; then
+        echo "ok - $1 # SKIP this MPI library cannot spawn processes"
+        exit 0
+    fi
+}

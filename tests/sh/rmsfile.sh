@@ -1,6 +1,7 @@
 # A job on --xmpi-rms=file:STATE grows when `xmpi-rms offer` runs and gives PEs back when
 # `xmpi-rms reclaim` runs, recording in the state file what it holds.
 . "$(dirname "$0")/lib.sh"
+require_spawn "following the resource manager"
 RMS="$ROOT/$BUILD/bin/xmpi-rms"
 H=$(hostname)
 S="$TMP/state"
@@ -40,3 +41,25 @@ rc=$?
 check "the job ends cleanly (exit 0)" test $rc = 0
 check "sizes seen in order 2, 4, 3" test "$(awk '{ printf "%s ", $2 }' "$TMP/out")" = "2 4 3 "
 check "fast PEs still held by the initial processes at the end" test "$(allocated fast)" = 2
+
+# --xmpi-rms=schedule:FILE replays predefined events (FLEX-MPI's SMP configuration file),
+# due once the job has done that many monitored iterations.
+printf '# iteration action count class\n10 spawn 2 slow\n30 remove 1 slow\n' >"$TMP/events"
+rm -f "$TMP/stop"
+"$LAUNCH" -np 2 "$ROOT/$BUILD/tests/test_rmsfollow" "$TMP/stop" "--xmpi-resources=$TMP/res" \
+    "--xmpi-rms=schedule:$TMP/events" >"$TMP/out" 2>"$TMP/err" &
+job=$!
+wait_for "schedule: the job grows to 4 after iteration 10" grep -q 'size 4 at' "$TMP/out"
+wait_for "schedule: and shrinks to 3 after iteration 30" grep -q 'size 3 at' "$TMP/out"
+touch "$TMP/stop"
+wait $job
+rc=$?
+check "schedule: the job ends cleanly" test $rc = 0
+check "schedule: grew at iteration 10 and shrank at 30 (events are due by iteration)" \
+    test "$(awk '{ printf "%s@%s ", $2, $5 }' "$TMP/out")" = "2@0 4@10 3@30 "
+printf '10 spawn 2 slow\n30 shrink 1 slow\n' >"$TMP/badevents"
+"$LAUNCH" -np 2 "$ROOT/$BUILD/tests/test_rmsfollow" "$TMP/stop" "--xmpi-resources=$TMP/res" \
+    "--xmpi-rms=schedule:$TMP/badevents" >"$TMP/bad" 2>&1
+rc=$?
+check "schedule: a malformed events file stops the job at start-up, naming line and field" \
+    sh -c "test $rc -ne 0 -a $rc -ne 124 && grep -q 'badevents:2: field action' '$TMP/bad'"

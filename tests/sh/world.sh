@@ -2,6 +2,7 @@
 # spawn modes (test_world prints one TAP line per agreed check), removed processes finish
 # MPI_Finalize and exit, and bad resource configuration stops the job at start-up.
 . "$(dirname "$0")/lib.sh"
+require_spawn "dynamic processes"
 T="$ROOT/$BUILD/tests/test_world"
 H=$(hostname)
 printf '# two classes on this host: 2 fast PEs, 3 slow ones\n%s:fast:2:1\n%s:slow:3:1:0.5\n' "$H" "$H" >"$TMP/res"
