@@ -31,11 +31,6 @@ struct join_packet {
     struct xmpi_options opts;  /* children inherit their parents' options */
 };
 
-struct xmpi_sched *xmpi_world_sched(void)
-{
-    return w.have_sched ? &w.sched : NULL;
-}
-
 /* Makes `world` the new XMPI_COMM_WORLD (freeing the previous one) with its private twin. */
 static void adopt(MPI_Comm world)
 {
@@ -60,6 +55,8 @@ static int emulate_self(double speed, char *msg, size_t len)
     if (speed <= 0) return 0;
     char tag[64];
     snprintf(tag, sizeof tag, "p%ld", (long)getpid());
+    /* Groups of processes killed before they could remove theirs; only empty ones go. */
+    xmpi_emulate_cleanup();
     return xmpi_emulate_limit(speed, tag, msg, len) == 0 ? 0 : 1;
 }
 

@@ -21,7 +21,4 @@ void xmpi_world_emulate_initial(void);
 /* Frees what the world holds (inside MPI_Finalize, before PMPI_Finalize). */
 void xmpi_world_stop(void);
 
-/* Rank 0 only: the scheduler (NULL elsewhere). */
-struct xmpi_sched *xmpi_world_sched(void);
-
 #endif

@@ -26,6 +26,12 @@ static void iteration(int it)
     ck_assert_int_eq(XMPI_Monitor_add_work(work_of(rank, it)), XMPI_SUCCESS);
     MPI_Allreduce(in, out, VEC, MPI_DOUBLE, MPI_SUM, XMPI_COMM_WORLD);
     ck_assert_int_eq(XMPI_Monitor_iter_end(NULL), XMPI_SUCCESS);
+    /* The per-iteration record holds exactly this iteration. */
+    const struct xmpi_rank_record *r = xmpi_monitor_last_iteration();
+    ck_assert(r->iterations == 1 && r->work == work_of(rank, it));
+    ck_assert(r->op[XMPI_OP_ALLREDUCE].calls == 1);
+    ck_assert(r->comm_bytes == VEC * sizeof(double));
+    ck_assert(r->t_real >= r->comm_time);
     MPI_Barrier(XMPI_COMM_WORLD);
 }
 
