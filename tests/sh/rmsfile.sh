@@ -1,62 +1,91 @@
 # A job on --xmpi-rms=file:STATE grows when `xmpi-rms offer` runs and gives PEs back when
-# `xmpi-rms reclaim` runs, recording in the state file what it holds.
+# `xmpi-rms reclaim` runs, recording in the state file what it holds; the same program on
+# --xmpi-rms=schedule:FILE grows and shrinks at the scheduled iterations.
 . "$(dirname "$0")/lib.sh"
 require_spawn "following the resource manager"
 RMS="$ROOT/$BUILD/bin/xmpi-rms"
 H=$(hostname)
 S="$TMP/state"
 printf '%s:fast:2:1\n%s:slow:3:1\n' "$H" "$H" >"$TMP/res"
-"$RMS" --state "$S" init "$TMP/res" >/dev/null
 
-# allocated CLASS: what the state file says the job holds of CLASS.
-allocated() { "$RMS" --state "$S" status | awk -v c="$1" '$1 == "(total)" && $2 == c { print $5 }'; }
+# total COLUMN CLASS: a column of the state's (total) line for CLASS (5 allocated, 6 reclaim).
+total() { "$RMS" --state "$S" status | awk -v c="$2" -v k="$1" '$1 == "(total)" && $2 == c { print $k }'; }
 # wait_for DESCRIPTION COMMAND...: polls for up to 60 s (the job checks every 5 iterations),
-# and gives up at once if the job has ended.
+# and gives up at once if the job has ended. If the job is still running when it gives up,
+# the job hung: it is stopped and the attempt marked, so that later waits fail at once.
 wait_for() {
     local d=$1; shift
+    if [ -e "$TMP/hung" ]; then notok "$d (the job had hung)"; return 1; fi
     for _ in $(seq 300); do
         "$@" && { ok "$d"; return 0; }
         kill -0 "$job" 2>/dev/null || break
         sleep 0.2
     done
     "$@" && { ok "$d"; return 0; }
+    if kill -0 "$job" 2>/dev/null; then touch "$TMP/hung"; kill "$job"; fi
     notok "$d"; sed 's/^/#   /' "$TMP/out" "$TMP/err" | tail -5; return 1
 }
+start() { # start RMS-SPEC: the follower job in the background
+    rm -f "$TMP/stop"
+    "$LAUNCH" -np 2 "$ROOT/$BUILD/tests/test_rmsfollow" "$TMP/stop" "--xmpi-resources=$TMP/res" \
+        "--xmpi-rms=$1" --xmpi-si=10 >"$TMP/out" 2>"$TMP/err" &
+    job=$!
+}
+finish() { # finish PREFIX: stop the job and check it ended cleanly
+    touch "$TMP/stop"
+    wait "$job"
+    local rc=$?
+    check "${1}the job ends cleanly (exit 0)" test $rc = 0
+}
 
-"$LAUNCH" -np 2 "$ROOT/$BUILD/tests/test_rmsfollow" "$TMP/stop" "--xmpi-resources=$TMP/res" \
-    "--xmpi-rms=file:$S" --xmpi-si=10 >"$TMP/out" 2>"$TMP/err" &
-job=$!
-wait_for "the job starts on 2 processes and the state shows 2 fast PEs held" \
-    sh -c "grep -q 'size 2 at' '$TMP/out' && test \"\$($RMS --state '$S' status | awk '\$1 == \"(total)\" && \$2 == \"fast\" { print \$5 }')\" = 2"
-"$RMS" --state "$S" offer slow 2 >/dev/null
-wait_for "after 'offer slow 2' the job grows to 4" grep -q 'size 4 at' "$TMP/out"
-wait_for "... and the state shows 2 slow PEs held" sh -c "test \"\$($RMS --state '$S' status | awk '\$1 == \"(total)\" && \$2 == \"slow\" { print \$5 }')\" = 2"
-"$RMS" --state "$S" reclaim slow 1 >/dev/null
-wait_for "after 'reclaim slow 1' the job shrinks to 3" grep -q 'size 3 at' "$TMP/out"
-wait_for "... and the state shows 1 slow PE held, nothing left to reclaim" \
-    sh -c "$RMS --state '$S' status | awk '\$1 == \"(total)\" && \$2 == \"slow\" && \$5 == 1 && \$6 == 0 { f = 1 } END { exit !f }'"
-touch "$TMP/stop"
-wait $job
-rc=$?
-check "the job ends cleanly (exit 0)" test $rc = 0
-check "sizes seen in order 2, 4, 3" test "$(awk '{ printf "%s ", $2 }' "$TMP/out")" = "2 4 3 "
-check "fast PEs still held by the initial processes at the end" test "$(allocated fast)" = 2
+live_file() {
+    "$RMS" --state "$S" --force init "$TMP/res" >/dev/null
+    start "file:$S"
+    wait_for "the job starts on 2 processes and the state shows 2 fast PEs held" \
+        bash -c "grep -q 'size 2 at' '$TMP/out' && test \"\$(total 5 fast)\" = 2"
+    "$RMS" --state "$S" offer slow 2 >/dev/null
+    wait_for "after 'offer slow 2' the job grows to 4" grep -q 'size 4 at' "$TMP/out"
+    wait_for "... and the state shows 2 slow PEs held" bash -c "test \"\$(total 5 slow)\" = 2"
+    "$RMS" --state "$S" reclaim slow 1 >/dev/null
+    wait_for "after 'reclaim slow 1' the job shrinks to 3" grep -q 'size 3 at' "$TMP/out"
+    wait_for "... and the state shows 1 slow PE held, nothing left to reclaim" \
+        bash -c "test \"\$(total 5 slow) \$(total 6 slow)\" = '1 0'"
+    finish ""
+    check "sizes seen in order 2, 4, 3" test "$(awk '{ printf "%s ", $2 }' "$TMP/out")" = "2 4 3 "
+    check "fast PEs still held by the initial processes at the end" test "$(total 5 fast)" = 2
+}
 
 # --xmpi-rms=schedule:FILE replays predefined events (FLEX-MPI's SMP configuration file),
 # due once the job has done that many monitored iterations.
-printf '# iteration action count class\n10 spawn 2 slow\n30 remove 1 slow\n' >"$TMP/events"
-rm -f "$TMP/stop"
-"$LAUNCH" -np 2 "$ROOT/$BUILD/tests/test_rmsfollow" "$TMP/stop" "--xmpi-resources=$TMP/res" \
-    "--xmpi-rms=schedule:$TMP/events" >"$TMP/out" 2>"$TMP/err" &
-job=$!
-wait_for "schedule: the job grows to 4 after iteration 10" grep -q 'size 4 at' "$TMP/out"
-wait_for "schedule: and shrinks to 3 after iteration 30" grep -q 'size 3 at' "$TMP/out"
-touch "$TMP/stop"
-wait $job
-rc=$?
-check "schedule: the job ends cleanly" test $rc = 0
-check "schedule: grew at iteration 10 and shrank at 30 (events are due by iteration)" \
-    test "$(awk '{ printf "%s@%s ", $2, $5 }' "$TMP/out")" = "2@0 4@10 3@30 "
+scheduled() {
+    printf '# iteration action count class\n10 spawn 2 slow\n30 remove 1 slow\n' >"$TMP/events"
+    start "schedule:$TMP/events"
+    wait_for "schedule: the job grows to 4 after iteration 10" grep -q 'size 4 at' "$TMP/out"
+    wait_for "schedule: and shrinks to 3 after iteration 30" grep -q 'size 3 at' "$TMP/out"
+    finish "schedule: "
+    check "schedule: grew at iteration 10 and shrank at 30 (events are due by iteration)" \
+        test "$(awk '{ printf "%s@%s ", $2, $5 }' "$TMP/out")" = "2@0 4@10 3@30 "
+}
+
+# attempt NAME FUNCTION: runs a scenario, and once more only if its job hung (a rare hang of a
+# spawned process in PMIx_Init is a known Open MPI 4.1 + PMIx 4.x bug, openpmix issue 2735).
+export -f total
+export RMS S
+attempt() {
+    for a in 1 2; do
+        rm -f "$TMP/hung"
+        "$2" >"$TMP/$1.tap"
+        if [ -e "$TMP/hung" ] && [ $a = 1 ]; then
+            echo "# $1: the job hung (known Open MPI 4.1 + PMIx 4.x spawn hang?); retrying once"
+            continue
+        fi
+        cat "$TMP/$1.tap"
+        return
+    done
+}
+attempt live live_file
+attempt schedule scheduled
+
 printf '10 spawn 2 slow\n30 shrink 1 slow\n' >"$TMP/badevents"
 "$LAUNCH" -np 2 "$ROOT/$BUILD/tests/test_rmsfollow" "$TMP/stop" "--xmpi-resources=$TMP/res" \
     "--xmpi-rms=schedule:$TMP/badevents" >"$TMP/bad" 2>&1
