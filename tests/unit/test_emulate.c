@@ -111,6 +111,17 @@ static int dir_exists(const char *dir)
     return stat(dir, &sb) == 0 && S_ISDIR(sb.st_mode);
 }
 
+/* Releases, then checks the process is back in its original cgroup and, when dir is given,
+ * that the group it was limited in is gone. */
+static void release_restores(const char *before, const char *dir)
+{
+    char now[16384];
+    xmpi_emulate_release();
+    self_cgroup(now, sizeof now);
+    ck_assert_str_eq(now, before);
+    if (dir) ck_assert_msg(!dir_exists(dir), "%s left behind", dir);
+}
+
 static int take_dir(const char *dir, void *arg)
 {
     struct found *f = arg;
@@ -333,14 +344,9 @@ START_TEST(test_limit_update_release)
     assert_quota(&g, 0.25);
     ck_assert_int_eq(created_with_prefix(other), 0);
 
-    xmpi_emulate_release();
-    self_cgroup(now, sizeof now);
-    ck_assert_str_eq(now, before);
-    ck_assert_msg(!dir_exists(g.dir), "%s left behind", g.dir);
+    release_restores(before, g.dir);
 
-    xmpi_emulate_release();
-    self_cgroup(now, sizeof now);
-    ck_assert_str_eq(now, before);
+    release_restores(before, NULL);
 }
 END_TEST
 
@@ -349,7 +355,7 @@ static const double speeds[] = {1.0, 0.75, 0.5, 0.29, 0.57, 0.1, 0.01, 0.005, 1e
 
 START_TEST(test_quota_values)
 {
-    char before[16384], now[16384], tag[64], prefix[64];
+    char before[16384], tag[64], prefix[64];
     tag_for(tag, sizeof tag, "q");
     snprintf(prefix, sizeof prefix, "ut%ld-", (long)getpid());
     self_cgroup(before, sizeof before);
@@ -362,27 +368,22 @@ START_TEST(test_quota_values)
     struct found g;
     ck_assert(find_group(tag, &g));
     assert_quota(&g, speeds[_i]);
-    xmpi_emulate_release();
-    self_cgroup(now, sizeof now);
-    ck_assert_str_eq(now, before);
-    ck_assert(!dir_exists(g.dir));
+    release_restores(before, g.dir);
 }
 END_TEST
 
 START_TEST(test_release_without_limit)
 {
-    char before[16384], now[16384];
+    char before[16384];
     self_cgroup(before, sizeof before);
     xmpi_emulate_release();
-    xmpi_emulate_release();
-    self_cgroup(now, sizeof now);
-    ck_assert_str_eq(now, before);
+    release_restores(before, NULL);
 }
 END_TEST
 
 START_TEST(test_release_then_limit_again)
 {
-    char before[16384], now[16384], tag[64], prefix[64];
+    char before[16384], tag[64], prefix[64];
     tag_for(tag, sizeof tag, "again");
     snprintf(prefix, sizeof prefix, "ut%ld-", (long)getpid());
     self_cgroup(before, sizeof before);
@@ -396,10 +397,7 @@ START_TEST(test_release_then_limit_again)
         struct found g;
         ck_assert(find_group(tag, &g));
         assert_quota(&g, round ? 0.2 : 0.6);
-        xmpi_emulate_release();
-        self_cgroup(now, sizeof now);
-        ck_assert_str_eq(now, before);
-        ck_assert(!dir_exists(g.dir));
+        release_restores(before, g.dir);
     }
 }
 END_TEST
@@ -586,10 +584,7 @@ START_TEST(test_tag_in_use_then_reuse)
     ck_assert(find_group(tag, &mine));
     ck_assert_str_eq(mine.dir, g.dir);
     assert_quota(&mine, 0.3);
-    xmpi_emulate_release();
-    self_cgroup(now, sizeof now);
-    ck_assert_str_eq(now, before);
-    ck_assert(!dir_exists(g.dir));
+    release_restores(before, g.dir);
 }
 END_TEST
 
