@@ -74,7 +74,11 @@ XMPI_PUBLIC int XMPI_Spawn(const char *command, char *argv[], int nprocs, MPI_In
 /* XMPI_Remove: nprocs spawned processes leave: on hosts of node_class[i] when given (the
  * scheduling policy picks the host), else the most recently spawned. Those processes get
  * XMPI_REMOVED and XMPI_COMM_WORLD == MPI_COMM_NULL; the others go on with a smaller
- * XMPI_COMM_WORLD. Processes started by mpirun are never removed. */
+ * XMPI_COMM_WORLD. Processes started by mpirun are never removed. When structures are
+ * registered (see XMPI_Register_vector), the leaving processes first hand their rows to
+ * the processes that stay: the stayers' new blocks follow rank order, in proportion to
+ * the rows each held, and XMPI_Get_wsize returns them. If that hand-off fails (for the
+ * reasons XMPI_Redistribute_data gives), no process leaves and the call returns its code. */
 XMPI_PUBLIC int XMPI_Remove(int nprocs, char *node_class[]);
 
 /* What the resource manager (--xmpi-rms) asks of the job now: nothing, spawn nprocs
@@ -88,6 +92,77 @@ typedef struct {
     char node_class[64];
 } XMPI_System_status;
 XMPI_PUBLIC int XMPI_Get_system_status(XMPI_System_status *status);
+
+/* ---- Distributed data ------------------------------------------------------
+ * Programs register their distributed arrays once; XMPI_Redistribute_data then moves
+ * every registered structure from the old to the new partition in one collective call.
+ *
+ * Rows [0, size) are split into one contiguous block per process: `count` rows starting
+ * at row `displ`. The blocks need not be in rank order, and may be empty.
+ *
+ * XMPI_Get_wsize: process `rank`'s block of the current partition when nprocs and size
+ * describe it (the partition the last XMPI_Redistribute_data, XMPI_Get_data or
+ * XMPI_Remove set up), else its block of even blocks (the first size % nprocs ranks get
+ * one row more). Local; usable at any time. XMPI_ERR_ARG for NULL outputs, nprocs < 1,
+ * rank outside [0, nprocs) or size < 0. */
+XMPI_PUBLIC int XMPI_Get_wsize(int rank, int nprocs, int size, int *count, int *displ);
+
+/* XMPI_DISTRIBUTED: each process holds only the rows of its block.
+ * XMPI_REPLICATED: each process holds all rows; after a redistribution every copy holds
+ * the values of the rows' owners (the processes whose old block has them). */
+typedef enum { XMPI_DISTRIBUTED, XMPI_REPLICATED } XMPI_Scheme;
+
+/* Registration (local, after MPI_Init). `address` is the address of the program's pointer
+ * variable (&x for double *x), not the buffer: the buffer must come from malloc, and after
+ * a move the library frees it and stores the new buffer through `address`. A process
+ * that holds no rows yet (a spawned process) registers with the pointer set to NULL.
+ * `type` is the element type: any predefined MPI datatype, or a derived one without gaps
+ * (it must stay valid while registered). Every process registers the same structures in
+ * the same order with the same sizes and element sizes. All structures have `size` rows.
+ *   vector: `size` elements, one per row;
+ *   dense:  a size x size row-major matrix distributed by rows;
+ *   sparse: CSR with rows distributed: *address_ia has count + 1 int entries starting at
+ *           0, *address_ja the int (global) column indices and *address_a the values;
+ *           CSC is registered the same way (column pointers, row indices, values) and is
+ *           distributed by columns. A replicated sparse matrix holds all size + 1 row
+ *           pointers. Local nonzeros are limited to INT_MAX by the int row pointers.
+ * XMPI_ERR_ARG for a NULL address, an address already registered, size < 0, a size other
+ * than the structures already registered have, MPI_DATATYPE_NULL or a type with gaps, or
+ * an unknown scheme; XMPI_ERR_STATE outside MPI_Init..MPI_Finalize or after removal. */
+XMPI_PUBLIC int XMPI_Register_vector(void *address, int size, MPI_Datatype type,
+                                     XMPI_Scheme scheme);
+XMPI_PUBLIC int XMPI_Register_dense(void *address, int size, MPI_Datatype type,
+                                    XMPI_Scheme scheme);
+XMPI_PUBLIC int XMPI_Register_sparse(void *address_ia, void *address_ja, void *address_a,
+                                     int size, MPI_Datatype type, XMPI_Scheme scheme);
+
+/* Forgets the structure registered at `address` (the first address for a sparse one); its
+ * buffers stay the program's. Local. XMPI_ERR_ARG when nothing is registered there. */
+XMPI_PUBLIC int XMPI_Unregister(void *address);
+
+/* Moves every registered structure from the old partition (this process held rows
+ * [sdispl, sdispl + scount)) to the new one (it will hold [rdispl, rdispl + rcount)).
+ * Collective over XMPI_COMM_WORLD: MPI_Alltoallv for distributed structures,
+ * MPI_Allgatherv for replicated ones, one structure at a time, so that no process ever
+ * holds more than its old blocks plus its new blocks. After XMPI_Spawn the new processes
+ * call XMPI_Get_data instead; they receive the rows that no other process's new block
+ * covers, split evenly among them in rank order.
+ * On an error every process gets the same code, rank 0 prints one line saying why, and
+ * no data has moved and no pointer has changed: XMPI_ERR_STATE when nothing is
+ * registered; XMPI_ERR_ARG when the old or the new blocks do not tile [0, size), a
+ * process holding rows has a NULL buffer or bad row pointers, or the processes
+ * registered different structures; XMPI_ERR_NOMEM when a new buffer cannot be had.
+ * XMPI_ERR_MPI (an MPI call failed during the move) leaves the data undefined. */
+XMPI_PUBLIC int XMPI_Redistribute_data(int scount, int sdispl, int rcount, int rdispl);
+
+/* For a process that XMPI_Spawn started: receives its rows of every registered structure
+ * (collective with the other processes' XMPI_Redistribute_data) and sets *it (NULL
+ * allowed) to the iteration to resume at: the number of monitored iterations the job has
+ * completed, i.e. the index of the next iteration of a loop counting from 0. Afterwards
+ * XMPI_Get_wsize(rank, nprocs, size, ...) returns the process's block.
+ * XMPI_ERR_STATE, at once and without communication, on a process that was not spawned
+ * or has already received its data; otherwise as XMPI_Redistribute_data. */
+XMPI_PUBLIC int XMPI_Get_data(int *it);
 
 /* ---- Monitoring ------------------------------------------------------------
  * Bracket each iteration of the main loop with XMPI_Monitor_iter_begin/end, or

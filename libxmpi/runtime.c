@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "monitor.h"
+#include "registry.h"
 #include "trace.h"
 #include "world.h"
 #include "xmpi.h"
@@ -154,6 +155,7 @@ XMPI_PUBLIC int MPI_Finalize(void)
         xmpi_monitor_finish();
         if (xmpi_rt.trace) fclose(xmpi_rt.trace);
         xmpi_rt.trace = NULL;
+        xmpi_registry_free();
         xmpi_world_stop();
         xmpi_rt.phase = XMPI_PHASE_DONE;
     }

@@ -10,6 +10,7 @@
 
 #include "emulate.h"
 #include "monitor.h"
+#include "registry.h"
 #include "rms.h"
 #include "runtime.h"
 #include "xmpi.h"
@@ -375,6 +376,12 @@ int XMPI_Remove(int nprocs, char *node_class[])
         PMPI_Abort(MPI_COMM_WORLD, 3);
     }
     PMPI_Bcast(ranks, n, MPI_INT, 0, xmpi_rt.comm);
+    /* The leaving processes' rows go to the others first; if they cannot, nobody leaves. */
+    if ((rc = xmpi_registry_handoff(ranks, n))) {
+        free(ranks);
+        free(hosts);
+        return rc;
+    }
 
     MPI_Group all, keep;
     MPI_Comm smaller;
@@ -393,6 +400,7 @@ int XMPI_Remove(int nprocs, char *node_class[])
         xmpi_rt.status = XMPI_REMOVED;
         xmpi_emulate_release();
     }
+    xmpi_registry_after_remove(ranks, n);
     adopt(smaller);
     if (xmpi_rt.rank == 0 && smaller != MPI_COMM_NULL)
         xmpi_note(2, "removed %d process(es); XMPI_COMM_WORLD has %d", n, xmpi_rt.size);

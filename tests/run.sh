@@ -66,6 +66,10 @@ for np in 2 3; do
     run "monitor-np$np" "$LAUNCH" -np $np "$BUILD/tests/test_monitor" --xmpi-si=4 \
         "--xmpi-trace=$LOGS/monitor-np$np.csv"
 done
+# Redistribution properties: thousands of random cases per size of job, bit for bit.
+for np in 2 3 4; do
+    run "redist-np$np" "$LAUNCH" -np $np "$BUILD/tests/test_redist" 4000
+done
 for t in "$HERE"/sh/*.sh; do
     [ "$(basename "$t")" = lib.sh ] && continue
     run "$(basename "$t" .sh)" bash "$t" "$BUILD"

@@ -62,3 +62,14 @@ for mode in single:1:4 group:3:2 group:1:5; do
     check "Fig. 4.13, $m spawn: the spawned program saw XMPI_NEWLY_SPAWNED" \
         sh -c "! grep -q 'expected XMPI_NEWLY_SPAWNED' '$TMP/flex.$m$leave'"
 done
+
+# A program outside the tree with a dense matrix, a replicated vector and a CSR matrix: random
+# redistributions, grow 2 -> 4 with XMPI_Get_data, shrink 4 -> 2 keeping the removed rows.
+# shellcheck disable=SC2046
+${MPICC:-mpicc} "$ROOT/tests/external/flex_data.c" -o "$TMP/flex_data" $(pkg-config --cflags --libs xmpi) 2>>"$TMP/cc.log"
+check "the data-redistribution program builds against the installed library" test -x "$TMP/flex_data"
+launch_retry "$TMP/data.out" -np 2 "$TMP/flex_data" 30 --xmpi-oversubscribe
+rc=$?
+sed 's/^\(not \)\{0,1\}ok - /&flex_data: /' "$TMP/data.out" | grep -E '^(not )?ok - '
+check "flex_data: the job exits 0" test $rc = 0
+check "flex_data: all 13 checks reported" test "$(grep -c "^ok - " "$TMP/data.out")" = 13

@@ -1,0 +1,727 @@
+/* XMPI_Register_*, XMPI_Get_wsize, XMPI_Redistribute_data and XMPI_Get_data: the
+ * registered structures, their current partition, and moving them between partitions. */
+#include "registry.h"
+
+#include <limits.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../policies/partition.h"
+#include "monitor.h"
+#include "runtime.h"
+#include "xmpi.h"
+
+enum kind { K_VECTOR, K_DENSE, K_SPARSE };
+static const char *const kind_name[] = {"vector", "dense", "sparse"};
+
+struct reg {
+    enum kind kind;
+    void **data;          /* vector/dense buffer, or the sparse row pointers (int) */
+    void **ja, **a;       /* sparse: column indices (int) and values */
+    int size;
+    MPI_Datatype type;
+    size_t elsize;
+    XMPI_Scheme scheme;
+};
+
+static struct {
+    struct reg *r;
+    int n, cap;
+    /* This process's view of the partition: set by each move, at the first registration
+     * of a process mpirun started (even blocks), and shrunk by XMPI_Remove. */
+    int have_part, part_n, part_size;
+    int *count, *displ;
+    int got_data;         /* a spawned process has received its rows */
+    struct xmpi_redist_stats stats;
+} R;
+
+/* ---- registration ------------------------------------------------------------ */
+
+static int registered(const void *addr)
+{
+    for (int i = 0; i < R.n; i++)
+        if (R.r[i].data == addr || R.r[i].ja == addr || R.r[i].a == addr) return 1;
+    return 0;
+}
+
+static int set_part(int n, int size, const int *count, const int *displ)
+{
+    int *c = malloc(sizeof *c * ((size_t)n + 1) * 2);
+    if (!c) return XMPI_ERR_NOMEM;
+    memcpy(c, count, sizeof *c * (size_t)n);
+    memcpy(c + n + 1, displ, sizeof *c * (size_t)n);
+    free(R.count);
+    R.count = c;
+    R.displ = c + n + 1;
+    R.part_n = n;
+    R.part_size = size;
+    R.have_part = 1;
+    return XMPI_SUCCESS;
+}
+
+static int add(enum kind kind, void *data, void *ja, void *a, int size, MPI_Datatype type,
+               XMPI_Scheme scheme)
+{
+    int rc = xmpi_runtime_ready();
+    if (rc) return rc;
+    if (xmpi_rt.status == XMPI_REMOVED) return XMPI_ERR_STATE;
+    if (!data || registered(data)) return XMPI_ERR_ARG;
+    if (kind == K_SPARSE &&
+        (!ja || !a || ja == data || a == data || ja == a || registered(ja) || registered(a)))
+        return XMPI_ERR_ARG;
+    if (size < 0 || (R.n > 0 && size != R.r[0].size)) return XMPI_ERR_ARG;
+    if (scheme != XMPI_DISTRIBUTED && scheme != XMPI_REPLICATED) return XMPI_ERR_ARG;
+    if (type == MPI_DATATYPE_NULL) return XMPI_ERR_ARG;
+    int tsize = 0;
+    MPI_Aint lb = 0, extent = 0;
+    if (PMPI_Type_size(type, &tsize) != MPI_SUCCESS || tsize <= 0 ||
+        PMPI_Type_get_extent(type, &lb, &extent) != MPI_SUCCESS || lb != 0 || extent != tsize)
+        return XMPI_ERR_ARG;
+    if (R.n == R.cap) {
+        int cap = R.cap ? 2 * R.cap : 8;
+        struct reg *r = realloc(R.r, sizeof *r * (size_t)cap);
+        if (!r) return XMPI_ERR_NOMEM;
+        R.r = r;
+        R.cap = cap;
+    }
+    /* Processes mpirun started hold even blocks until a move says otherwise; spawned ones
+     * hold nothing until XMPI_Get_data. */
+    if (R.n == 0 && xmpi_rt.status == XMPI_RUNNING && (!R.have_part || R.part_size != size)) {
+        int *c = malloc(sizeof *c * ((size_t)xmpi_rt.size + 1) * 2);
+        if (!c) return XMPI_ERR_NOMEM;
+        xmpi_part_even(size, xmpi_rt.size, c, c + xmpi_rt.size + 1);
+        rc = set_part(xmpi_rt.size, size, c, c + xmpi_rt.size + 1);
+        free(c);
+        if (rc) return rc;
+    }
+    R.r[R.n++] = (struct reg){kind, data, ja, a, size, type, (size_t)tsize, scheme};
+    return XMPI_SUCCESS;
+}
+
+int XMPI_Register_vector(void *address, int size, MPI_Datatype type, XMPI_Scheme scheme)
+{
+    return add(K_VECTOR, address, NULL, NULL, size, type, scheme);
+}
+
+int XMPI_Register_dense(void *address, int size, MPI_Datatype type, XMPI_Scheme scheme)
+{
+    return add(K_DENSE, address, NULL, NULL, size, type, scheme);
+}
+
+int XMPI_Register_sparse(void *address_ia, void *address_ja, void *address_a, int size,
+                         MPI_Datatype type, XMPI_Scheme scheme)
+{
+    return add(K_SPARSE, address_ia, address_ja, address_a, size, type, scheme);
+}
+
+int XMPI_Unregister(void *address)
+{
+    int rc = xmpi_runtime_ready();
+    if (rc) return rc;
+    for (int i = 0; address && i < R.n; i++)
+        if (R.r[i].data == address) {
+            memmove(&R.r[i], &R.r[i + 1], sizeof *R.r * (size_t)(R.n - i - 1));
+            R.n--;
+            return XMPI_SUCCESS;
+        }
+    return XMPI_ERR_ARG;
+}
+
+int XMPI_Get_wsize(int rank, int nprocs, int size, int *count, int *displ)
+{
+    if (!count || !displ || nprocs < 1 || rank < 0 || rank >= nprocs || size < 0)
+        return XMPI_ERR_ARG;
+    if (R.have_part && R.part_n == nprocs && R.part_size == size) {
+        *count = R.count[rank];
+        *displ = R.displ[rank];
+        return XMPI_SUCCESS;
+    }
+    int q = size / nprocs, r = size % nprocs;
+    *count = q + (rank < r);
+    *displ = rank * q + (rank < r ? rank : r);
+    return XMPI_SUCCESS;
+}
+
+/* ---- the move ---------------------------------------------------------------- */
+
+/* What each process tells the others before anything moves. */
+struct desc {
+    long long scount, sdispl, rcount, rdispl;
+    long long joining;      /* XMPI_Get_data: takes rows no other new block covers */
+    long long nreg, fingerprint;
+    long long iteration;    /* where a joining process resumes */
+    long long bad, problem; /* structure index + 1 with a local problem, and which */
+};
+#define DESC_LL ((int)(sizeof(struct desc) / sizeof(long long)))
+
+enum { P_NONE, P_NULL, P_IA, P_NNZ, P_NOMEM, P_MPI };
+static const char *const problem_text[] = {
+    "", "holds rows but its buffer is NULL",
+    "its row pointers do not start at 0 or decrease",
+    "would hold more nonzeros than int row pointers can index (INT_MAX)",
+    "cannot allocate its new buffer",
+    "could not exchange its nonzero counts (MPI error)",
+};
+
+static size_t rowlen(const struct reg *r)
+{
+    return r->kind == K_DENSE ? (size_t)r->size : 1;
+}
+
+static long long fingerprint(void)
+{
+    uint64_t h = 1469598103934665603ull;   /* FNV-1a */
+    for (int i = 0; i < R.n; i++) {
+        long long v[4] = {R.r[i].kind, R.r[i].size, (long long)R.r[i].elsize, R.r[i].scheme};
+        const unsigned char *p = (const unsigned char *)v;
+        for (size_t k = 0; k < sizeof v; k++) h = (h ^ p[k]) * 1099511628211ull;
+    }
+    return (long long)(h >> 1);
+}
+
+/* Checks what this process is about to read of structure r: its old rows. The row
+ * pointers are read only once the blocks are known to lie inside [0, size) (check_ia). */
+static int local_problem(const struct reg *r, int scount, int sdispl, int check_ia)
+{
+    if (scount <= 0 || sdispl < 0 || (long long)sdispl + scount > r->size)
+        return P_NONE;   /* nothing to read, or a bad block the global check reports */
+    const void *data = *r->data;
+    if (!data) return P_NULL;
+    if (r->kind != K_SPARSE || !check_ia) return P_NONE;
+    const int *ia = data;
+    int from = r->scheme == XMPI_REPLICATED ? sdispl : 0;
+    if (ia[0] != 0) return P_IA;
+    for (int k = from; k < from + scount; k++)
+        if (ia[k + 1] < ia[k] || ia[k] < 0) return P_IA;
+    if (ia[from + scount] > ia[from] && (!*r->ja || !*r->a)) return P_NULL;
+    return P_NONE;
+}
+
+struct seg { int pos, peer; };   /* a sender's rows start at pos of the new block */
+
+/* Everything one move needs, sized by the number of processes. */
+struct plan {
+    int p, me, N;
+    struct desc *d;
+    int *oc, *od, *nc, *nd;          /* old and new blocks of every rank */
+    int *sc, *sd, *rc, *rd;          /* per-peer counts and displacements of one call */
+    int *order;                      /* flags of the processes that join */
+    struct seg *segs;                /* peers by the position of their rows in the new block */
+    long long *snnz, *rnnz;          /* per peer and sparse structure */
+    long long *newnnz;               /* per sparse structure */
+    void **fresh;                    /* 3 new buffers per structure */
+    int nsparse;
+};
+
+static void plan_free(struct plan *pl)
+{
+    free(pl->d);
+    free(pl->oc);
+    free(pl->sc);
+    free(pl->order);
+    free(pl->segs);
+    free(pl->snnz);
+    free(pl->newnnz);
+    free(pl->fresh);
+}
+
+static int plan_alloc(struct plan *pl)
+{
+    size_t p = (size_t)pl->p, ns = (size_t)pl->nsparse + 1;
+    pl->d = calloc(p, sizeof *pl->d);
+    pl->oc = malloc(sizeof *pl->oc * p * 4);
+    pl->sc = malloc(sizeof *pl->sc * p * 4);
+    pl->order = malloc(sizeof *pl->order * p);
+    pl->segs = malloc(sizeof *pl->segs * p);
+    pl->snnz = calloc(p * ns * 2, sizeof *pl->snnz);
+    pl->newnnz = calloc(ns, sizeof *pl->newnnz);
+    pl->fresh = calloc((size_t)R.n * 3 + 1, sizeof *pl->fresh);
+    if (!pl->d || !pl->oc || !pl->sc || !pl->order || !pl->segs || !pl->snnz || !pl->newnnz || !pl->fresh)
+        return -1;
+    pl->od = pl->oc + p;
+    pl->nc = pl->oc + 2 * p;
+    pl->nd = pl->oc + 3 * p;
+    pl->sd = pl->sc + p;
+    pl->rc = pl->sc + 2 * p;
+    pl->rd = pl->sc + 3 * p;
+    pl->rnnz = pl->snnz + p * ns;
+    return 0;
+}
+
+/* The verdict on the gathered descriptions, identical on every process. -1: nothing is
+ * registered anywhere. `leaving` (n ranks, may be NULL) makes the new partition the
+ * hand-off of XMPI_Remove. */
+static int judge(struct plan *pl, const int *leaving, int nleaving, char *why, size_t len)
+{
+    const struct desc *d = pl->d;
+    int p = pl->p, any = 0;
+    for (int i = 0; i < p; i++) any |= d[i].nreg > 0;
+    if (!any) {
+        snprintf(why, len, "nothing is registered (call XMPI_Register_* first)");
+        return -1;
+    }
+    for (int i = 0; i < p; i++) {
+        if (d[i].nreg != d[0].nreg) {
+            snprintf(why, len, "rank %d registered %lld structure(s) but rank 0 %lld; every "
+                     "process must register the same structures", i, d[i].nreg, d[0].nreg);
+            return XMPI_ERR_ARG;
+        }
+        if (d[i].fingerprint != d[0].fingerprint) {
+            snprintf(why, len, "the kind, size, element size or scheme of the registered "
+                     "structures differs between rank 0 and rank %d", i);
+            return XMPI_ERR_ARG;
+        }
+    }
+    for (int i = 0; i < p; i++) {
+        if (d[i].bad) {
+            int s = (int)d[i].bad - 1;
+            snprintf(why, len, "rank %d: structure %d (%s) %s", i, s, kind_name[R.r[s].kind],
+                     problem_text[d[i].problem]);
+            return XMPI_ERR_ARG;
+        }
+        if (d[i].joining && d[i].scount != 0) {
+            snprintf(why, len, "rank %d takes its rows with XMPI_Get_data but holds %lld rows",
+                     i, d[i].scount);
+            return XMPI_ERR_ARG;
+        }
+    }
+    for (int i = 0; i < p; i++) {
+        /* Values outside int cannot come from the int arguments; clamp for the check. */
+        pl->oc[i] = (int)d[i].scount;
+        pl->od[i] = (int)d[i].sdispl;
+        pl->nc[i] = (int)d[i].rcount;
+        pl->nd[i] = (int)d[i].rdispl;
+    }
+    char sub[512];
+    if (xmpi_part_check(pl->N, p, pl->oc, pl->od, sub, sizeof sub)) {
+        snprintf(why, len, "the old blocks do not tile [0, %d): %s", pl->N, sub);
+        return XMPI_ERR_ARG;
+    }
+    if (leaving) {
+        double *power = malloc(sizeof *power * (size_t)p);
+        if (!power) {
+            snprintf(why, len, "out of memory");
+            return XMPI_ERR_NOMEM;
+        }
+        /* The stayers keep their proportions; one that held nothing counts as an average
+         * one, so that it gets rows too. */
+        double held = 0;
+        int holders = 0;
+        for (int i = 0; i < p; i++) power[i] = pl->oc[i];
+        for (int k = 0; k < nleaving; k++) power[leaving[k]] = -1;
+        for (int i = 0; i < p; i++)
+            if (power[i] > 0) held += power[i], holders++;
+        for (int i = 0; i < p; i++) {
+            if (power[i] < 0) power[i] = 0;
+            else if (power[i] == 0) power[i] = holders ? held / holders : 1;
+        }
+        int rc = xmpi_part_weighted(pl->N, p, NULL, power, pl->nc, pl->nd, sub, sizeof sub);
+        free(power);
+        if (rc) {
+            snprintf(why, len, "no partition for the processes that stay: %s", sub);
+            return rc == -2 ? XMPI_ERR_NOMEM : XMPI_ERR_ARG;
+        }
+        return XMPI_SUCCESS;
+    }
+    int joining = 0;
+    for (int i = 0; i < p; i++) {
+        pl->order[i] = (int)d[i].joining;
+        joining |= pl->order[i];
+    }
+    if (joining && xmpi_part_fill(pl->N, p, pl->order, pl->nc, pl->nd, sub, sizeof sub)) {
+        snprintf(why, len, "the new blocks leave no valid rows for the new processes: %s", sub);
+        return XMPI_ERR_ARG;
+    }
+    if (xmpi_part_check(pl->N, p, pl->nc, pl->nd, sub, sizeof sub)) {
+        snprintf(why, len, "the new blocks do not tile [0, %d): %s", pl->N, sub);
+        return XMPI_ERR_ARG;
+    }
+    return XMPI_SUCCESS;
+}
+
+/* Nonzeros of this process's old rows [lo, lo + n) (global numbers) of sparse r. */
+static long long old_nnz(const struct plan *pl, const struct reg *r, int lo, int n)
+{
+    if (n <= 0) return 0;
+    const int *ia = *r->data;
+    int base = r->scheme == XMPI_REPLICATED ? 0 : pl->od[pl->me];
+    return (long long)ia[lo - base + n] - ia[lo - base];
+}
+
+/* Sparse structures: who sends how many nonzeros to whom, then every new buffer. The
+ * returned problem is this process's; the caller agrees on it with the others. */
+static int prepare(struct plan *pl, int *bad)
+{
+    int p = pl->p, me = pl->me, ns = pl->nsparse + 1, problem = P_NONE;
+    for (int s = 0; s < R.n && !problem; s++)
+        if (R.r[s].kind == K_SPARSE &&
+            (problem = local_problem(&R.r[s], pl->oc[me], pl->od[me], 1)))
+            *bad = s + 1;
+    for (int s = 0, k = 0; s < R.n && !problem; s++) {
+        const struct reg *r = &R.r[s];
+        if (r->kind != K_SPARSE) continue;
+        for (int j = 0; j < p; j++) {
+            int lo = 0, n;
+            if (r->scheme == XMPI_DISTRIBUTED)
+                n = xmpi_part_overlap(pl->oc[me], pl->od[me], pl->nc[j], pl->nd[j], &lo);
+            else
+                n = pl->oc[me], lo = pl->od[me];
+            pl->snnz[(size_t)j * ns + k] = old_nnz(pl, r, lo, n);
+        }
+        k++;
+    }
+    if (pl->nsparse &&
+        PMPI_Alltoall(pl->snnz, ns, MPI_LONG_LONG, pl->rnnz, ns, MPI_LONG_LONG, xmpi_rt.comm))
+        return P_MPI;
+    if (problem) return problem;
+    for (int s = 0, k = 0; s < R.n; s++) {
+        const struct reg *r = &R.r[s];
+        void **f = &pl->fresh[3 * s];
+        size_t rows = r->scheme == XMPI_REPLICATED ? (size_t)pl->N : (size_t)pl->nc[me];
+        if (r->kind != K_SPARSE) {
+            /* Replicated copies are refreshed in place; only a process without one needs it. */
+            if (r->scheme == XMPI_DISTRIBUTED || !*r->data) {
+                size_t bytes = rows * rowlen(r) * r->elsize;
+                if (!(f[0] = malloc(bytes ? bytes : 1))) *bad = s + 1;
+            }
+            continue;
+        }
+        long long nnz = 0;
+        for (int j = 0; j < p; j++) nnz += pl->rnnz[(size_t)j * ns + k];
+        pl->newnnz[k++] = nnz;
+        if (nnz > INT_MAX) {
+            *bad = s + 1;
+            return P_NNZ;
+        }
+        f[0] = malloc(sizeof(int) * (rows + 1));
+        f[1] = malloc(sizeof(int) * (size_t)(nnz ? nnz : 1));
+        f[2] = malloc(r->elsize * (size_t)(nnz ? nnz : 1));
+        if (!f[0] || !f[1] || !f[2]) *bad = s + 1;
+    }
+    return *bad ? P_NOMEM : P_NONE;
+}
+
+static void free_fresh(struct plan *pl)
+{
+    for (int i = 0; i < 3 * R.n; i++) {
+        free(pl->fresh[i]);
+        pl->fresh[i] = NULL;
+    }
+}
+
+static char dummy[16];   /* a send buffer for processes that send nothing */
+
+static int by_pos(const void *a, const void *b)
+{
+    const struct seg *x = a, *y = b;
+    return x->pos < y->pos ? -1 : x->pos > y->pos;
+}
+
+/* New row pointers: each sender's slice of its own row pointers arrived at pos[j]; make
+ * them offsets into the new column array, where sender j's nonzeros start at jstart[j]. */
+static void rebase(int *ia, int rows, const int *count, const int *pos, const int *jstart,
+                   int p, long long total)
+{
+    for (int j = 0; j < p; j++) {
+        if (count[j] <= 0) continue;
+        int first = ia[pos[j]];
+        for (int i = pos[j]; i < pos[j] + count[j]; i++) ia[i] = ia[i] - first + jstart[j];
+    }
+    ia[rows] = (int)total;
+}
+
+/* Where sender j's nonzeros start in the new column array: after those of the senders
+ * whose rows come first. `pos` and `count` are the senders' rows in the new block. */
+static void nnz_starts(const struct plan *pl, const int *count, const int *pos, int k,
+                       int *jstart)
+{
+    int p = pl->p, ns = pl->nsparse + 1, m = 0;
+    for (int j = 0; j < p; j++) {
+        jstart[j] = 0;
+        if (count[j] > 0) pl->segs[m++] = (struct seg){pos[j], j};
+    }
+    qsort(pl->segs, (size_t)m, sizeof *pl->segs, by_pos);
+    long long at = 0;
+    for (int t = 0; t < m; t++) {
+        jstart[pl->segs[t].peer] = (int)at;
+        at += pl->rnnz[(size_t)pl->segs[t].peer * ns + k];
+    }
+}
+
+static MPI_Datatype row_type(const struct reg *r, size_t len)
+{
+    MPI_Datatype t;
+    PMPI_Type_contiguous((int)len, r->type, &t);
+    PMPI_Type_commit(&t);
+    return t;
+}
+
+static void count_bytes(struct plan *pl, size_t unit)
+{
+    for (int j = 0; j < pl->p; j++) {
+        if (j == pl->me) continue;
+        R.stats.bytes_sent += (double)pl->sc[j] * (double)unit;
+        R.stats.bytes_recv += (double)pl->rc[j] * (double)unit;
+    }
+}
+
+static int move_dense(struct plan *pl, struct reg *r, void **f)
+{
+    int p = pl->p, me = pl->me, rc;
+    MPI_Datatype t = row_type(r, rowlen(r));
+    size_t unit = rowlen(r) * r->elsize;
+    if (r->scheme == XMPI_DISTRIBUTED) {
+        for (int j = 0; j < p; j++) {
+            int lo = 0;
+            pl->sc[j] = xmpi_part_overlap(pl->oc[me], pl->od[me], pl->nc[j], pl->nd[j], &lo);
+            pl->sd[j] = pl->sc[j] ? lo - pl->od[me] : 0;
+            pl->rc[j] = xmpi_part_overlap(pl->oc[j], pl->od[j], pl->nc[me], pl->nd[me], &lo);
+            pl->rd[j] = pl->rc[j] ? lo - pl->nd[me] : 0;
+        }
+        void *old = *r->data;
+        rc = PMPI_Alltoallv(old ? old : dummy, pl->sc, pl->sd, t, f[0], pl->rc, pl->rd, t,
+                            xmpi_rt.comm);
+        count_bytes(pl, unit);
+        free(old);
+        *r->data = f[0];
+        f[0] = NULL;
+    } else {
+        void *buf = f[0] ? f[0] : *r->data;
+        for (int j = 0; j < p; j++) {
+            pl->sc[j] = j == me ? 0 : pl->oc[me];
+            pl->rc[j] = j == me ? 0 : pl->oc[j];
+        }
+        count_bytes(pl, unit);
+        rc = PMPI_Allgatherv(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, buf, pl->oc, pl->od, t,
+                             xmpi_rt.comm);
+        if (f[0]) {
+            free(*r->data);
+            *r->data = f[0];
+            f[0] = NULL;
+        }
+    }
+    PMPI_Type_free(&t);
+    return rc == MPI_SUCCESS ? XMPI_SUCCESS : XMPI_ERR_MPI;
+}
+
+static int move_sparse(struct plan *pl, struct reg *r, void **f, int k, int *jstart)
+{
+    int p = pl->p, me = pl->me, ns = pl->nsparse + 1, rc = MPI_SUCCESS;
+    int *oldia = *r->data, *newia = f[0];
+    void *oldja = *r->ja, *olda = *r->a;
+    MPI_Datatype t = row_type(r, 1);
+    int rows;
+    if (r->scheme == XMPI_DISTRIBUTED) {
+        rows = pl->nc[me];
+        int *pos = pl->rd;
+        for (int j = 0; j < p; j++) {
+            int lo = 0;
+            pl->sc[j] = xmpi_part_overlap(pl->oc[me], pl->od[me], pl->nc[j], pl->nd[j], &lo);
+            pl->sd[j] = pl->sc[j] ? lo - pl->od[me] : 0;
+            pl->rc[j] = xmpi_part_overlap(pl->oc[j], pl->od[j], pl->nc[me], pl->nd[me], &lo);
+            pos[j] = pl->rc[j] ? lo - pl->nd[me] : 0;
+        }
+        nnz_starts(pl, pl->rc, pos, k, jstart);
+        count_bytes(pl, sizeof(int));
+        rc |= PMPI_Alltoallv(oldia ? (void *)oldia : dummy, pl->sc, pl->sd, MPI_INT, newia,
+                             pl->rc, pos, MPI_INT, xmpi_rt.comm);
+        rebase(newia, rows, pl->rc, pos, jstart, p, pl->newnnz[k]);
+        /* The nonzeros: counts per peer from the exchange, offsets from the old pointers. */
+        for (int j = 0; j < p; j++) {
+            int srows = pl->sc[j], sfirst = pl->sd[j];
+            pl->sd[j] = srows ? oldia[sfirst] : 0;
+            pl->sc[j] = (int)pl->snnz[(size_t)j * ns + k];
+            pl->rc[j] = (int)pl->rnnz[(size_t)j * ns + k];
+            pl->rd[j] = jstart[j];
+        }
+        count_bytes(pl, sizeof(int) + r->elsize);
+        rc |= PMPI_Alltoallv(oldja ? oldja : dummy, pl->sc, pl->sd, MPI_INT, f[1], pl->rc,
+                             pl->rd, MPI_INT, xmpi_rt.comm);
+        rc |= PMPI_Alltoallv(olda ? olda : dummy, pl->sc, pl->sd, t, f[2], pl->rc, pl->rd, t,
+                             xmpi_rt.comm);
+    } else {
+        rows = pl->N;
+        nnz_starts(pl, pl->oc, pl->od, k, jstart);
+        for (int j = 0; j < p; j++) {
+            pl->sc[j] = j == me ? 0 : pl->oc[me];
+            pl->rc[j] = j == me ? 0 : pl->oc[j];
+        }
+        count_bytes(pl, sizeof(int));
+        int mine = pl->oc[me], from = pl->od[me];
+        rc |= PMPI_Allgatherv(mine ? (void *)(oldia + from) : dummy, mine, MPI_INT, newia,
+                              pl->oc, pl->od, MPI_INT, xmpi_rt.comm);
+        rebase(newia, rows, pl->oc, pl->od, jstart, p, pl->newnnz[k]);
+        /* Each owner's nonzeros, as many as its rows hold, after those of earlier rows. */
+        int nnz = (int)pl->snnz[(size_t)me * ns + k], at = mine ? oldia[from] : 0;
+        for (int j = 0; j < p; j++) {
+            pl->rc[j] = (int)pl->rnnz[(size_t)j * ns + k];
+            pl->sc[j] = j == me ? 0 : nnz;
+        }
+        count_bytes(pl, sizeof(int) + r->elsize);
+        pl->rc[me] = nnz;
+        rc |= PMPI_Allgatherv(nnz ? (char *)oldja + sizeof(int) * (size_t)at : dummy, nnz,
+                              MPI_INT, f[1], pl->rc, jstart, MPI_INT, xmpi_rt.comm);
+        rc |= PMPI_Allgatherv(nnz ? (char *)olda + r->elsize * (size_t)at : dummy, nnz, t,
+                              f[2], pl->rc, jstart, t, xmpi_rt.comm);
+    }
+    PMPI_Type_free(&t);
+    free(oldia);
+    free(oldja);
+    free(olda);
+    *r->data = f[0];
+    *r->ja = f[1];
+    *r->a = f[2];
+    f[0] = f[1] = f[2] = NULL;
+    return rc == MPI_SUCCESS ? XMPI_SUCCESS : XMPI_ERR_MPI;
+}
+
+/* The collective move. joining: this process takes the rows nobody else's new block covers
+ * (XMPI_Get_data). leaving: the hand-off of XMPI_Remove (the new blocks are computed).
+ * Returns an XMPI code (the same on every process), or -1 when nothing is registered. */
+static int redistribute(int scount, int sdispl, int rcount, int rdispl, int joining,
+                        const int *leaving, int nleaving, long *iteration, const char *call)
+{
+    double t0 = PMPI_Wtime();
+    struct plan pl = {.p = xmpi_rt.size, .me = xmpi_rt.rank, .N = R.n ? R.r[0].size : 0};
+    for (int s = 0; s < R.n; s++) pl.nsparse += R.r[s].kind == K_SPARSE;
+    if (plan_alloc(&pl)) {
+        /* Bookkeeping of a few words per process is missing: the others would wait. */
+        fprintf(stderr, "xmpi: rank %d: out of memory in %s\n", xmpi_rt.rank, call);
+        PMPI_Abort(MPI_COMM_WORLD, 3);
+    }
+    struct desc mine = {scount, sdispl, rcount, rdispl, joining, R.n, fingerprint(),
+                        xmpi_monitor_iterations(), 0, 0};
+    for (int s = 0; s < R.n && !mine.bad; s++) {
+        int pr = local_problem(&R.r[s], scount, sdispl, 0);
+        if (pr) {
+            mine.bad = s + 1;
+            mine.problem = pr;
+        }
+    }
+    char why[768] = "";
+    int rc = XMPI_ERR_MPI;
+    if (PMPI_Allgather(&mine, DESC_LL, MPI_LONG_LONG, pl.d, DESC_LL, MPI_LONG_LONG,
+                       xmpi_rt.comm) == MPI_SUCCESS)
+        rc = judge(&pl, leaving, nleaving, why, sizeof why);
+    if (rc == XMPI_SUCCESS) {
+        /* Every new buffer exists on every process before any data moves. */
+        int bad = 0, problem = prepare(&pl, &bad);
+        int st[2] = {problem, bad}, *all = malloc(sizeof *all * 2 * (size_t)pl.p);
+        if (!all || PMPI_Allgather(st, 2, MPI_INT, all, 2, MPI_INT, xmpi_rt.comm)) {
+            fprintf(stderr, "xmpi: rank %d: %s could not agree on buffers\n", xmpi_rt.rank, call);
+            PMPI_Abort(MPI_COMM_WORLD, 3);
+        }
+        /* A bad argument explains a failed allocation elsewhere: report it first. */
+        for (int pass = 0; pass < 2 && rc == XMPI_SUCCESS; pass++) {
+            for (int i = 0; i < pl.p && rc == XMPI_SUCCESS; i++) {
+                int pr = all[2 * i], s = all[2 * i + 1] - 1;
+                if (!pr || (!pass && pr == P_NOMEM)) continue;
+                snprintf(why, sizeof why, "rank %d: structure %d (%s) %s", i, s,
+                         kind_name[R.r[s].kind], problem_text[pr]);
+                rc = pr == P_NOMEM ? XMPI_ERR_NOMEM : pr == P_MPI ? XMPI_ERR_MPI : XMPI_ERR_ARG;
+            }
+        }
+        free(all);
+        if (rc) free_fresh(&pl);
+    }
+    if (rc == XMPI_SUCCESS) {
+        int *jstart = malloc(sizeof *jstart * (size_t)pl.p);
+        if (!jstart) {
+            fprintf(stderr, "xmpi: rank %d: out of memory in %s\n", xmpi_rt.rank, call);
+            PMPI_Abort(MPI_COMM_WORLD, 3);
+        }
+        R.stats.bytes_sent = R.stats.bytes_recv = 0;
+        for (int s = 0, k = 0; s < R.n; s++) {
+            int m = R.r[s].kind == K_SPARSE
+                        ? move_sparse(&pl, &R.r[s], &pl.fresh[3 * s], k++, jstart)
+                        : move_dense(&pl, &R.r[s], &pl.fresh[3 * s]);
+            if (m) rc = m;
+        }
+        free(jstart);
+        if (set_part(pl.p, pl.N, pl.nc, pl.nd) && rc == XMPI_SUCCESS) rc = XMPI_ERR_NOMEM;
+        if (xmpi_rt.status == XMPI_NEWLY_SPAWNED) R.got_data = 1;
+        R.stats.moves++;
+        R.stats.seconds = PMPI_Wtime() - t0;
+        if (iteration) {
+            *iteration = 0;
+            for (int i = 0; i < pl.p; i++)
+                if (!pl.d[i].joining) {
+                    *iteration = (long)pl.d[i].iteration;
+                    break;
+                }
+        }
+        xmpi_note(2, "%s: moved %d structure(s) in %.3f s (rank 0 sent %.3g MB, received %.3g MB)",
+                  call, R.n, R.stats.seconds, R.stats.bytes_sent / 1e6, R.stats.bytes_recv / 1e6);
+    } else if ((rc > 0 || !leaving) && xmpi_rt.rank == 0) {
+        xmpi_note(0, "%s: %s", call, why);
+    }
+    plan_free(&pl);
+    return rc;
+}
+
+static int usable(void)
+{
+    int rc = xmpi_runtime_ready();
+    if (rc) return rc;
+    return xmpi_rt.status == XMPI_REMOVED ? XMPI_ERR_STATE : XMPI_SUCCESS;
+}
+
+int XMPI_Redistribute_data(int scount, int sdispl, int rcount, int rdispl)
+{
+    int rc = usable();
+    if (rc) return rc;
+    rc = redistribute(scount, sdispl, rcount, rdispl, 0, NULL, 0, NULL, "XMPI_Redistribute_data");
+    return rc < 0 ? XMPI_ERR_STATE : rc;
+}
+
+int XMPI_Get_data(int *it)
+{
+    int rc = usable();
+    if (rc) return rc;
+    if (xmpi_rt.status != XMPI_NEWLY_SPAWNED || R.got_data) return XMPI_ERR_STATE;
+    long resume = 0;
+    rc = redistribute(0, 0, 0, 0, 1, NULL, 0, &resume, "XMPI_Get_data");
+    if (rc < 0) return XMPI_ERR_STATE;
+    if (rc == XMPI_SUCCESS && it) *it = (int)resume;
+    return rc;
+}
+
+int xmpi_registry_handoff(const int *leaving, int n)
+{
+    int me = xmpi_rt.rank, sc = 0, sd = 0;
+    if (R.have_part && me < R.part_n && R.n > 0 && R.part_size == R.r[0].size) {
+        sc = R.count[me];
+        sd = R.displ[me];
+    }
+    int rc = redistribute(sc, sd, 0, 0, 0, leaving, n, NULL, "XMPI_Remove");
+    return rc < 0 ? XMPI_SUCCESS : rc;
+}
+
+void xmpi_registry_after_remove(const int *leaving, int n)
+{
+    if (!R.have_part) return;
+    int k = 0;
+    for (int i = 0; i < R.part_n; i++) {
+        int gone = 0;
+        for (int j = 0; j < n; j++) gone |= leaving[j] == i;
+        if (gone) continue;
+        R.count[k] = R.count[i];
+        R.displ[k] = R.displ[i];
+        k++;
+    }
+    R.part_n = k;
+}
+
+const struct xmpi_redist_stats *xmpi_registry_stats(void)
+{
+    return &R.stats;
+}
+
+void xmpi_registry_free(void)
+{
+    free(R.r);
+    free(R.count);
+    memset(&R, 0, sizeof R);
+}

@@ -1,0 +1,25 @@
+/* Registered distributed structures and their partition: registration, the current
+ * blocks, and the collective move from one partition to another (FLEX-MPI Algorithm 4). */
+#ifndef XMPI_REGISTRY_H
+#define XMPI_REGISTRY_H
+
+/* Inside XMPI_Remove, collective over the old XMPI_COMM_WORLD once the leaving ranks are
+ * known: they hand their rows to the others. XMPI_SUCCESS when done or when nothing is
+ * registered anywhere; otherwise the same error code on every process, nothing moved. */
+int xmpi_registry_handoff(const int *leaving, int n);
+/* After the shrink: the partition loses the leaving ranks' (empty) blocks. */
+void xmpi_registry_after_remove(const int *leaving, int n);
+
+/* What the last move cost this process (for the prediction model). */
+struct xmpi_redist_stats {
+    long moves;          /* completed redistributions */
+    double seconds;      /* wall time of the last one on this process */
+    double bytes_sent;   /* bytes this process sent to other processes in the last one */
+    double bytes_recv;   /* bytes it received from other processes */
+};
+const struct xmpi_redist_stats *xmpi_registry_stats(void);
+
+/* Forgets every registration (inside MPI_Finalize; the buffers stay the program's). */
+void xmpi_registry_free(void);
+
+#endif
