@@ -13,5 +13,6 @@ Suite *resources_suite(void);
 Suite *scheduler_suite(void);
 Suite *rms_suite(void);
 Suite *emulate_suite(void);
+Suite *hockney_suite(void);
 
 #endif
