@@ -14,5 +14,6 @@ Suite *scheduler_suite(void);
 Suite *rms_suite(void);
 Suite *emulate_suite(void);
 Suite *hockney_suite(void);
+Suite *calibration_suite(void);
 
 #endif
