@@ -15,5 +15,6 @@ Suite *rms_suite(void);
 Suite *emulate_suite(void);
 Suite *hockney_suite(void);
 Suite *calibration_suite(void);
+Suite *predict_suite(void);
 
 #endif
