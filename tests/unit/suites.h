@@ -14,5 +14,8 @@ Suite *scheduler_suite(void);
 Suite *rms_suite(void);
 Suite *emulate_suite(void);
 Suite *partition_suite(void);
+Suite *hockney_suite(void);
+Suite *calibration_suite(void);
+Suite *predict_suite(void);
 
 #endif

@@ -1,0 +1,317 @@
+/* Calibration defaults (measured on the project's machine), the parser of the calibration
+ * file with line-numbered messages, and its writer. No MPI here. */
+#include "calibration.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../libxmpi/textfile.h"
+
+/* Where the defaults come from (2-core VM, Debian 12, Open MPI 4.1.4, both ranks on one
+ * host, so "network" means shared memory):
+ * - alpha: half the round trip of a 0- and an 8-byte MPI_Send/MPI_Recv ping-pong,
+ *   0.40-0.56 us over three runs of 20000 round trips (mpirun -np 2).
+ * - beta: the same ping-pong at 8-64 MiB, 2.3-3.0 GB/s, i.e. 3.3-4.3e-10 s/byte. Messages
+ *   that stay in cache (256 KiB - 4 MiB) run at 3.8-5.2 GB/s (about 2.2e-10 s/byte); the
+ *   out-of-cache figure is kept because redistributions move megabytes, and it agrees
+ *   with the 67 MB MPI_Alltoallv of ARCHITECTURE.md (about 35 ms: 5e-10 s/byte). Lambda
+ *   corrects the program's own messages at run time.
+ * - gamma: MPI_Reduce_local(MPI_SUM) over 2 Mi doubles, 2.2-2.8e-10 s/byte.
+ * - spawn_single: XMPI_Spawn of one process, 320 ms (README, make bench-spawn; 0.2-0.35 s
+ *   per process over k = 1..4 and the raw MPI calls).
+ * - spawn_group: 0.38 of single, the measured ratio of a group spawn of 4 (131 ms per
+ *   process) to single spawns (347 ms): 0.38 x 0.32 s.
+ * - remove: 6-16 ms per process measured by make bench-spawn; 10 ms. */
+
+struct key {
+    const char *name;
+    unsigned bit;
+    double max;
+    const char *unit;
+};
+
+static const struct key keys[] = {
+    {"alpha", XMPI_CAL_ALPHA, 1, "seconds"},
+    {"beta", XMPI_CAL_BETA, 1e-3, "seconds per byte"},
+    {"gamma", XMPI_CAL_GAMMA, 1e-3, "seconds per byte"},
+    {"spawn_single", XMPI_CAL_SPAWN_SINGLE, 3600, "seconds per process"},
+    {"spawn_group", XMPI_CAL_SPAWN_GROUP, 3600, "seconds per process"},
+    {"remove", XMPI_CAL_REMOVE, 3600, "seconds per process"},
+};
+#define NKEYS ((int)(sizeof keys / sizeof keys[0]))
+
+#define ACCEPTED                                                                        \
+    "alpha, beta, gamma, spawn_single, spawn_group, remove, power, or a benchmark line " \
+    "'spawn|remove|raw MODE K SECONDS_PER_PROCESS'"
+
+static double *field_of(struct xmpi_calibration *c, unsigned bit)
+{
+    switch (bit) {
+    case XMPI_CAL_ALPHA: return &c->net.alpha;
+    case XMPI_CAL_BETA: return &c->net.beta;
+    case XMPI_CAL_GAMMA: return &c->net.gamma;
+    case XMPI_CAL_SPAWN_SINGLE: return &c->spawn_single;
+    case XMPI_CAL_SPAWN_GROUP: return &c->spawn_group;
+    default: return &c->remove;
+    }
+}
+
+void xmpi_calibration_defaults(struct xmpi_calibration *c)
+{
+    memset(c, 0, sizeof *c);
+    c->net.alpha = XMPI_CAL_DEFAULT_ALPHA;
+    c->net.beta = XMPI_CAL_DEFAULT_BETA;
+    c->net.gamma = XMPI_CAL_DEFAULT_GAMMA;
+    c->spawn_single = XMPI_CAL_DEFAULT_SPAWN_SINGLE;
+    c->spawn_group = XMPI_CAL_DEFAULT_SPAWN_GROUP;
+    c->remove = XMPI_CAL_DEFAULT_REMOVE;
+}
+
+/* A decimal number, as people write them in a file: [+-]digits[.digits][e[+-]digits].
+ * strtod alone would also take "inf", "nan", hex and leading blanks. */
+static int parse_number(const char *s, double *out)
+{
+    const char *p = s;
+    if (*p == '+' || *p == '-') p++;
+    int digits = 0;
+    while (isdigit((unsigned char)*p)) p++, digits++;
+    if (*p == '.') {
+        p++;
+        while (isdigit((unsigned char)*p)) p++, digits++;
+    }
+    if (!digits) return -1;
+    if (*p == 'e' || *p == 'E') {
+        p++;
+        if (*p == '+' || *p == '-') p++;
+        if (!isdigit((unsigned char)*p)) return -1;
+        while (isdigit((unsigned char)*p)) p++;
+    }
+    if (*p) return -1;
+    errno = 0;
+    double v = strtod(s, NULL);
+    if (errno == ERANGE || !isfinite(v)) return -1;
+    *out = v;
+    return 0;
+}
+
+/* Fields without splitting: the first word decides how many there must be. */
+static int count_fields(const char *line, char *first, size_t firstlen)
+{
+    int n = 0;
+    for (const char *p = line;;) {
+        while (*p && isspace((unsigned char)*p)) p++;
+        if (!*p) break;
+        const char *w = p;
+        while (*p && !isspace((unsigned char)*p)) p++;
+        if (n++ == 0) snprintf(first, firstlen, "%.*s", (int)(p - w), w);
+    }
+    return n;
+}
+
+struct bench {
+    double sum[3];   /* spawn single, spawn group, remove */
+    int n[3];
+};
+
+static int parse_bench(const struct xmpi_text_lines *r, char **tok, struct bench *b, char *err,
+                       size_t errlen)
+{
+    int group;
+    if (!strcmp(tok[1], "single")) group = 0;
+    else if (!strcmp(tok[1], "group")) group = 1;
+    else return xmpi_text_field_error(r, err, errlen, "MODE", tok[1], "single or group");
+    long k;
+    if (xmpi_text_parse_long(tok[2], 1, 1000000, &k))
+        return xmpi_text_field_error(r, err, errlen, "K", tok[2],
+                                     "a whole number of processes from 1 to 1000000");
+    double v;
+    if (parse_number(tok[3], &v) || v < 0 || v > 3600)
+        return xmpi_text_field_error(r, err, errlen, "SECONDS_PER_PROCESS", tok[3],
+                                     "a number of seconds per process from 0 to 3600");
+    int slot = !strcmp(tok[0], "spawn") ? group : !strcmp(tok[0], "remove") ? 2 : -1;
+    if (slot >= 0) {
+        b->sum[slot] += v;
+        b->n[slot]++;
+    }
+    return 0;
+}
+
+static int parse_power(const struct xmpi_text_lines *r, char **tok, struct xmpi_calibration *c,
+                       long *power_line, char *err, size_t errlen)
+{
+    if (!xmpi_text_name_ok(tok[1]))
+        return xmpi_text_field_error(r, err, errlen, "CLASS", tok[1],
+                                     "a class name of 1 to %d letters, digits, '.', '_', '-'",
+                                     XMPI_NAME_MAX - 1);
+    for (int i = 0; i < c->nclasses; i++)
+        if (!strcmp(c->cls[i].name, tok[1]))
+            return xmpi_text_line_error(r, err, errlen,
+                                        "power of class %s given again; first given on line %ld",
+                                        tok[1], power_line[i]);
+    double v;
+    if (parse_number(tok[2], &v) || !(v > 0))
+        return xmpi_text_field_error(r, err, errlen, "WORK_PER_S", tok[2],
+                                     "a positive number of work units per second");
+    if (c->nclasses == XMPI_CAL_CLASSES_MAX)
+        return xmpi_text_line_error(r, err, errlen,
+                                    "more than %d power lines are not accepted; expected one "
+                                    "per node class",
+                                    XMPI_CAL_CLASSES_MAX);
+    snprintf(c->cls[c->nclasses].name, sizeof c->cls[0].name, "%s", tok[1]);
+    c->cls[c->nclasses].power = v;
+    power_line[c->nclasses++] = r->lineno;
+    return 0;
+}
+
+static int parse_line(const struct xmpi_text_lines *r, char *line, struct xmpi_calibration *c,
+                      long *key_line, long *power_line, struct bench *b, char *err,
+                      size_t errlen)
+{
+    char first[32];
+    int nf = count_fields(line, first, sizeof first);
+    char *tok[4];
+    if (!strcmp(first, "power")) {
+        static const char *const names[] = {"power", "CLASS", "WORK_PER_S"};
+        if (xmpi_text_fields(r, line, tok, 3, names, "power CLASS WORK_PER_S", err, errlen))
+            return -1;
+        return parse_power(r, tok, c, power_line, err, errlen);
+    }
+    int bench = !strcmp(first, "spawn") || !strcmp(first, "raw") ||
+                (!strcmp(first, "remove") && nf > 2);
+    if (bench) {
+        static const char *const names[] = {"KIND", "MODE", "K", "SECONDS_PER_PROCESS"};
+        if (xmpi_text_fields(r, line, tok, 4, names, "spawn|remove|raw MODE K SECONDS_PER_PROCESS",
+                             err, errlen))
+            return -1;
+        return parse_bench(r, tok, b, err, errlen);
+    }
+    for (int i = 0; i < NKEYS; i++) {
+        if (strcmp(first, keys[i].name)) continue;
+        char synopsis[48];
+        snprintf(synopsis, sizeof synopsis, "%s VALUE", keys[i].name);
+        static const char *const names[] = {"KEY", "VALUE"};
+        if (xmpi_text_fields(r, line, tok, 2, names, synopsis, err, errlen)) return -1;
+        if (key_line[i])
+            return xmpi_text_line_error(r, err, errlen,
+                                        "key %s given again; first given on line %ld",
+                                        keys[i].name, key_line[i]);
+        double v;
+        if (parse_number(tok[1], &v) || v < 0 || v > keys[i].max)
+            return xmpi_text_field_error(r, err, errlen, keys[i].name, tok[1],
+                                         "a number of %s from 0 to %g", keys[i].unit,
+                                         keys[i].max);
+        *field_of(c, keys[i].bit) = v;
+        key_line[i] = r->lineno;
+        return 0;
+    }
+    char shown[XMPI_TEXT_ECHO_SIZE];
+    return xmpi_text_line_error(r, err, errlen, "unknown key '%s'; expected one of " ACCEPTED,
+                                xmpi_text_echo(shown, first));
+}
+
+int xmpi_calibration_parse(struct xmpi_calibration *c, FILE *f, const char *fname,
+                           unsigned *defaulted, char *err, size_t errlen)
+{
+    if (!c || !f) return xmpi_text_error(err, errlen, "calibration: no file to read");
+    struct xmpi_calibration tmp;
+    xmpi_calibration_defaults(&tmp);
+    long key_line[NKEYS] = {0}, power_line[XMPI_CAL_CLASSES_MAX] = {0};
+    struct bench b = {{0, 0, 0}, {0, 0, 0}};
+    struct xmpi_text_lines r;
+    xmpi_text_lines_init(&r, f, fname ? fname : "calibration");
+    char *line;
+    int rc, failed = 0;
+    while ((rc = xmpi_text_next(&r, &line)) == 1) {
+        if (parse_line(&r, line, &tmp, key_line, power_line, &b, err, errlen)) {
+            failed = 1;
+            break;
+        }
+    }
+    if (!failed && rc < 0) {
+        xmpi_text_lines_failed(&r, err, errlen);
+        failed = 1;
+    }
+    xmpi_text_lines_free(&r);
+    if (failed) return -1;
+
+    /* Benchmark lines fill what no key line set. */
+    static const unsigned bench_bits[3] = {XMPI_CAL_SPAWN_SINGLE, XMPI_CAL_SPAWN_GROUP,
+                                           XMPI_CAL_REMOVE};
+    unsigned def = 0;
+    for (int i = 0; i < NKEYS; i++) {
+        if (key_line[i]) continue;
+        int from_bench = 0;
+        for (int j = 0; j < 3; j++) {
+            if (keys[i].bit == bench_bits[j] && b.n[j]) {
+                *field_of(&tmp, keys[i].bit) = b.sum[j] / b.n[j];
+                from_bench = 1;
+            }
+        }
+        if (!from_bench) def |= keys[i].bit;
+    }
+    *c = tmp;
+    if (defaulted) *defaulted = def;
+    return 0;
+}
+
+int xmpi_calibration_load(struct xmpi_calibration *c, const char *path, unsigned *defaulted,
+                          char *err, size_t errlen)
+{
+    if (!path) return xmpi_text_error(err, errlen, "calibration: no file name");
+    FILE *f = fopen(path, "r");
+    if (!f) return xmpi_text_error(err, errlen, "%s: cannot open: %s", path, strerror(errno));
+    int rc = xmpi_calibration_parse(c, f, path, defaulted, err, errlen);
+    fclose(f);
+    return rc;
+}
+
+/* Shortest of %.15g and %.17g that reads back as v, so files stay readable. */
+static const char *num(char buf[32], double v)
+{
+    snprintf(buf, 32, "%.15g", v);
+    if (strtod(buf, NULL) != v) snprintf(buf, 32, "%.17g", v);
+    return buf;
+}
+
+int xmpi_calibration_write(const struct xmpi_calibration *c, FILE *f)
+{
+    if (!c || !f) return -1;
+    char b[32];
+    fprintf(f, "# libxmpi calibration (models/calibration.h describes the format)\n");
+    fprintf(f, "alpha %s   # seconds per message\n", num(b, c->net.alpha));
+    fprintf(f, "beta %s   # seconds per byte\n", num(b, c->net.beta));
+    fprintf(f, "gamma %s   # seconds per byte reduced\n", num(b, c->net.gamma));
+    fprintf(f, "spawn_single %s   # seconds per process, one spawn each\n",
+            num(b, c->spawn_single));
+    fprintf(f, "spawn_group %s   # seconds per process, spawned together\n",
+            num(b, c->spawn_group));
+    fprintf(f, "remove %s   # seconds per process\n", num(b, c->remove));
+    for (int i = 0; i < c->nclasses; i++)
+        fprintf(f, "power %s %s   # work per second of one process\n", c->cls[i].name,
+                num(b, c->cls[i].power));
+    return ferror(f) ? -1 : 0;
+}
+
+void xmpi_calibration_defaulted_names(unsigned defaulted, char *buf, size_t len)
+{
+    if (!buf || !len) return;
+    buf[0] = '\0';
+    size_t used = 0;
+    for (int i = 0; i < NKEYS; i++) {
+        if (!(defaulted & keys[i].bit)) continue;
+        int w = snprintf(buf + used, len - used, "%s%s", used ? ", " : "", keys[i].name);
+        if (w < 0 || (size_t)w >= len - used) return;
+        used += (size_t)w;
+    }
+}
+
+double xmpi_calibration_power(const struct xmpi_calibration *c, const char *name)
+{
+    if (!c || !name) return 0;
+    for (int i = 0; i < c->nclasses; i++)
+        if (!strcmp(c->cls[i].name, name)) return c->cls[i].power;
+    return 0;
+}

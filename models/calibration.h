@@ -1,0 +1,87 @@
+/* The model's calibration: network (alpha, beta, gamma), spawn and remove costs per
+ * process, measured power per node class; its text file, parser and writer. No MPI here. */
+#ifndef XMPI_MODELS_CALIBRATION_H
+#define XMPI_MODELS_CALIBRATION_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#include "../libxmpi/resources.h"
+#include "hockney.h"
+
+/* File format, one setting per line, '#' starts a comment, blank lines are skipped:
+ *
+ *   alpha SECONDS            latency of one message                  0 .. 1
+ *   beta SECONDS             transfer time per byte                  0 .. 1e-3
+ *   gamma SECONDS            reduction time per byte                 0 .. 1e-3
+ *   spawn_single SECONDS     spawn cost per process, one per spawn   0 .. 3600
+ *   spawn_group SECONDS      spawn cost per process, one group       0 .. 3600
+ *   remove SECONDS           remove cost per process                 0 .. 3600
+ *   power CLASS WORK_PER_S   work per second of one process of CLASS, > 0 (at most
+ *                            XMPI_CAL_CLASSES_MAX classes, each once)
+ *
+ * and the lines xmpi-spawnbench writes, so that its output is a calibration file as is:
+ *
+ *   spawn|remove|raw MODE K SECONDS_PER_PROCESS      (MODE single or group, K >= 1)
+ *
+ * spawn_MODE is then the mean over that mode's spawn lines, remove the mean over all
+ * remove lines, and raw lines (plain MPI, for comparison) are read and not used. A key
+ * line wins over benchmark lines. Each key appears at most once. Numbers are decimal,
+ * with an optional fraction and exponent. */
+
+#define XMPI_CAL_CLASSES_MAX 64
+
+/* The defaults, measured on the project's machine (2-core VM, Open MPI 4.1.4, shared
+ * memory): see calibration.c for how. */
+#define XMPI_CAL_DEFAULT_ALPHA 5.0e-7
+#define XMPI_CAL_DEFAULT_BETA 3.7e-10
+#define XMPI_CAL_DEFAULT_GAMMA 2.6e-10
+#define XMPI_CAL_DEFAULT_SPAWN_SINGLE 0.32
+#define XMPI_CAL_DEFAULT_SPAWN_GROUP 0.12
+#define XMPI_CAL_DEFAULT_REMOVE 0.010
+
+/* Bits of the keys a parse left at their default. */
+enum {
+    XMPI_CAL_ALPHA = 1 << 0,
+    XMPI_CAL_BETA = 1 << 1,
+    XMPI_CAL_GAMMA = 1 << 2,
+    XMPI_CAL_SPAWN_SINGLE = 1 << 3,
+    XMPI_CAL_SPAWN_GROUP = 1 << 4,
+    XMPI_CAL_REMOVE = 1 << 5,
+    XMPI_CAL_ALL = (1 << 6) - 1,
+};
+
+struct xmpi_cal_class {
+    char name[XMPI_NAME_MAX];
+    double power;   /* work units per second of one process */
+};
+
+struct xmpi_calibration {
+    struct xmpi_hockney net;
+    double spawn_single;   /* seconds per process, one MPI_Comm_spawn each */
+    double spawn_group;    /* seconds per process, all in one MPI_Comm_spawn */
+    double remove;         /* seconds per process */
+    int nclasses;
+    struct xmpi_cal_class cls[XMPI_CAL_CLASSES_MAX];
+};
+
+void xmpi_calibration_defaults(struct xmpi_calibration *c);
+
+/* Reads a calibration file. Keys missing from it keep their defaults and are flagged in
+ * *defaulted (may be NULL). On error returns -1 with "FILE:LINE: ..." in err and leaves *c
+ * unchanged; 0 on success. */
+int xmpi_calibration_parse(struct xmpi_calibration *c, FILE *f, const char *fname,
+                           unsigned *defaulted, char *err, size_t errlen);
+/* Opens and parses `path`. */
+int xmpi_calibration_load(struct xmpi_calibration *c, const char *path, unsigned *defaulted,
+                          char *err, size_t errlen);
+/* Writes every key and power line, with comments, in a form the parser reads back to the
+ * same values. 0, or -1 on a write error. */
+int xmpi_calibration_write(const struct xmpi_calibration *c, FILE *f);
+
+/* "alpha, remove": the key names of the bits in `defaulted`, "" for none. */
+void xmpi_calibration_defaulted_names(unsigned defaulted, char *buf, size_t len);
+/* The power listed for class `name`, or 0. */
+double xmpi_calibration_power(const struct xmpi_calibration *c, const char *name);
+
+#endif

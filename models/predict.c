@@ -1,0 +1,572 @@
+/* The computational prediction model: work extrapolation or profile, class powers,
+ * communication replay with the lambda correction, reconfiguration and redistribution
+ * costs, and the entry point that adds them up (Eq. 5.2). Pure functions. */
+#include "predict.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../libxmpi/textfile.h"
+
+void xmpi_model_init(struct xmpi_model *m, const struct xmpi_calibration *cal, int spawn_group)
+{
+    memset(m, 0, sizeof *m);
+    if (cal) m->cal = *cal;
+    else xmpi_calibration_defaults(&m->cal);
+    m->spawn_group = spawn_group != 0;
+}
+
+int xmpi_model_add_class(struct xmpi_model *m, const char *name, double speed)
+{
+    if (!m || !name || !xmpi_text_name_ok(name) || !isfinite(speed) || speed < 0 ||
+        m->nclasses >= XMPI_MODEL_CLASSES_MAX)
+        return XMPI_MODEL_EARG;
+    for (int i = 0; i < m->nclasses; i++)
+        if (!strcmp(m->cls[i].name, name)) return XMPI_MODEL_EARG;
+    struct xmpi_model_class *c = &m->cls[m->nclasses];
+    snprintf(c->name, sizeof c->name, "%s", name);
+    c->speed = speed;
+    c->power = xmpi_calibration_power(&m->cal, name);
+    return m->nclasses++;
+}
+
+int xmpi_model_set_profile(struct xmpi_model *m, const double *work_per_iter, int n)
+{
+    if (!m || n < 0 || (n > 0 && !work_per_iter)) return XMPI_MODEL_EARG;
+    for (int i = 0; i < n; i++)
+        if (!isfinite(work_per_iter[i]) || work_per_iter[i] < 0) return XMPI_MODEL_EARG;
+    m->profile = n ? work_per_iter : NULL;
+    m->nprofile = n;
+    return XMPI_MODEL_OK;
+}
+
+static void history_push(struct xmpi_model *m, double index, double work)
+{
+    /* An interval seen again replaces its point; an older index means a new run. */
+    if (m->nhist && m->hist_index[m->nhist - 1] == index) {
+        m->hist_work[m->nhist - 1] = work;
+        return;
+    }
+    if (m->nhist && m->hist_index[m->nhist - 1] > index) m->nhist = 0;
+    if (m->nhist == XMPI_MODEL_HISTORY) {
+        memmove(m->hist_index, m->hist_index + 1, (XMPI_MODEL_HISTORY - 1) * sizeof(double));
+        memmove(m->hist_work, m->hist_work + 1, (XMPI_MODEL_HISTORY - 1) * sizeof(double));
+        m->nhist--;
+    }
+    m->hist_index[m->nhist] = index;
+    m->hist_work[m->nhist] = work;
+    m->nhist++;
+}
+
+int xmpi_model_observe(struct xmpi_model *m, const struct xmpi_interval *s,
+                       const int *rank_class)
+{
+    if (!m || !s || s->nprocs < 1 || !(s->iterations > 0) || !isfinite(s->work_sum) ||
+        s->work_sum < 0)
+        return XMPI_MODEL_EARG;
+    if (rank_class)
+        for (int r = 0; r < s->nprocs; r++)
+            if (rank_class[r] < 0 || rank_class[r] >= m->nclasses) return XMPI_MODEL_EARG;
+    history_push(m, s->index, s->work_sum / s->iterations);
+    if (!rank_class || !s->ranks) return XMPI_MODEL_OK;
+
+    /* A class's power is that of its processes in the last interval only: speeds change
+     * (shared nodes, emulated quotas), and the next interval resembles the last one. The
+     * compute time excludes the time in MPI, which includes waiting for slower ranks. */
+    double sum[XMPI_MODEL_CLASSES_MAX] = {0};
+    int n[XMPI_MODEL_CLASSES_MAX] = {0};
+    for (int r = 0; r < s->nprocs; r++) {
+        const struct xmpi_rank_record *x = &s->ranks[r];
+        double busy = x->t_real - x->comm_time;
+        if (!(busy > 0) || !(x->work > 0)) continue;
+        sum[rank_class[r]] += x->work / busy;
+        n[rank_class[r]]++;
+    }
+    for (int c = 0; c < m->nclasses; c++)
+        if (n[c]) m->cls[c].power = sum[c] / n[c];
+    return XMPI_MODEL_OK;
+}
+
+double xmpi_interval_comm_time(const struct xmpi_interval *s)
+{
+    if (!s || s->nprocs < 1) return 0;
+    double t = 0;
+    for (int i = 0; i < XMPI_OP_COUNT; i++) t += s->op[i].time;
+    return t / s->nprocs;
+}
+
+/* Operations whose per-rank bytes are a share of a fixed whole (a distributed array
+ * gathered, scattered or transposed): on q' processes each rank's share is q/q' of
+ * today's. The others (point-to-point halos, broadcast and reduced buffers) keep their
+ * size whatever the number of processes. */
+static int is_share(int op)
+{
+    switch (op) {
+    case XMPI_OP_GATHER:
+    case XMPI_OP_GATHERV:
+    case XMPI_OP_SCATTER:
+    case XMPI_OP_SCATTERV:
+    case XMPI_OP_ALLGATHER:
+    case XMPI_OP_ALLGATHERV:
+    case XMPI_OP_ALLTOALL:
+    case XMPI_OP_ALLTOALLV: return 1;
+    }
+    return 0;
+}
+
+/* The interval's op[] is summed over ranks: calls / nprocs is what one rank calls, bytes /
+ * calls the mean message and procs / calls the mean communicator size. Each rank keeps
+ * its number of calls on p processes (one per collective, the same halo neighbours), and a
+ * communicator keeps its share of the world (q' = q p / nprocs: the world stays the world,
+ * a half stays a half). */
+int xmpi_predict_comm(const struct xmpi_interval *s, const struct xmpi_hockney *h, int p,
+                      double *t)
+{
+    if (!s || !h || !t || p < 1 || s->nprocs < 1) return XMPI_MODEL_EARG;
+    double sum = 0;
+    for (int op = 0; op < XMPI_OP_COUNT; op++) {
+        const struct xmpi_opstat *o = &s->op[op];
+        if (!(o->calls > 0)) continue;
+        double per_rank = o->calls / s->nprocs, n = o->bytes / o->calls;
+        double q = o->procs / o->calls;
+        int q2 = 2;   /* point to point: the communicator does not matter */
+        if (op >= XMPI_OP_BARRIER) {
+            double scaled = q * p / s->nprocs;
+            q2 = scaled < 1 ? 1 : scaled > 1e9 ? 1000000000 : (int)lround(scaled);
+            if (is_share(op) && q >= 1) n = n * q / q2;
+        }
+        double c;
+        if (xmpi_hockney_op(h, op, n, q2, &c)) return XMPI_MODEL_EARG;
+        sum += per_rank * c;
+    }
+    *t = sum;
+    return XMPI_MODEL_OK;
+}
+
+/* The thesis defines lambda = estimated / measured for the last interval (Eq. 5.4) and
+ * then writes T_est * lambda (Eq. 5.5). Multiplying goes the wrong way: a model that
+ * overestimates by 2 gets lambda = 2 and its next estimate doubled again. Dividing makes
+ * a model that is right up to a constant factor reproduce the measured time exactly for
+ * the last configuration (T_est / lambda = T_est * measured / estimated), and carries the
+ * same factor to the others. lambda keeps the thesis's definition so that traces compare. */
+double xmpi_predict_lambda(double estimated, double measured)
+{
+    if (!(estimated > 0) || !(measured > 0) || !isfinite(estimated) || !isfinite(measured))
+        return 1;
+    return estimated / measured;
+}
+
+/* K = 4 intervals for the line: one noisy interval moves the fit by a fraction instead
+ * of the whole error, while a change of trend (a new phase, a different partition) is
+ * followed within four intervals; with one interval the work stays as it was. */
+static double extrapolate(const struct xmpi_model *m, double next)
+{
+    int n = m->nhist;
+    if (n == 1) return m->hist_work[0];
+    double xm = 0, ym = 0;
+    for (int i = 0; i < n; i++) xm += m->hist_index[i], ym += m->hist_work[i];
+    xm /= n;
+    ym /= n;
+    double sxx = 0, sxy = 0;
+    for (int i = 0; i < n; i++) {
+        sxx += (m->hist_index[i] - xm) * (m->hist_index[i] - xm);
+        sxy += (m->hist_index[i] - xm) * (m->hist_work[i] - ym);
+    }
+    double w = sxx > 0 ? ym + sxy / sxx * (next - xm) : ym;
+    return w > 0 ? w : 0;   /* a falling trend cannot predict negative work */
+}
+
+int xmpi_predict_work(const struct xmpi_model *m, int next, double *work_per_iter)
+{
+    if (!m || !work_per_iter || next < 1) return XMPI_MODEL_EARG;
+    if (m->nhist == 0) return XMPI_MODEL_ENODATA;
+    int last = (int)m->hist_index[m->nhist - 1];
+    if (m->profile && next <= m->nprofile) {
+        /* The profile gives the shape, the last interval the scale: this run's input or
+         * machine may do more or less work than the profiled one at the same point. */
+        double corr = 1;
+        if (last >= 1 && last <= m->nprofile && m->profile[last - 1] > 0)
+            corr = m->hist_work[m->nhist - 1] / m->profile[last - 1];
+        *work_per_iter = m->profile[next - 1] * corr;
+        return XMPI_MODEL_OK;
+    }
+    *work_per_iter = extrapolate(m, next);
+    return XMPI_MODEL_OK;
+}
+
+int xmpi_predict_class_power(const struct xmpi_model *m, int c, double *power)
+{
+    if (!m || !power || c < 0 || c >= m->nclasses) return XMPI_MODEL_EARG;
+    if (m->cls[c].power > 0) {
+        *power = m->cls[c].power;
+        return XMPI_MODEL_OK;
+    }
+    double sum = 0, per_speed = 0;
+    int n = 0, nspeed = 0;
+    for (int i = 0; i < m->nclasses; i++) {
+        if (!(m->cls[i].power > 0)) continue;
+        sum += m->cls[i].power;
+        n++;
+        if (m->cls[i].speed > 0) {
+            per_speed += m->cls[i].power / m->cls[i].speed;
+            nspeed++;
+        }
+    }
+    if (!n) return XMPI_MODEL_ENODATA;
+    *power = m->cls[c].speed > 0 && nspeed ? m->cls[c].speed * per_speed / nspeed : sum / n;
+    return XMPI_MODEL_OK;
+}
+
+static int counts_ok(const struct xmpi_model *m, const int *counts, int *total)
+{
+    if (!counts) return 0;
+    long t = 0;
+    for (int c = 0; c < m->nclasses; c++) {
+        if (counts[c] < 0) return 0;
+        t += counts[c];
+    }
+    if (t > 1000000000L) return 0;
+    *total = (int)t;
+    return 1;
+}
+
+int xmpi_predict_comp(const struct xmpi_model *m, double work, const int *counts, double *t)
+{
+    int total;
+    if (!m || !t || !isfinite(work) || work < 0 || !counts_ok(m, counts, &total) || total < 1)
+        return XMPI_MODEL_EARG;
+    double sum = 0;
+    for (int c = 0; c < m->nclasses; c++) {
+        if (!counts[c]) continue;
+        double pw;
+        int rc = xmpi_predict_class_power(m, c, &pw);
+        if (rc) return rc;
+        sum += counts[c] * pw;
+    }
+    *t = work / sum;
+    return XMPI_MODEL_OK;
+}
+
+int xmpi_predict_reconfig(const struct xmpi_model *m, const int *current, const int *candidate,
+                          struct xmpi_reconfig *out)
+{
+    int a, b;
+    if (!m || !out || !counts_ok(m, current, &a) || !counts_ok(m, candidate, &b))
+        return XMPI_MODEL_EARG;
+    int ns = 0, nr = 0;
+    for (int c = 0; c < m->nclasses; c++) {
+        if (candidate[c] > current[c]) ns += candidate[c] - current[c];
+        else nr += current[c] - candidate[c];
+    }
+    out->nspawn = ns;
+    out->nremove = nr;
+    out->t_spawn = ns * (m->spawn_group ? m->cal.spawn_group : m->cal.spawn_single);
+    out->t_remove = nr * m->cal.remove;
+    return XMPI_MODEL_OK;
+}
+
+/* ---- redistribution */
+
+static void rows_of(const struct xmpi_partition *p, int i, long *count, long *displ)
+{
+    *count = i < p->nprocs ? p->count[i] : 0;
+    *displ = i < p->nprocs ? p->displ[i] : 0;
+}
+
+static long overlap(long d0, long n0, long d1, long n1)
+{
+    long lo = d0 > d1 ? d0 : d1, hi = d0 + n0 < d1 + n1 ? d0 + n0 : d1 + n1;
+    return hi > lo ? hi - lo : 0;
+}
+
+static int partition_ok(const struct xmpi_partition *p, long *total)
+{
+    if (!p || p->nprocs < 0 || (p->nprocs && (!p->count || !p->displ))) return 0;
+    long t = 0;
+    for (int i = 0; i < p->nprocs; i++) {
+        if (p->count[i] < 0 || p->displ[i] < 0) return 0;
+        t += p->count[i];
+    }
+    *total = t;
+    return 1;
+}
+
+static int desc_ok(const struct xmpi_struct_desc *d, long total)
+{
+    if (d->kind < XMPI_STRUCT_VECTOR || d->kind > XMPI_STRUCT_SPARSE) return 0;
+    if (d->replicated != 0 && d->replicated != 1) return 0;
+    if (!isfinite(d->elem_size) || !(d->elem_size > 0) || d->rows != (double)total) return 0;
+    if (d->kind == XMPI_STRUCT_DENSE && (!isfinite(d->row_len) || d->row_len < 0)) return 0;
+    if (d->kind == XMPI_STRUCT_SPARSE &&
+        (!isfinite(d->nnz) || d->nnz < 0 || !isfinite(d->index_size) || !(d->index_size > 0)))
+        return 0;
+    return 1;
+}
+
+/* What one repartition looks like from the busiest process, the same for every array. */
+struct moves {
+    int changed;
+    int nid;             /* processes taking part: old and new */
+    long max_moved;      /* rows the busiest process sends or receives */
+    int max_peers;       /* processes the busiest exchanges rows with */
+    long max_new;        /* largest new block */
+    long received;       /* rows that arrive at a new owner */
+    long replicas;       /* rows an Allgatherv of the whole delivers: sum of total - own */
+};
+
+static void moves_of(const struct xmpi_partition *from, const struct xmpi_partition *to,
+                     long total, struct moves *mv)
+{
+    memset(mv, 0, sizeof *mv);
+    int nid = from->nprocs > to->nprocs ? from->nprocs : to->nprocs;
+    mv->nid = nid;
+    mv->changed = from->nprocs != to->nprocs;
+    for (int i = 0; i < nid; i++) {
+        long oc, od, nc, nd;
+        rows_of(from, i, &oc, &od);
+        rows_of(to, i, &nc, &nd);
+        if (oc != nc || (oc && od != nd)) mv->changed = 1;
+        long keep = overlap(od, oc, nd, nc), sent = oc - keep, recv = nc - keep;
+        long most = sent > recv ? sent : recv;
+        if (most > mv->max_moved) mv->max_moved = most;
+        if (nc > mv->max_new) mv->max_new = nc;
+        mv->received += recv;
+        mv->replicas += total - nc;
+        int peers = 0;
+        for (int j = 0; j < nid; j++) {
+            if (j == i) continue;
+            long ojc, ojd, njc, njd;
+            rows_of(from, j, &ojc, &ojd);
+            rows_of(to, j, &njc, &njd);
+            if (overlap(od, oc, njd, njc) || overlap(nd, nc, ojd, ojc)) peers++;
+        }
+        if (peers > mv->max_peers) mv->max_peers = peers;
+    }
+}
+
+/* Eq. 5.9 for one array of row_bytes per row. */
+static double array_cost(const struct xmpi_hockney *h, const struct moves *mv, double row_bytes,
+                         int replicated, double *bytes)
+{
+    if (replicated) {
+        *bytes += mv->replicas * row_bytes;
+        return xmpi_hockney_allgatherv(h, mv->max_new * row_bytes, mv->nid);
+    }
+    *bytes += mv->received * row_bytes;
+    return xmpi_hockney_alltoallv(h, mv->max_moved * row_bytes, mv->max_peers);
+}
+
+int xmpi_predict_redist(const struct xmpi_hockney *h, const struct xmpi_struct_desc *d, int nd,
+                        const struct xmpi_partition *from, const struct xmpi_partition *to,
+                        double *bytes, double *t)
+{
+    long tf, tt;
+    if (!h || !bytes || !t || nd < 0 || (nd && !d) || !partition_ok(from, &tf) ||
+        !partition_ok(to, &tt) || tf != tt)
+        return XMPI_MODEL_EARG;
+    for (int i = 0; i < nd; i++)
+        if (!desc_ok(&d[i], tf)) return XMPI_MODEL_EARG;
+    if (xmpi_hockney_p2p(h, 0) < 0) return XMPI_MODEL_EARG;
+    struct moves mv;
+    moves_of(from, to, tf, &mv);
+    double b = 0, sum = 0;
+    for (int i = 0; mv.changed && i < nd; i++) {
+        const struct xmpi_struct_desc *s = &d[i];
+        switch (s->kind) {
+        case XMPI_STRUCT_VECTOR: sum += array_cost(h, &mv, s->elem_size, s->replicated, &b); break;
+        case XMPI_STRUCT_DENSE:
+            sum += array_cost(h, &mv, s->elem_size * s->row_len, s->replicated, &b);
+            break;
+        default: {
+            /* Eq. 5.10: IA is always distributed; JA and A follow the scheme. Rows carry
+             * the mean nonzeros per row: the description has no per-row counts. */
+            double per_row = s->rows > 0 ? s->nnz / s->rows : 0;
+            sum += array_cost(h, &mv, s->index_size, 0, &b);
+            sum += array_cost(h, &mv, per_row * s->index_size, s->replicated, &b);
+            sum += array_cost(h, &mv, per_row * s->elem_size, s->replicated, &b);
+        }
+        }
+    }
+    *bytes = b;
+    *t = sum;
+    return XMPI_MODEL_OK;
+}
+
+int xmpi_predict_partition(long rows, int n, const double *weight, long *count, long *displ)
+{
+    if (rows < 0 || n < 1 || !weight || !count || !displ) return XMPI_MODEL_EARG;
+    double w = 0;
+    for (int i = 0; i < n; i++) {
+        if (!isfinite(weight[i]) || !(weight[i] > 0)) return XMPI_MODEL_EARG;
+        w += weight[i];
+    }
+    double *frac = malloc((size_t)n * sizeof *frac);
+    if (!frac) return XMPI_MODEL_ENOMEM;
+    long given = 0;
+    for (int i = 0; i < n; i++) {
+        double share = rows * (weight[i] / w);
+        count[i] = (long)floor(share);
+        if (count[i] > rows) count[i] = rows;
+        frac[i] = share - count[i];
+        given += count[i];
+    }
+    /* The rows floor() left over, one each to the largest remainders (lower index first). */
+    for (; given < rows; given++) {
+        int best = 0;
+        for (int i = 1; i < n; i++)
+            if (frac[i] > frac[best]) best = i;
+        count[best]++;
+        frac[best] = -1;
+    }
+    free(frac);
+    long d = 0;
+    for (int i = 0; i < n; i++) {
+        displ[i] = d;
+        d += count[i];
+    }
+    return XMPI_MODEL_OK;
+}
+
+/* The new partition when the caller has none, as the library would make it: removed
+ * processes are the most recently spawned of their class (the scheduler's choice; they
+ * hold the highest ranks), spawned ones join at the end in class order, and the load
+ * balancer gives each process rows in proportion to its class's power. */
+static int layout(const struct xmpi_model *m, const struct xmpi_predict_request *rq, long rows,
+                  long **count_out, long **displ_out, int *nid_out)
+{
+    int nold = rq->part.nprocs, nspawn = 0;
+    for (int c = 0; c < m->nclasses; c++)
+        if (rq->candidate[c] > rq->current[c]) nspawn += rq->candidate[c] - rq->current[c];
+    int nid = nold + nspawn;
+    int *keep = malloc((size_t)nid * sizeof *keep), *cls = malloc((size_t)nid * sizeof *cls);
+    int *order = malloc((size_t)nid * sizeof *order);
+    double *w = calloc((size_t)nid, sizeof *w);
+    long *cnt = malloc((size_t)nid * sizeof *cnt), *dsp = malloc((size_t)nid * sizeof *dsp);
+    long *icnt = calloc((size_t)nid, sizeof *icnt), *idsp = calloc((size_t)nid, sizeof *idsp);
+    int rc = XMPI_MODEL_ENOMEM;
+    if (!keep || !cls || !order || !w || !cnt || !dsp || !icnt || !idsp) goto out;
+    for (int r = 0; r < nold; r++) keep[r] = 1, cls[r] = rq->rank_class[r];
+    for (int c = 0; c < m->nclasses; c++) {
+        int drop = rq->current[c] - rq->candidate[c];
+        for (int r = nold - 1; r >= 0 && drop > 0; r--)
+            if (cls[r] == c) keep[r] = 0, drop--;
+    }
+    int id = nold;
+    for (int c = 0; c < m->nclasses; c++)
+        for (int k = rq->current[c]; k < rq->candidate[c]; k++) keep[id] = 1, cls[id++] = c;
+    int n = 0;
+    for (int i = 0; i < nid; i++) {
+        if (!keep[i]) continue;
+        if ((rc = xmpi_predict_class_power(m, cls[i], &w[n]))) goto out;
+        order[n++] = i;
+    }
+    if ((rc = xmpi_predict_partition(rows, n, w, cnt, dsp))) goto out;
+    for (int j = 0; j < n; j++) icnt[order[j]] = cnt[j], idsp[order[j]] = dsp[j];
+    *count_out = icnt;
+    *displ_out = idsp;
+    *nid_out = nid;
+    icnt = idsp = NULL;
+out:
+    free(keep);
+    free(cls);
+    free(order);
+    free(w);
+    free(cnt);
+    free(dsp);
+    free(icnt);
+    free(idsp);
+    return rc;
+}
+
+static int same_counts(const struct xmpi_model *m, const int *a, const int *b)
+{
+    for (int c = 0; c < m->nclasses; c++)
+        if (a[c] != b[c]) return 0;
+    return 1;
+}
+
+/* The current partition must describe the current configuration rank by rank. */
+static int request_part_ok(const struct xmpi_model *m, const struct xmpi_predict_request *rq,
+                           int ncur)
+{
+    if (rq->part.nprocs != ncur || !rq->rank_class) return 0;
+    int seen[XMPI_MODEL_CLASSES_MAX] = {0};
+    for (int r = 0; r < ncur; r++) {
+        if (rq->rank_class[r] < 0 || rq->rank_class[r] >= m->nclasses) return 0;
+        seen[rq->rank_class[r]]++;
+    }
+    for (int c = 0; c < m->nclasses; c++)
+        if (seen[c] != rq->current[c]) return 0;
+    return 1;
+}
+
+static int predict_redist(const struct xmpi_model *m, const struct xmpi_predict_request *rq,
+                          int ncur, double *bytes, double *t)
+{
+    *bytes = *t = 0;
+    if (rq->nstructs == 0 || !rq->part.count) return XMPI_MODEL_OK;
+    long total;
+    if (!rq->structs || rq->nstructs < 0 || !partition_ok(&rq->part, &total))
+        return XMPI_MODEL_EARG;
+    if (rq->next)
+        return xmpi_predict_redist(&m->cal.net, rq->structs, rq->nstructs, &rq->part, rq->next,
+                                   bytes, t);
+    /* Keeping the configuration moves nothing: rebalancing is the load balancer's
+     * decision, not a consequence of this candidate. */
+    if (same_counts(m, rq->current, rq->candidate)) return XMPI_MODEL_OK;
+    if (!request_part_ok(m, rq, ncur)) return XMPI_MODEL_EARG;
+    long *count, *displ;
+    int nid;
+    int rc = layout(m, rq, total, &count, &displ, &nid);
+    if (rc) return rc;
+    struct xmpi_partition next = {nid, count, displ};
+    rc = xmpi_predict_redist(&m->cal.net, rq->structs, rq->nstructs, &rq->part, &next, bytes, t);
+    free(count);
+    free(displ);
+    return rc;
+}
+
+int xmpi_model_predict(const struct xmpi_model *m, const struct xmpi_predict_request *rq,
+                       struct xmpi_prediction *out)
+{
+    int ncur, ncand;
+    if (!m || !rq || !out || !rq->interval || rq->interval->nprocs < 1 ||
+        !(rq->interval->iterations > 0) || !counts_ok(m, rq->current, &ncur) ||
+        !counts_ok(m, rq->candidate, &ncand) || ncand < 1)
+        return XMPI_MODEL_EARG;
+    const struct xmpi_interval *s = rq->interval;
+    if (!m->nhist || m->hist_index[m->nhist - 1] != s->index) return XMPI_MODEL_ESTATE;
+
+    struct xmpi_prediction p;
+    memset(&p, 0, sizeof p);
+    p.nprocs = ncand;
+    p.iterations = s->iterations;
+    double wpi;
+    int rc = xmpi_predict_work(m, s->index + 1, &wpi);
+    if (rc) return rc;
+    p.work = wpi * s->iterations;
+    if ((rc = xmpi_predict_comp(m, p.work, rq->candidate, &p.t_comp))) return rc;
+
+    double est_last, raw;
+    if ((rc = xmpi_predict_comm(s, &m->cal.net, s->nprocs, &est_last))) return rc;
+    if ((rc = xmpi_predict_comm(s, &m->cal.net, ncand, &raw))) return rc;
+    p.lambda = xmpi_predict_lambda(est_last, xmpi_interval_comm_time(s));
+    p.t_comm = raw / p.lambda;
+
+    struct xmpi_reconfig rc_cost;
+    if ((rc = xmpi_predict_reconfig(m, rq->current, rq->candidate, &rc_cost))) return rc;
+    p.nspawn = rc_cost.nspawn;
+    p.nremove = rc_cost.nremove;
+    p.t_spawn = rc_cost.t_spawn;
+    p.t_remove = rc_cost.t_remove;
+
+    /* Eq. 5.8 carries lambda too: the redistribution crosses the same network. */
+    double t_redist;
+    if ((rc = predict_redist(m, rq, ncur, &p.redist_bytes, &t_redist))) return rc;
+    p.t_redist = t_redist / p.lambda;
+
+    p.t_total = p.t_comp + p.t_comm + p.t_spawn + p.t_remove + p.t_redist;
+    *out = p;
+    return XMPI_MODEL_OK;
+}

@@ -1,0 +1,143 @@
+/* The computational prediction model (FLEX-MPI 5.3): computation, communication, process
+ * reconfiguration and data redistribution times of the next interval for a candidate
+ * configuration. Pure functions over plain structs; no MPI, no globals. */
+#ifndef XMPI_MODELS_PREDICT_H
+#define XMPI_MODELS_PREDICT_H
+
+#include "calibration.h"
+#include "hockney.h"
+#include "interval.h"
+
+/* K, the intervals the work extrapolation fits a line through (see predict.c). */
+#define XMPI_MODEL_HISTORY 4
+#define XMPI_MODEL_CLASSES_MAX XMPI_CAL_CLASSES_MAX
+
+/* ---- registered structures and partitions, as the redistribution sees them */
+
+enum xmpi_struct_kind { XMPI_STRUCT_VECTOR, XMPI_STRUCT_DENSE, XMPI_STRUCT_SPARSE };
+
+/* One registered structure. Rows are the distributed dimension (columns for CSC). */
+struct xmpi_struct_desc {
+    int kind;             /* enum xmpi_struct_kind */
+    int replicated;       /* 0: XMPI_DISTRIBUTED (Alltoallv), 1: XMPI_REPLICATED (Allgatherv) */
+    double elem_size;     /* bytes of one element (sparse: of one value of A) */
+    double rows;          /* global rows; must equal the partition's total */
+    double row_len;       /* dense: elements per row */
+    double nnz;           /* sparse: nonzeros of the whole matrix */
+    double index_size;    /* sparse: bytes of one IA/JA entry */
+};
+
+/* Rows per process: process i holds [displ[i], displ[i] + count[i]). Indexed by process
+ * identity, not rank: in an old/new pair, the same i is the same process, a spawned process
+ * has an index past the old partition's end, and a removed one has count 0 in the new. An
+ * index past a partition's end holds nothing in it. */
+struct xmpi_partition {
+    int nprocs;
+    const long *count;
+    const long *displ;
+};
+
+/* ---- model state */
+
+struct xmpi_model_class {
+    char name[XMPI_NAME_MAX];
+    double speed;   /* declared speed relative to the other classes; 0: not declared */
+    double power;   /* measured work per second of one process; 0: never measured */
+};
+
+struct xmpi_model {
+    struct xmpi_calibration cal;
+    int spawn_group;                  /* the job's spawn mode: 1 group, 0 single */
+    int nclasses;
+    struct xmpi_model_class cls[XMPI_MODEL_CLASSES_MAX];
+    int nhist;                        /* the last nhist intervals, oldest first */
+    double hist_index[XMPI_MODEL_HISTORY];
+    double hist_work[XMPI_MODEL_HISTORY];   /* work per iteration */
+    const double *profile;            /* irregular mode: work per iteration of interval i at */
+    int nprofile;                     /* profile[i - 1], from an earlier run; not owned */
+};
+
+/* cal NULL: the defaults. */
+void xmpi_model_init(struct xmpi_model *m, const struct xmpi_calibration *cal, int spawn_group);
+/* Adds a node class; its power starts as the calibration's for that name (or 0). Returns
+ * the class index, or XMPI_MODEL_EARG (bad name, duplicate, speed < 0, table full). */
+int xmpi_model_add_class(struct xmpi_model *m, const char *name, double speed);
+/* Irregular mode: the work per iteration of each interval of an earlier run (n entries,
+ * interval 1 first), kept by pointer. NULL/0 returns to extrapolation. */
+int xmpi_model_set_profile(struct xmpi_model *m, const double *work_per_iter, int n);
+/* Takes in one interval: its work per iteration joins the history, and with rank_class
+ * (the class index of each of s->nprocs ranks; may be NULL) and s->ranks the classes'
+ * powers are measured anew. */
+int xmpi_model_observe(struct xmpi_model *m, const struct xmpi_interval *s,
+                       const int *rank_class);
+
+/* ---- the parts of the prediction */
+
+/* Mean seconds a rank spent in profiled calls during the interval. */
+double xmpi_interval_comm_time(const struct xmpi_interval *s);
+/* Communication time of one rank over an interval like s, replayed on p processes with
+ * the Hockney costs (no lambda). */
+int xmpi_predict_comm(const struct xmpi_interval *s, const struct xmpi_hockney *h, int p,
+                      double *t);
+/* Eq. 5.4: estimated / measured of the last interval; 1 when either is not positive. The
+ * prediction is DIVIDED by it (predict.c says why). */
+double xmpi_predict_lambda(double estimated, double measured);
+/* Work per iteration of interval `next`: the profile times the last interval's
+ * measured/profiled ratio where the profile covers both, else the extrapolation. */
+int xmpi_predict_work(const struct xmpi_model *m, int next, double *work_per_iter);
+/* Power of one process of class c: measured; else its declared speed times the mean
+ * measured power per unit of speed; else the mean measured power. */
+int xmpi_predict_class_power(const struct xmpi_model *m, int c, double *power);
+/* work / (sum over classes of counts[c] x power of c): counts has m->nclasses entries. */
+int xmpi_predict_comp(const struct xmpi_model *m, double work, const int *counts, double *t);
+
+struct xmpi_reconfig {
+    int nspawn, nremove;
+    double t_spawn, t_remove;   /* Eqs. 5.6-5.7, per-process cost of the spawn mode */
+};
+int xmpi_predict_reconfig(const struct xmpi_model *m, const int *current, const int *candidate,
+                          struct xmpi_reconfig *out);
+
+/* Eqs. 5.8-5.10: the time (no lambda) and the bytes that arrive at their new owners, to go
+ * from partition `from` to `to` for nd structures. Identical partitions cost 0. */
+int xmpi_predict_redist(const struct xmpi_hockney *h, const struct xmpi_struct_desc *d, int nd,
+                        const struct xmpi_partition *from, const struct xmpi_partition *to,
+                        double *bytes, double *t);
+/* Contiguous blocks of `rows` in proportion to weight[0..n-1] (> 0), remainders to the
+ * largest fractions; count and displ get n entries. */
+int xmpi_predict_partition(long rows, int n, const double *weight, long *count, long *displ);
+
+/* ---- the entry point the policies call */
+
+struct xmpi_predict_request {
+    const struct xmpi_interval *interval;   /* the last interval, already observed */
+    const int *current;     /* processes per class now (m->nclasses entries) */
+    const int *candidate;   /* processes per class in the configuration to evaluate */
+    /* Redistribution, optional: nstructs 0 or part.count NULL leave it out. */
+    const struct xmpi_struct_desc *structs;
+    int nstructs;
+    struct xmpi_partition part;   /* the current partition, one entry per current rank */
+    const int *rank_class;        /* the class of each current rank (part.nprocs entries) */
+    /* The new partition by process identity (see struct xmpi_partition); NULL: the model
+     * lays it out as the scheduler and the load balancer would (see predict.c). */
+    const struct xmpi_partition *next;
+};
+
+struct xmpi_prediction {
+    int nprocs;          /* processes of the candidate */
+    double iterations;   /* the interval predicted has as many as the last one */
+    double work;         /* predicted work of the interval */
+    double lambda;       /* the communication correction applied (divided by) */
+    double t_comp;       /* Eq. 5.3 */
+    double t_comm;       /* replay / lambda */
+    double t_spawn, t_remove;
+    double t_redist;     /* Eq. 5.8, / lambda */
+    double redist_bytes;
+    int nspawn, nremove;
+    double t_total;      /* Eq. 5.2 */
+};
+
+int xmpi_model_predict(const struct xmpi_model *m, const struct xmpi_predict_request *rq,
+                       struct xmpi_prediction *out);
+
+#endif
