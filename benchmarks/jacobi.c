@@ -25,6 +25,7 @@
 #define MONITOR_END() MONITOR_OK
 #define MONITOR_IS_WARNING(rc) ((void)(rc), 0)
 #define MONITOR_ERROR_STRING(rc) ((void)(rc), "unknown error")
+#define HAVE_LBALANCE 0
 #else
 #include "xmpi.h"
 #define COMM XMPI_COMM_WORLD
@@ -36,6 +37,7 @@
 /* The header promises monitoring carries on without PAPI, so losing counters is no reason to stop. */
 #define MONITOR_IS_WARNING(rc) ((rc) == XMPI_ERR_PAPI)
 #define MONITOR_ERROR_STRING(rc) XMPI_Error_string(rc)
+#define HAVE_LBALANCE 1
 #endif
 
 enum { EXIT_RUNTIME = 1, EXIT_USAGE = 2 };
@@ -49,6 +51,7 @@ struct options {
     uint64_t seed;
     const char *file;
     double tol;
+    int balance;   /* -b: register the rows and call XMPI_Eval_lbalance each iteration */
     int help;
 };
 
@@ -97,13 +100,15 @@ static int agree(struct failure *f, int rank, int nprocs)
 static void usage(FILE *out)
 {
     fprintf(out,
-            "usage: jacobi [-n ORDER] [-i ITERATIONS] [-s SEED] [-f FILE] [-t TOL] [-h]\n"
+            "usage: jacobi [-n ORDER] [-i ITERATIONS] [-s SEED] [-f FILE] [-t TOL] [-b] [-h]\n"
             "  -n ORDER       order of the generated system, 1 to %d (default 1000)\n"
             "  -i ITERATIONS  Jacobi sweeps to run, 0 to %d (default 100)\n"
             "  -s SEED        seed of the generated matrix, 0 to %llu (default 1)\n"
             "  -f FILE        read A from a square Matrix Market array file instead\n"
             "                 (header '%s'); x_true is all ones\n"
             "  -t TOL         stop once max|x_new - x_old| < TOL; 0 runs every iteration (default 0)\n"
+            "  -b             balance the load: register A, b and x's rows with libxmpi and call\n"
+            "                 XMPI_Eval_lbalance after each iteration (not in jacobi-plain)\n"
             "  -h             print this help\n",
             INT_MAX, INT_MAX, (unsigned long long)UINT64_MAX, MM_HEADER);
 }
@@ -151,7 +156,7 @@ static int parse_options(int argc, char **argv, struct options *o, struct failur
 
     opterr = 0;
     int c;
-    while ((c = getopt(argc, argv, ":n:i:s:f:t:h")) != -1) {
+    while ((c = getopt(argc, argv, ":n:i:s:f:t:bh")) != -1) {
         switch (c) {
         case 'n':
             if (parse_long(optarg, 1, INT_MAX, &o->order))
@@ -180,6 +185,11 @@ static int parse_options(int argc, char **argv, struct options *o, struct failur
                             "iteration)\n",
                             optarg);
             break;
+        case 'b':
+            if (!HAVE_LBALANCE)
+                return fail(f, EXIT_USAGE, "jacobi: -b needs libxmpi; jacobi-plain cannot balance\n");
+            o->balance = 1;
+            break;
         case 'h':
             o->help = 1;
             return 0;
@@ -189,14 +199,14 @@ static int parse_options(int argc, char **argv, struct options *o, struct failur
             if (optopt != '-')
                 return fail(f, EXIT_USAGE,
                             "jacobi: unknown option '-%c'; accepted: -n ORDER -i ITERATIONS -s SEED -f FILE "
-                            "-t TOL -h\n",
+                            "-t TOL -b -h\n",
                             optopt);
             /* getopt sees '--name' as an unknown '-' and does not say which word it was. */
             for (int k = 1; k < argc; k++)
                 if (strncmp(argv[k], "--", 2) == 0 && argv[k][2] != '\0')
                     return fail(f, EXIT_USAGE,
                                 "jacobi: unknown option '%s'; long options are not accepted, only -n ORDER "
-                                "-i ITERATIONS -s SEED -f FILE -t TOL -h\n",
+                                "-i ITERATIONS -s SEED -f FILE -t TOL -b -h\n",
                                 argv[k]);
             return fail(f, EXIT_USAGE, "jacobi: unknown option '-'; accepted: -n -i -s -f -t -h\n");
         }
@@ -497,6 +507,36 @@ static uint64_t fnv1a64(const void *data, size_t len)
     return h;
 }
 
+#if HAVE_LBALANCE
+/* The rows move with their data: A, b and x's local part are registered, and the library
+ * frees the old buffers and stores the new ones in p after a move. */
+static int register_rows(struct problem *p, struct failure *f)
+{
+    int rc = XMPI_Register_dense(&p->a, p->n, MPI_DOUBLE, XMPI_DISTRIBUTED);
+    if (!rc) rc = XMPI_Register_vector(&p->b, p->n, MPI_DOUBLE, XMPI_DISTRIBUTED);
+    if (!rc) rc = XMPI_Register_vector(&p->xloc, p->n, MPI_DOUBLE, XMPI_DISTRIBUTED);
+    /* Record the blocks jacobi actually uses (they are the library's even blocks anyway). */
+    if (!rc) rc = XMPI_Redistribute_data(p->count, p->displ, p->count, p->displ);
+    if (rc) return fail(f, EXIT_RUNTIME, "jacobi: registering the rows failed: %s\n", XMPI_Error_string(rc));
+    return 0;
+}
+
+static int rebalance(struct problem *p, int rank, int nprocs, int it, int maxit, struct failure *f)
+{
+    int rc = XMPI_Eval_lbalance(rank, nprocs, it, maxit, &p->count, &p->displ, NULL);
+    if (rc) return fail(f, EXIT_RUNTIME, "jacobi: XMPI_Eval_lbalance failed: %s\n", XMPI_Error_string(rc));
+    for (int r = 0; r < nprocs; r++) XMPI_Get_wsize(r, nprocs, p->n, &p->counts[r], &p->displs[r]);
+    return 0;
+}
+#else
+static int register_rows(struct problem *p, struct failure *f) { (void)p; (void)f; return 0; }
+static int rebalance(struct problem *p, int rank, int nprocs, int it, int maxit, struct failure *f)
+{
+    (void)p; (void)rank; (void)nprocs; (void)it; (void)maxit; (void)f;
+    return 0;
+}
+#endif
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -525,6 +565,8 @@ int main(int argc, char **argv)
         if (allocate(&p, rank, nprocs, &f) == 0)
             generate(&p, opt.seed);
     }
+    if (!f.code && opt.balance)
+        register_rows(&p, &f);
     if ((status = agree(&f, rank, nprocs)))
         goto done;
 
@@ -551,6 +593,8 @@ int main(int argc, char **argv)
             break;
         monitor_check(MONITOR_END(), "XMPI_Monitor_iter_end", rank, &f, &warned);
         done_iters++;
+        if (opt.balance && rebalance(&p, rank, nprocs, done_iters - 1, (int)opt.iterations, &f))
+            break;
         if (opt.tol > 0 && all[0] < opt.tol)
             break;
     }
@@ -587,10 +631,13 @@ int main(int argc, char **argv)
                 error = e;
         }
         uint64_t sum = fnv1a64(p.x, (size_t)n * sizeof *p.x);
+        char rows[256] = "";
+        for (int r = 0, used = 0; r < nprocs && used < (int)sizeof rows - 16; r++)
+            used += snprintf(rows + used, sizeof rows - (size_t)used, "%s%d", r ? "," : "", p.counts[r]);
         printf("result: order=%d iterations=%d ranks=%d residual=%.17e error=%.17e checksum=%016llx time=%.6f "
-               "iter_time=%.6f\n",
+               "iter_time=%.6f rows=%s\n",
                n, done_iters, nprocs, residual, error, (unsigned long long)sum, elapsed,
-               done_iters ? elapsed / done_iters : 0.0);
+               done_iters ? elapsed / done_iters : 0.0, rows);
         fflush(stdout);
     }
 

@@ -164,6 +164,30 @@ XMPI_PUBLIC int XMPI_Redistribute_data(int scount, int sdispl, int rcount, int r
  * or has already received its data; otherwise as XMPI_Redistribute_data. */
 XMPI_PUBLIC int XMPI_Get_data(int *it);
 
+/* ---- Load balancing ---------------------------------------------------------
+ * XMPI_Eval_lbalance: call it at the end of every iteration (after the monitoring call).
+ * At the end of each sampling interval it runs FLEX-MPI's balancer over the interval's
+ * measurements and, when it decides so, moves the registered data to new blocks
+ * proportional to each process's measured power, then returns the new block in
+ * count and displ (INOUT: this process's current block). Between interval ends it returns
+ * at once. Collective over XMPI_COMM_WORLD at interval ends.
+ *   rank, nprocs: this process's rank and XMPI_COMM_WORLD's size;
+ *   it, maxit:    the current iteration and the last one (maxit <= 0: unknown); a move is
+ *                 made only when it saves more than the last move cost before the run ends;
+ *   weight:       --xmpi-lb=weight: the work of each of this process's rows (count values);
+ *                 ignored otherwise (NULL allowed).
+ * Decisions (thesis Algorithm 5): imbalance is (max - min) / max of the processes' compute
+ * times (wall time outside MPI calls) above --xmpi-lb-th1; a process is non-dedicated when
+ * (wall - CPU) / wall exceeds --xmpi-lb-th2; non-dedicated running for fewer than
+ * --xmpi-lb-k intervals in a row is a burst and is tolerated. The policy (--xmpi-lb) says
+ * what a row weighs: rows (all equal), nnz (its nonzeros in the first registered
+ * distributed sparse matrix) or weight (the program's array).
+ * Errors (the same on every process, nothing moved): XMPI_ERR_STATE when nothing is
+ * registered; XMPI_ERR_ARG for NULL count/displ, a rank or nprocs not the caller's, blocks
+ * that do not tile the rows, or a missing weight array or sparse matrix for the policy. */
+XMPI_PUBLIC int XMPI_Eval_lbalance(int rank, int nprocs, int it, int maxit, int *count,
+                                   int *displ, double *weight);
+
 /* ---- Monitoring ------------------------------------------------------------
  * Bracket each iteration of the main loop with XMPI_Monitor_iter_begin/end, or
  * call XMPI_Monitor_si_init once at the top of each iteration. Every

@@ -2,6 +2,7 @@
  * interval gather that makes one summary, identical on every rank. */
 #include "monitor.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -31,7 +32,13 @@ static struct {
     int have_summary;
     struct xmpi_rank_record *ranks;      /* gather buffer, size nprocs */
     int ranks_cap;
+    char action[32];                     /* for the next trace row; "" = none */
 } mon;
+
+void xmpi_monitor_set_action(const char *action)
+{
+    snprintf(mon.action, sizeof mon.action, "%s", action);
+}
 
 static double cpu_now(void)
 {
@@ -207,10 +214,13 @@ static void close_interval(void)
     s->iteration = mon.iterations;
     mon.have_summary = 1;
     xmpi_record_clear(&mon.acc);
+    char action[sizeof mon.action];
+    snprintf(action, sizeof action, "%s", mon.action[0] ? mon.action : "none");
+    mon.action[0] = '\0';
 
     if (xmpi_rt.rank != 0) return;
     const char *source = s->work_source_mixed ? "mixed" : mon.source;
-    if (xmpi_rt.trace && xmpi_trace_row(xmpi_rt.trace, s, source, "none")) {
+    if (xmpi_rt.trace && xmpi_trace_row(xmpi_rt.trace, s, source, action)) {
         xmpi_note(0, "cannot write the trace file %s any more; tracing stops", xmpi_rt.opts.trace);
         fclose(xmpi_rt.trace);
         xmpi_rt.trace = NULL;

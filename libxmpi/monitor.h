@@ -23,4 +23,8 @@ int xmpi_monitor_in_iteration(void);
  * every member gathers the same intervals. */
 void xmpi_monitor_join(long iterations, int interval_index);
 
+/* What the library did since the last trace row ("rebalance", "spawn", ...): the next
+ * row's action column. */
+void xmpi_monitor_set_action(const char *action);
+
 #endif

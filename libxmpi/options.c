@@ -29,6 +29,7 @@ struct optdef {
 
 static const char *const spawn_modes[] = {"single", "group", NULL};
 static const char *const sched_policies[] = {"balance-all", "balance-occupied", NULL};
+static const char *const lb_policies[] = {"rows", "nnz", "weight", NULL};
 
 #define OFF(f) offsetof(struct xmpi_options, f)
 #define SZ(f) sizeof(((struct xmpi_options *)0)->f)
@@ -65,6 +66,19 @@ static const struct optdef table[] = {
     {"initial", K_STRING, 0, 0, OFF(initial), SZ(initial), "(the first class of each host)",
      "CLASS:COUNT[,CLASS:COUNT...] in rank order, e.g. fast:1,slow:1",
      "the node class of each process started by mpirun", valid_initial, NULL},
+    {"lb", K_CHOICE, 0, 0, OFF(lb), 0, "rows", "rows, nnz or weight",
+     "XMPI_Eval_lbalance: rows in proportion to each process's power (rows), the same with "
+     "rows weighted by their nonzeros (nnz: the first registered sparse matrix) or by the "
+     "program's weight array (weight)", NULL, lb_policies},
+    {"lb-th1", K_INT, 0, 100, OFF(lb_th1), 0, "10", "an integer percentage from 0 to 100",
+     "load imbalance threshold: rebalance when (max - min) / max of the processes' compute "
+     "times exceeds it", NULL, NULL},
+    {"lb-th2", K_INT, 0, 100, OFF(lb_th2), 0, "5", "an integer percentage from 0 to 100",
+     "a process runs non-dedicated when its wall time exceeds its CPU time by more than this "
+     "share of the wall time", NULL, NULL},
+    {"lb-k", K_INT, 1, 64, OFF(lb_k), 0, "3", "an integer from 1 to 64",
+     "interference lasting k sampling intervals in a row is long-term and rebalanced; shorter "
+     "bursts are tolerated", NULL, NULL},
     {"help", K_FLAG, 0, 1, OFF(help), 0, "off", "no value, or 0/1, no/yes, false/true, off/on",
      "print this help on rank 0 and end the job", NULL, NULL},
 };
@@ -74,6 +88,9 @@ void xmpi_options_defaults(struct xmpi_options *o)
 {
     memset(o, 0, sizeof *o);
     o->si = 100;
+    o->lb_th1 = 10;
+    o->lb_th2 = 5;
+    o->lb_k = 3;
 }
 
 static const struct optdef *lookup(const char *name, size_t len, int env)

@@ -668,12 +668,37 @@ static int usable(void)
     return xmpi_rt.status == XMPI_REMOVED ? XMPI_ERR_STATE : XMPI_SUCCESS;
 }
 
+int xmpi_registry_move(int scount, int sdispl, int rcount, int rdispl, const char *call)
+{
+    int rc = redistribute(scount, sdispl, rcount, rdispl, 0, NULL, 0, NULL, call);
+    return rc < 0 ? XMPI_ERR_STATE : rc;
+}
+
 int XMPI_Redistribute_data(int scount, int sdispl, int rcount, int rdispl)
 {
     int rc = usable();
     if (rc) return rc;
-    rc = redistribute(scount, sdispl, rcount, rdispl, 0, NULL, 0, NULL, "XMPI_Redistribute_data");
-    return rc < 0 ? XMPI_ERR_STATE : rc;
+    rc = xmpi_registry_move(scount, sdispl, rcount, rdispl, "XMPI_Redistribute_data");
+    if (rc == XMPI_SUCCESS) xmpi_monitor_set_action("redistribute");
+    return rc;
+}
+
+int xmpi_registry_size(void)
+{
+    return R.n ? R.r[0].size : -1;
+}
+
+int xmpi_registry_row_nnz(int *len, int count)
+{
+    for (int s = 0; s < R.n; s++) {
+        const struct reg *r = &R.r[s];
+        if (r->kind != K_SPARSE || r->scheme != XMPI_DISTRIBUTED) continue;
+        const int *ia = *r->data;
+        if (!ia && count > 0) return -1;
+        for (int i = 0; i < count; i++) len[i] = ia[i + 1] - ia[i];
+        return 0;
+    }
+    return -1;
 }
 
 int XMPI_Get_data(int *it)

@@ -10,6 +10,14 @@ int xmpi_registry_handoff(const int *leaving, int n);
 /* After the shrink: the partition loses the leaving ranks' (empty) blocks. */
 void xmpi_registry_after_remove(const int *leaving, int n);
 
+/* XMPI_Redistribute_data under another call's name (for its messages). */
+int xmpi_registry_move(int scount, int sdispl, int rcount, int rdispl, const char *call);
+/* Rows of the registered structures, or -1 when nothing is registered. */
+int xmpi_registry_size(void);
+/* Row lengths of this process's `count` rows of the first registered distributed sparse
+ * structure into len; -1 when there is none or it has no row pointers. */
+int xmpi_registry_row_nnz(int *len, int count);
+
 /* What the last move cost this process (for the prediction model). */
 struct xmpi_redist_stats {
     long moves;          /* completed redistributions */

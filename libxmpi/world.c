@@ -336,6 +336,7 @@ int XMPI_Spawn(const char *command, char *argv[], int nprocs, MPI_Info info, cha
             if (infos[i] != MPI_INFO_NULL) PMPI_Info_free(&infos[i]);
         xmpi_note(2, "spawned %d process(es); XMPI_COMM_WORLD has %d", done, xmpi_rt.size);
     }
+    if (done > 0) xmpi_monitor_set_action("spawn");
     free(speeds);
     free(hosts);
     free(infos);
@@ -401,6 +402,7 @@ int XMPI_Remove(int nprocs, char *node_class[])
         xmpi_emulate_release();
     }
     xmpi_registry_after_remove(ranks, n);
+    xmpi_monitor_set_action("remove");
     adopt(smaller);
     if (xmpi_rt.rank == 0 && smaller != MPI_COMM_NULL)
         xmpi_note(2, "removed %d process(es); XMPI_COMM_WORLD has %d", n, xmpi_rt.size);

@@ -17,5 +17,6 @@ Suite *partition_suite(void);
 Suite *hockney_suite(void);
 Suite *calibration_suite(void);
 Suite *predict_suite(void);
+Suite *lbalance_suite(void);
 
 #endif

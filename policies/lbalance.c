@@ -1,0 +1,179 @@
+/* The load-balancing decision: detect imbalance on compute times, tell bursts from long-term
+ * interference with a ring of k intervals, and place rows in proportion to measured power. */
+#include "lbalance.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "partition.h"
+
+/* Compute time: the part of the iteration outside MPI. Blocking collectives make every rank
+ * wait for the slowest, so wall times alone look balanced however uneven the work is. */
+static double compute_time(const struct xmpi_lb_input *in, int i)
+{
+    double t = in->t_real[i] - (in->comm_time ? in->comm_time[i] : 0);
+    return t > 0 ? t : 0;
+}
+
+/* The work rank i did: measured when the program measures any, else its rows' weight. */
+static double block_work(const struct xmpi_lb_input *in, int i, int measured)
+{
+    if (measured) return in->work[i];
+    if (!in->rowweight) return in->count[i];
+    double w = 0;
+    for (int r = in->displ[i]; r < in->displ[i] + in->count[i]; r++) w += in->rowweight[r];
+    return w;
+}
+
+int xmpi_lb_powers(const struct xmpi_lb_input *in, double *power)
+{
+    int measured_work = 0;
+    for (int i = 0; in->work && i < in->nprocs; i++) measured_work |= in->work[i] > 0;
+    int n = 0;
+    double sum = 0;
+    for (int i = 0; i < in->nprocs; i++) {
+        double t = compute_time(in, i), w = block_work(in, i, measured_work);
+        power[i] = t > 0 && w > 0 ? w / t : -1;
+        if (power[i] > 0) {
+            n++;
+            sum += power[i];
+        }
+    }
+    double mean = n ? sum / n : 1;
+    for (int i = 0; i < in->nprocs; i++) {
+        if (power[i] > 0) continue;
+        double cs = 0;
+        int cn = 0;
+        for (int j = 0; in->rank_class && j < in->nprocs; j++)
+            if (power[j] > 0 && in->rank_class[j] == in->rank_class[i]) {
+                cs += power[j];
+                cn++;
+            }
+        power[i] = cn ? cs / cn : mean;
+    }
+    return n;
+}
+
+static int bad_input(const struct xmpi_lb_params *prm, const struct xmpi_lb_state *st,
+                     const struct xmpi_lb_input *in, struct xmpi_lb_decision *d)
+{
+    if (!prm || !st || !in || in->nprocs < 1 || in->size < 0 || !in->t_real || !in->t_cpu ||
+        !in->count || !in->displ || prm->k < 1 || prm->k > XMPI_LB_KMAX || !(prm->th1 >= 0) ||
+        !(prm->th2 >= 0)) {
+        snprintf(d->why, sizeof d->why, "invalid input (nprocs, size, k in 1..%d, thresholds >= 0)",
+                 XMPI_LB_KMAX);
+        return 1;
+    }
+    return 0;
+}
+
+int xmpi_lb_assess(const struct xmpi_lb_params *prm, struct xmpi_lb_state *st,
+                   const struct xmpi_lb_input *in, struct xmpi_lb_decision *d)
+{
+    *d = (struct xmpi_lb_decision){0};
+    if (bad_input(prm, st, in, d)) return -1;
+    int p = in->nprocs;
+    /* Step 1: imbalance over the compute times. */
+    double tmax = 0, tmin = INFINITY;
+    for (int i = 0; i < p; i++) {
+        double t = compute_time(in, i);
+        tmax = t > tmax ? t : tmax;
+        tmin = t < tmin ? t : tmin;
+    }
+    d->imbalance = tmax > 0 ? (tmax - tmin) / tmax : 0;
+    d->imbalanced = d->imbalance > prm->th1;
+    /* Steps 2-3: dedicated PEs, remembered over the last k intervals. */
+    d->dedicated = 1;
+    for (int i = 0; i < p; i++)
+        if (in->t_real[i] > 0 && (in->t_real[i] - in->t_cpu[i]) / in->t_real[i] > prm->th2)
+            d->dedicated = 0;
+    st->dedicated[st->intervals % prm->k] = (unsigned char)d->dedicated;
+    st->intervals++;
+    if (!d->dedicated) {
+        int all = st->intervals >= prm->k;
+        for (int j = 0; all && j < prm->k; j++) all = !st->dedicated[j];
+        d->interference = all ? XMPI_LB_LONG : XMPI_LB_BURST;
+    }
+    if (!d->imbalanced) {
+        snprintf(d->why, sizeof d->why, "balanced: imbalance %.1f%% <= %.1f%%", 100 * d->imbalance,
+                 100 * prm->th1);
+        return 0;
+    }
+    if (d->interference == XMPI_LB_BURST) {
+        snprintf(d->why, sizeof d->why, "imbalance %.1f%% from a burst of interference: tolerated "
+                 "(fewer than k = %d non-dedicated intervals in a row)", 100 * d->imbalance, prm->k);
+        return 0;
+    }
+    return 1;
+}
+
+int xmpi_lb_plan(const struct xmpi_lb_params *prm, const struct xmpi_lb_state *st,
+                 const struct xmpi_lb_input *in, struct xmpi_lb_decision *d, int *count, int *displ)
+{
+    if (bad_input(prm, st, in, d) || !count || !displ) return -1;
+    int p = in->nprocs;
+    double tmax = 0;
+    for (int i = 0; i < p; i++) tmax = compute_time(in, i) > tmax ? compute_time(in, i) : tmax;
+    /* Step 4: new blocks proportional to each rank's power. */
+    double *power = malloc(sizeof *power * (size_t)p);
+    if (!power) {
+        snprintf(d->why, sizeof d->why, "out of memory");
+        return -2;
+    }
+    xmpi_lb_powers(in, power);
+    char sub[200];
+    int rc = xmpi_part_weighted(in->size, p, in->rowweight, power, count, displ, sub, sizeof sub);
+    if (rc) {
+        free(power);
+        snprintf(d->why, sizeof d->why, "no partition: %s", sub);
+        return rc == -2 ? -2 : -1;
+    }
+    /* The expected gain: this interval's slowest compute time against the time the same work
+     * takes when spread by power, over what is left of the run (at most one interval). */
+    double total = 0, ptotal = 0;
+    int measured_work = 0;
+    for (int i = 0; in->work && i < p; i++) measured_work |= in->work[i] > 0;
+    for (int i = 0; i < p; i++) {
+        total += block_work(in, i, measured_work);
+        ptotal += power[i];
+    }
+    free(power);
+    double balanced = ptotal > 0 ? total / ptotal : tmax;
+    double share = 1;
+    if (in->remaining >= 0 && in->iterations > 0)
+        share = in->remaining < in->iterations ? in->remaining / in->iterations : 1;
+    d->gain = (tmax - balanced) * share;
+    int same = 1;
+    for (int i = 0; i < p; i++)
+        same &= count[i] == in->count[i] && (count[i] == 0 || displ[i] == in->displ[i]);
+    if (same) {
+        snprintf(d->why, sizeof d->why, "imbalance %.1f%% but the proportional blocks are the "
+                 "current ones", 100 * d->imbalance);
+        return 0;
+    }
+    if (d->gain <= st->move_cost) {
+        snprintf(d->why, sizeof d->why, "imbalance %.1f%%: a move would save %.3g s, not more "
+                 "than the last move cost (%.3g s)", 100 * d->imbalance, d->gain, st->move_cost);
+        return 0;
+    }
+    d->rebalance = 1;
+    snprintf(d->why, sizeof d->why, "imbalance %.1f%%%s: rebalancing should save %.3g s",
+             100 * d->imbalance, d->interference == XMPI_LB_LONG ? " with long-term interference" : "",
+             d->gain);
+    return 0;
+}
+
+int xmpi_lb_decide(const struct xmpi_lb_params *prm, struct xmpi_lb_state *st,
+                   const struct xmpi_lb_input *in, struct xmpi_lb_decision *d,
+                   int *count, int *displ)
+{
+    if (!count || !displ) {
+        *d = (struct xmpi_lb_decision){0};
+        snprintf(d->why, sizeof d->why, "no room for the new blocks");
+        return -1;
+    }
+    int rc = xmpi_lb_assess(prm, st, in, d);
+    if (rc <= 0) return rc;
+    return xmpi_lb_plan(prm, st, in, d, count, displ);
+}

@@ -1,0 +1,74 @@
+/* FLEX-MPI's dynamic load balancing decision (thesis Algorithm 5) as a pure function over one
+ * interval's per-rank measurements: imbalance, dedicated PEs, bursts vs long-term load. */
+#ifndef XMPI_POLICIES_LBALANCE_H
+#define XMPI_POLICIES_LBALANCE_H
+
+#include <stddef.h>
+
+#define XMPI_LB_KMAX 64
+
+enum xmpi_lb_policy { XMPI_LB_ROWS = 0, XMPI_LB_NNZ, XMPI_LB_WEIGHT };
+
+struct xmpi_lb_params {
+    double th1;        /* imbalance threshold on (max - min) / max of compute times */
+    double th2;        /* a PE is non-dedicated when (t_real - t_cpu) / t_real > th2 */
+    int k;             /* intervals of non-dedicated running that make a long-term load */
+};
+
+/* What the balancer remembers between intervals. Zero it to start. */
+struct xmpi_lb_state {
+    unsigned char dedicated[XMPI_LB_KMAX];   /* circular: 1 = every PE ran dedicated */
+    long intervals;                          /* intervals evaluated */
+    double move_cost;                        /* seconds of the last move (0: none yet) */
+};
+
+/* One interval, per rank (rank order), plus the current blocks. */
+struct xmpi_lb_input {
+    int nprocs, size;
+    const double *t_real;      /* wall seconds in monitored iterations */
+    const double *t_cpu;       /* CPU seconds in monitored iterations */
+    const double *comm_time;   /* seconds in MPI calls inside them (NULL: 0) */
+    const double *work;        /* work units (NULL, or all 0: the rows' weight is the work) */
+    const int *count, *displ;  /* current blocks */
+    const double *rowweight;   /* size weights for the nnz/weight policies; NULL: rows */
+    const int *rank_class;     /* NULL, or a class id per rank: unmeasured ranks (new ones)
+                                * take the mean power of measured ranks of their class */
+    double iterations;         /* iterations in the interval */
+    double remaining;          /* iterations left in the run (< 0: unknown) */
+};
+
+enum xmpi_lb_interference { XMPI_LB_NONE = 0, XMPI_LB_BURST, XMPI_LB_LONG };
+
+struct xmpi_lb_decision {
+    int rebalance;            /* 1: move to count/displ below */
+    int imbalanced;           /* (max - min) / max > th1 */
+    int dedicated;            /* every PE ran dedicated this interval */
+    int interference;         /* enum xmpi_lb_interference */
+    double imbalance;         /* (max - min) / max of the compute times */
+    double gain;              /* seconds the move is expected to save before the run ends
+                               * or over one interval, whichever is less */
+    char why[320];            /* one sentence for the verbose log */
+};
+
+/* Decides for one interval and updates the state. count/displ (nprocs each) receive the new
+ * blocks when d->rebalance is set (contiguous, rank order, proportional to each rank's power:
+ * its work over its compute time t_real - comm_time). Returns 0, or -1 for invalid input
+ * (why says what), -2 when out of memory. */
+int xmpi_lb_decide(const struct xmpi_lb_params *prm, struct xmpi_lb_state *st,
+                   const struct xmpi_lb_input *in, struct xmpi_lb_decision *d,
+                   int *count, int *displ);
+
+/* The two halves of xmpi_lb_decide, for a caller that gathers row weights only when a move
+ * is possible: assess records the interval in the state and returns 1 when imbalance calls
+ * for a partition (0: no move, d says why; -1: invalid input); plan then fills count/displ
+ * and d->rebalance (0, -1 or -2 as xmpi_lb_decide). */
+int xmpi_lb_assess(const struct xmpi_lb_params *prm, struct xmpi_lb_state *st,
+                   const struct xmpi_lb_input *in, struct xmpi_lb_decision *d);
+int xmpi_lb_plan(const struct xmpi_lb_params *prm, const struct xmpi_lb_state *st,
+                 const struct xmpi_lb_input *in, struct xmpi_lb_decision *d, int *count, int *displ);
+
+/* Each rank's power (work per second of compute), with unmeasured ranks filled in from their
+ * class or the mean. power must hold nprocs values. Returns the number of measured ranks. */
+int xmpi_lb_powers(const struct xmpi_lb_input *in, double *power);
+
+#endif

@@ -1,0 +1,45 @@
+# Load balancing end to end: Jacobi with -b on two emulated classes (one process limited to
+# 0.3 of a core) moves rows to the fast process and still gives the serial answer bit for bit;
+# the policies that need data the program does not have are refused on every process.
+. "$(dirname "$0")/lib.sh"
+J="$ROOT/$BUILD/bin/jacobi"
+field() { sed -n "s/^result:.* $1=\([^ ]*\).*/\1/p" "$2"; }
+H=$(hostname)
+printf '%s:fast:1:1:1\n%s:slow:1:1:0.3\n' "$H" "$H" >"$TMP/res"
+CLASSES=("--xmpi-resources=$TMP/res" --xmpi-initial=fast:1,slow:1)
+
+# Intervals of 100 iterations span many 100 ms quota periods, so the slow class's speed is
+# measured rather than sampled.
+"$LAUNCH" -np 1 "$J" -n 1200 -i 500 >"$TMP/serial" 2>&1
+"$LAUNCH" -np 2 "$J" -n 1200 -i 500 -b --xmpi-si=100 "${CLASSES[@]}" \
+    "--xmpi-trace=$TMP/lb.csv" >"$TMP/lb" 2>&1
+rc=$?
+if grep -q "emulated class speeds are not applied" "$TMP/lb"; then
+    echo "ok - load balancing on emulated classes # SKIP no writable cgroup cpu controller here"
+else
+    check "jacobi -b on a fast and a slow class exits 0" test $rc = 0
+    check "the trace records a rebalance" grep -q ',rebalance,' "$TMP/lb.csv"
+    rows=$(field rows "$TMP/lb")
+    check "rows moved to the fast process (rows=$rows)" \
+        awk -v r="$rows" 'BEGIN { split(r, c, ","); exit !(c[1] > c[2] && c[1] + c[2] == 1200) }'
+    check "the answer is the serial one, bit for bit" \
+        test -n "$(field checksum "$TMP/serial")" -a "$(field checksum "$TMP/serial")" = "$(field checksum "$TMP/lb")"
+fi
+
+# Policies whose data is missing: every process gets the error, rank 0 says why, exit 1.
+"$LAUNCH" -np 2 "$J" -n 600 -i 120 -b --xmpi-si=10 --xmpi-lb=nnz --xmpi-lb-th1=0 --xmpi-lb-k=1 "${CLASSES[@]}" >"$TMP/nnz" 2>&1
+rc=$?
+check "--xmpi-lb=nnz without a sparse matrix is refused (exit 1)" test $rc = 1
+[ $rc = 1 ] || sed 's/^/# /' "$TMP/nnz" | head -20
+check "... naming what is missing" grep -q "xmpi-lb=nnz needs a registered distributed sparse matrix" "$TMP/nnz"
+"$LAUNCH" -np 2 "$J" -n 600 -i 120 -b --xmpi-si=10 --xmpi-lb=weight --xmpi-lb-th1=0 --xmpi-lb-k=1 "${CLASSES[@]}" >"$TMP/w" 2>&1
+rc=$?
+check "--xmpi-lb=weight without a weight array is refused (exit 1)" test $rc = 1
+check "... naming what is missing" grep -q "xmpi-lb=weight needs a weight array" "$TMP/w"
+"$LAUNCH" -np 2 "$J" -n 100 -i 5 --xmpi-lb=fastest >"$TMP/bad" 2>&1
+rc=$?
+check "an unknown --xmpi-lb policy stops the job before any work" \
+    sh -c "test $rc = 2 && grep -q 'rows, nnz or weight' '$TMP/bad'"
+"$ROOT/$BUILD/bin/jacobi-plain" -b >"$TMP/plain" 2>&1
+rc=$?
+check "jacobi-plain -b is refused (exit 2)" sh -c "test $rc = 2 && grep -q 'needs libxmpi' '$TMP/plain'"

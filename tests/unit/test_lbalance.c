@@ -1,0 +1,336 @@
+/* Unit tests of the load-balancing decision (policies/lbalance.c) on synthetic intervals:
+ * balanced, imbalanced, bursts against long-term interference, thresholds, gain, powers. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../policies/lbalance.h"
+#include "../../policies/partition.h"
+#include "suites.h"
+
+#define P 4
+
+/* A synthetic interval: per-rank compute seconds, CPU share, communication seconds. */
+struct synth {
+    double t_real[P], t_cpu[P], comm[P], work[P];
+    int count[P], displ[P];
+    struct xmpi_lb_input in;
+};
+
+/* Ranks with the given compute times on even blocks of `size` rows, dedicated, no MPI
+ * time, work = rows (declared): power = rows / seconds. */
+static void synth(struct synth *s, int p, int size, const double *compute)
+{
+    memset(s, 0, sizeof *s);
+    xmpi_part_even(size, p, s->count, s->displ);
+    for (int i = 0; i < p; i++) {
+        s->t_real[i] = compute[i];
+        s->t_cpu[i] = compute[i];
+        s->work[i] = s->count[i];
+    }
+    s->in = (struct xmpi_lb_input){p, size, s->t_real, s->t_cpu, s->comm, s->work, s->count,
+                                   s->displ, NULL, NULL, 100, -1};
+}
+
+static const struct xmpi_lb_params prm3 = {0.10, 0.05, 3};
+
+START_TEST(balanced_no_move)
+{
+    struct synth s;
+    double t[P] = {1.0, 0.97, 1.02, 0.99};
+    synth(&s, P, 1000, t);
+    struct xmpi_lb_state st = {0};
+    struct xmpi_lb_decision d;
+    int c[P], dp[P];
+    ck_assert_int_eq(xmpi_lb_decide(&prm3, &st, &s.in, &d, c, dp), 0);
+    ck_assert_int_eq(d.rebalance, 0);
+    ck_assert_int_eq(d.imbalanced, 0);
+    ck_assert_int_eq(d.dedicated, 1);
+    ck_assert(fabs(d.imbalance - (1.02 - 0.97) / 1.02) < 1e-12);
+}
+END_TEST
+
+START_TEST(imbalanced_dedicated_moves_by_power)
+{
+    /* Rank 1 is twice as slow per row: it should get half the rows of each other rank. */
+    struct synth s;
+    double t[P] = {1.0, 2.0, 1.0, 1.0};
+    synth(&s, P, 700, t);
+    struct xmpi_lb_state st = {0};
+    struct xmpi_lb_decision d;
+    int c[P], dp[P];
+    ck_assert_int_eq(xmpi_lb_decide(&prm3, &st, &s.in, &d, c, dp), 0);
+    ck_assert_int_eq(d.rebalance, 1);
+    ck_assert_int_eq(d.interference, XMPI_LB_NONE);
+    /* Powers 175, 87.5, 175, 175 rows/s: shares 2/7, 1/7, 2/7, 2/7 of 700 rows. */
+    int want[P] = {200, 100, 200, 200};
+    char why[200];
+    ck_assert_int_eq(xmpi_part_check(700, P, c, dp, why, sizeof why), 0);
+    for (int i = 0; i < P; i++) ck_assert_int_eq(c[i], want[i]);
+    for (int i = 1; i < P; i++) ck_assert_int_eq(dp[i], dp[i - 1] + c[i - 1]);
+    /* Gain: slowest 2 s against 700 rows / 612.5 rows/s. */
+    ck_assert(fabs(d.gain - (2.0 - 700 / 612.5)) < 1e-9);
+}
+END_TEST
+
+START_TEST(comm_time_is_not_compute)
+{
+    /* Wall times are equal because the fast ranks wait in MPI for the slow one. */
+    struct synth s;
+    double t[P] = {2.0, 2.0, 2.0, 2.0};
+    synth(&s, P, 800, t);
+    s.comm[0] = 1.0;
+    s.comm[2] = 1.0;
+    s.comm[3] = 1.0;
+    struct xmpi_lb_state st = {0};
+    struct xmpi_lb_decision d;
+    int c[P], dp[P];
+    ck_assert_int_eq(xmpi_lb_decide(&prm3, &st, &s.in, &d, c, dp), 0);
+    ck_assert_int_eq(d.imbalanced, 1);
+    ck_assert_int_eq(d.rebalance, 1);
+    ck_assert_int_lt(c[1], c[0]);
+}
+END_TEST
+
+/* Rank 0 non-dedicated (CPU 70% of wall) and slow; `n` intervals in a row. */
+static int interfered(struct xmpi_lb_state *st, const struct xmpi_lb_params *prm, int dedicated,
+                      struct xmpi_lb_decision *d)
+{
+    struct synth s;
+    double t[P] = {1.5, 1.0, 1.0, 1.0};
+    synth(&s, P, 1000, t);
+    if (!dedicated) s.t_cpu[0] = 0.7 * s.t_real[0];
+    int c[P], dp[P];
+    ck_assert_int_eq(xmpi_lb_decide(prm, st, &s.in, d, c, dp), 0);
+    return d->rebalance;
+}
+
+START_TEST(burst_tolerated_k_minus_1_intervals)
+{
+    struct xmpi_lb_state st = {0};
+    struct xmpi_lb_decision d;
+    ck_assert_int_eq(interfered(&st, &prm3, 0, &d), 0);
+    ck_assert_int_eq(d.interference, XMPI_LB_BURST);
+    ck_assert_int_eq(interfered(&st, &prm3, 0, &d), 0);
+    ck_assert_int_eq(d.interference, XMPI_LB_BURST);
+    /* The k-th non-dedicated interval in a row is long-term interference: balance. */
+    ck_assert_int_eq(interfered(&st, &prm3, 0, &d), 1);
+    ck_assert_int_eq(d.interference, XMPI_LB_LONG);
+}
+END_TEST
+
+START_TEST(burst_then_dedicated_resets)
+{
+    struct xmpi_lb_state st = {0};
+    struct xmpi_lb_decision d;
+    ck_assert_int_eq(interfered(&st, &prm3, 0, &d), 0);
+    ck_assert_int_eq(interfered(&st, &prm3, 0, &d), 0);
+    /* A dedicated interval in between: imbalanced and dedicated is balanced at once ... */
+    ck_assert_int_eq(interfered(&st, &prm3, 1, &d), 1);
+    ck_assert_int_eq(d.interference, XMPI_LB_NONE);
+    /* ... and the next burst counts from one again. */
+    ck_assert_int_eq(interfered(&st, &prm3, 0, &d), 0);
+    ck_assert_int_eq(interfered(&st, &prm3, 0, &d), 0);
+    ck_assert_int_eq(interfered(&st, &prm3, 0, &d), 1);
+}
+END_TEST
+
+START_TEST(k1_reacts_at_once)
+{
+    struct xmpi_lb_params k1 = {0.10, 0.05, 1};
+    struct xmpi_lb_state st = {0};
+    struct xmpi_lb_decision d;
+    ck_assert_int_eq(interfered(&st, &k1, 0, &d), 1);
+    ck_assert_int_eq(d.interference, XMPI_LB_LONG);
+}
+END_TEST
+
+START_TEST(k5_waits_five)
+{
+    struct xmpi_lb_params k5 = {0.10, 0.05, 5};
+    struct xmpi_lb_state st = {0};
+    struct xmpi_lb_decision d;
+    for (int i = 0; i < 4; i++) ck_assert_int_eq(interfered(&st, &k5, 0, &d), 0);
+    ck_assert_int_eq(interfered(&st, &k5, 0, &d), 1);
+}
+END_TEST
+
+START_TEST(th1_edge)
+{
+    struct synth s;
+    /* (max - min) / max = 0.25 exactly (binary fractions). */
+    double t[P] = {1.0, 0.75, 1.0, 1.0};
+    synth(&s, P, 400, t);
+    struct xmpi_lb_state st = {0};
+    struct xmpi_lb_decision d;
+    int c[P], dp[P];
+    struct xmpi_lb_params at = {0.25, 0.05, 3}, below = {0.24, 0.05, 3};
+    ck_assert_int_eq(xmpi_lb_decide(&at, &st, &s.in, &d, c, dp), 0);
+    ck_assert_int_eq(d.imbalanced, 0);
+    ck_assert_int_eq(xmpi_lb_decide(&below, &st, &s.in, &d, c, dp), 0);
+    ck_assert_int_eq(d.imbalanced, 1);
+}
+END_TEST
+
+START_TEST(th2_edge)
+{
+    struct synth s;
+    double t[P] = {1.0, 1.0, 1.0, 1.0};
+    synth(&s, P, 400, t);
+    s.t_cpu[2] = 0.75;   /* (real - cpu) / real = 0.25 */
+    struct xmpi_lb_state st = {0};
+    struct xmpi_lb_decision d;
+    int c[P], dp[P];
+    struct xmpi_lb_params at = {0.10, 0.25, 3}, below = {0.10, 0.24, 3};
+    ck_assert_int_eq(xmpi_lb_decide(&at, &st, &s.in, &d, c, dp), 0);
+    ck_assert_int_eq(d.dedicated, 1);
+    ck_assert_int_eq(xmpi_lb_decide(&below, &st, &s.in, &d, c, dp), 0);
+    ck_assert_int_eq(d.dedicated, 0);
+}
+END_TEST
+
+START_TEST(no_ping_pong)
+{
+    struct synth s;
+    double t[P] = {1.0, 1.2, 1.0, 1.0};
+    synth(&s, P, 1000, t);
+    struct xmpi_lb_state st = {0};
+    struct xmpi_lb_decision d;
+    int c[P], dp[P];
+    ck_assert_int_eq(xmpi_lb_decide(&prm3, &st, &s.in, &d, c, dp), 0);
+    ck_assert_int_eq(d.rebalance, 1);
+    /* A move that cost more than it would now save is not made. */
+    st.move_cost = d.gain * 1.01;
+    ck_assert_int_eq(xmpi_lb_decide(&prm3, &st, &s.in, &d, c, dp), 0);
+    ck_assert_int_eq(d.rebalance, 0);
+    ck_assert_int_eq(d.imbalanced, 1);
+    /* Nor one at the end of the run: no iterations left to gain anything. */
+    st.move_cost = 0;
+    s.in.remaining = 0;
+    ck_assert_int_eq(xmpi_lb_decide(&prm3, &st, &s.in, &d, c, dp), 0);
+    ck_assert_int_eq(d.rebalance, 0);
+    /* Half an interval left: half the gain. */
+    s.in.remaining = 50;
+    ck_assert_int_eq(xmpi_lb_decide(&prm3, &st, &s.in, &d, c, dp), 0);
+    double half = d.gain;
+    s.in.remaining = -1;
+    ck_assert_int_eq(xmpi_lb_decide(&prm3, &st, &s.in, &d, c, dp), 0);
+    ck_assert(fabs(2 * half - d.gain) < 1e-12);
+}
+END_TEST
+
+START_TEST(unmeasured_ranks_take_class_power)
+{
+    struct synth s;
+    double t[P] = {1.0, 2.0, 0.0, 0.0};   /* ranks 2, 3 just joined: no measurement */
+    synth(&s, P, 800, t);
+    s.count[2] = s.count[3] = 0;
+    s.count[0] = 400;
+    s.count[1] = 400;
+    s.displ[1] = 400;
+    s.displ[2] = s.displ[3] = 800;
+    s.work[0] = 400;
+    s.work[1] = 400;
+    s.work[2] = s.work[3] = 0;
+    int cls[P] = {0, 1, 1, 0};
+    s.in.rank_class = cls;
+    double pw[P];
+    ck_assert_int_eq(xmpi_lb_powers(&s.in, pw), 2);
+    ck_assert(fabs(pw[0] - 400) < 1e-12);
+    ck_assert(fabs(pw[1] - 200) < 1e-12);
+    ck_assert(fabs(pw[2] - 200) < 1e-12);   /* class 1, like rank 1 */
+    ck_assert(fabs(pw[3] - 400) < 1e-12);   /* class 0, like rank 0 */
+    s.in.rank_class = NULL;
+    ck_assert_int_eq(xmpi_lb_powers(&s.in, pw), 2);
+    ck_assert(fabs(pw[2] - 300) < 1e-12);   /* no classes: the mean */
+}
+END_TEST
+
+START_TEST(nnz_policy_balances_weight)
+{
+    /* 8 rows: row 0 weighs 30, the others 1 each (37 in all), 2 equal ranks measured on
+     * even blocks. Rank 0 did 33 units in 3 s, rank 1 4 units in... equal power: 11/s. */
+    double w[8] = {30, 1, 1, 1, 1, 1, 1, 1};
+    struct synth s;
+    double t[2] = {33.0 / 11, 4.0 / 11};
+    synth(&s, 2, 8, t);
+    s.work[0] = 33;
+    s.work[1] = 4;
+    s.in.rowweight = w;
+    struct xmpi_lb_state st = {0};
+    struct xmpi_lb_decision d;
+    int c[2], dp[2];
+    ck_assert_int_eq(xmpi_lb_decide(&prm3, &st, &s.in, &d, c, dp), 0);
+    ck_assert_int_eq(d.rebalance, 1);
+    /* Equal powers: half of 37 is 18.5; the boundary nearest is after row 0 (30). */
+    ck_assert_int_eq(c[0], 1);
+    ck_assert_int_eq(c[1], 7);
+}
+END_TEST
+
+START_TEST(invalid_input)
+{
+    struct synth s;
+    double t[P] = {1, 1, 1, 1};
+    synth(&s, P, 100, t);
+    struct xmpi_lb_state st = {0};
+    struct xmpi_lb_decision d;
+    int c[P], dp[P];
+    struct xmpi_lb_params bad = {0.1, 0.05, 0};
+    ck_assert_int_eq(xmpi_lb_decide(&bad, &st, &s.in, &d, c, dp), -1);
+    bad.k = XMPI_LB_KMAX + 1;
+    ck_assert_int_eq(xmpi_lb_decide(&bad, &st, &s.in, &d, c, dp), -1);
+    bad = (struct xmpi_lb_params){NAN, 0.05, 3};
+    ck_assert_int_eq(xmpi_lb_decide(&bad, &st, &s.in, &d, c, dp), -1);
+    ck_assert_int_eq(xmpi_lb_decide(&prm3, &st, &s.in, &d, NULL, dp), -1);
+    s.in.nprocs = 0;
+    ck_assert_int_eq(xmpi_lb_decide(&prm3, &st, &s.in, &d, c, dp), -1);
+    ck_assert_int_eq(st.intervals, 0);   /* refused input leaves the state alone */
+}
+END_TEST
+
+START_TEST(every_row_kept_random)
+{
+    unsigned seed = 12345;
+    for (int trial = 0; trial < 2000; trial++) {
+        struct synth s;
+        double t[P];
+        int p = 1 + (int)((seed = seed * 1103515245u + 12345u) >> 16) % P;
+        int size = (int)((seed = seed * 1103515245u + 12345u) >> 16) % 300;
+        for (int i = 0; i < P; i++)
+            t[i] = 0.1 + (double)((seed = seed * 1103515245u + 12345u) >> 16 & 1023) / 256.0;
+        synth(&s, p, size, t);
+        struct xmpi_lb_params k1 = {0.0, 0.05, 1};
+        struct xmpi_lb_state st = {0};
+        struct xmpi_lb_decision d;
+        int c[P], dp[P];
+        ck_assert_int_eq(xmpi_lb_decide(&k1, &st, &s.in, &d, c, dp), 0);
+        if (!d.rebalance) continue;
+        char why[200];
+        ck_assert_msg(xmpi_part_check(size, p, c, dp, why, sizeof why) == 0, "trial %d: %s", trial, why);
+        for (int i = 0; i < p && size >= p; i++) ck_assert_int_ge(c[i], 1);
+    }
+}
+END_TEST
+
+Suite *lbalance_suite(void)
+{
+    Suite *s = suite_create("lbalance");
+    TCase *tc = tcase_create("decision");
+    tcase_add_test(tc, balanced_no_move);
+    tcase_add_test(tc, imbalanced_dedicated_moves_by_power);
+    tcase_add_test(tc, comm_time_is_not_compute);
+    tcase_add_test(tc, burst_tolerated_k_minus_1_intervals);
+    tcase_add_test(tc, burst_then_dedicated_resets);
+    tcase_add_test(tc, k1_reacts_at_once);
+    tcase_add_test(tc, k5_waits_five);
+    tcase_add_test(tc, th1_edge);
+    tcase_add_test(tc, th2_edge);
+    tcase_add_test(tc, no_ping_pong);
+    tcase_add_test(tc, unmeasured_ranks_take_class_power);
+    tcase_add_test(tc, nnz_policy_balances_weight);
+    tcase_add_test(tc, invalid_input);
+    tcase_add_test(tc, every_row_kept_random);
+    suite_add_tcase(s, tc);
+    return s;
+}
