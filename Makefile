@@ -26,14 +26,14 @@ PURE_OBJ := $(filter $(BUILD)/obj/models/% $(BUILD)/obj/policies/%,$(LIB_OBJ)) \
 LIBA  = $(BUILD)/lib/libxmpi.a
 LIBSO = $(BUILD)/lib/libxmpi.so.$(VERSION)
 BENCH = $(BUILD)/bin/jacobi $(BUILD)/bin/jacobi-plain $(BUILD)/bin/overhead-micro \
-        $(BUILD)/bin/xmpi-spawnbench $(BUILD)/bin/xmpi-spawnbench-child
+        $(BUILD)/bin/xmpi-spawnbench $(BUILD)/bin/xmpi-spawnbench-child $(BUILD)/bin/xmpi-redistbench
 TOOLS = $(patsubst tools/%.c,$(BUILD)/bin/%,$(wildcard tools/*.c))
 UNIT_SRC := $(wildcard tests/unit/*.c)
 MPI_TESTS := $(patsubst tests/mpi/%.c,$(BUILD)/tests/%,$(wildcard tests/mpi/*.c))
 # Programs link the shared library and find it next to them, in the tree or installed.
 LINK_XMPI = -L$(BUILD)/lib -lxmpi -Wl,-rpath,'$$ORIGIN/../lib'
 
-.PHONY: all lib bench tools tests check demo demo-classes install uninstall clean bench-overhead bench-spawn soak deps
+.PHONY: all lib bench tools tests check demo demo-classes install uninstall clean bench-overhead bench-spawn bench-redist soak deps
 all: lib bench tools
 
 lib: $(LIBA) $(LIBSO)
@@ -73,6 +73,10 @@ $(BUILD)/bin/xmpi-spawnbench: benchmarks/spawnbench.c include/xmpi.h $(LIBSO)
 	@mkdir -p $(@D)
 	$(MPICC) $(CFLAGS) $(XCFLAGS) -o $@ $< $(LINK_XMPI)
 
+$(BUILD)/bin/xmpi-redistbench: benchmarks/redistbench.c include/xmpi.h $(LIBSO)
+	@mkdir -p $(@D)
+	$(MPICC) $(CFLAGS) $(XCFLAGS) -o $@ $< $(LINK_XMPI)
+
 # The raw-MPI child of the spawn benchmark must not link libxmpi.
 $(BUILD)/bin/xmpi-spawnbench-child: benchmarks/spawnbench_child.c
 	@mkdir -p $(@D)
@@ -108,6 +112,9 @@ demo-classes: all
 
 bench-spawn: all
 	MPIRUN="$(MPIRUN)" scripts/bench-spawn.sh $(BUILD)
+
+bench-redist: all
+	MPIRUN="$(MPIRUN)" scripts/bench-redist.sh $(BUILD)
 
 soak: all tests
 	MPIRUN="$(MPIRUN)" scripts/soak.sh $(BUILD)
