@@ -25,7 +25,8 @@ PURE_OBJ := $(filter $(BUILD)/obj/models/% $(BUILD)/obj/policies/%,$(LIB_OBJ)) \
                 rms_state.o rms_schedule.o emulate.o textfile.o)
 LIBA  = $(BUILD)/lib/libxmpi.a
 LIBSO = $(BUILD)/lib/libxmpi.so.$(VERSION)
-BENCH = $(BUILD)/bin/jacobi $(BUILD)/bin/jacobi-plain $(BUILD)/bin/overhead-micro \
+BENCH = $(BUILD)/bin/jacobi $(BUILD)/bin/jacobi-plain $(BUILD)/bin/epidemic $(BUILD)/bin/epidemic-plain \
+        $(BUILD)/bin/overhead-micro \
         $(BUILD)/bin/xmpi-spawnbench $(BUILD)/bin/xmpi-spawnbench-child
 TOOLS = $(patsubst tools/%.c,$(BUILD)/bin/%,$(wildcard tools/*.c))
 UNIT_SRC := $(wildcard tests/unit/*.c)
@@ -65,6 +66,10 @@ $(BUILD)/bin/jacobi: benchmarks/jacobi.c include/xmpi.h $(LIBSO)
 	@mkdir -p $(@D)
 	$(MPICC) $(CFLAGS) $(XCFLAGS) -o $@ $< $(LINK_XMPI) -lm
 
+$(BUILD)/bin/epidemic: benchmarks/epidemic.c include/xmpi.h $(LIBSO)
+	@mkdir -p $(@D)
+	$(MPICC) $(CFLAGS) $(XCFLAGS) -o $@ $< $(LINK_XMPI) -lm
+
 $(BUILD)/bin/overhead-micro: benchmarks/overhead_micro.c include/xmpi.h $(LIBSO)
 	@mkdir -p $(@D)
 	$(MPICC) $(CFLAGS) $(XCFLAGS) -o $@ $< $(LINK_XMPI)
@@ -79,6 +84,10 @@ $(BUILD)/bin/xmpi-spawnbench-child: benchmarks/spawnbench_child.c
 	$(MPICC) $(CFLAGS) $(XCFLAGS) -o $@ $<
 
 $(BUILD)/bin/jacobi-plain: benchmarks/jacobi.c
+	@mkdir -p $(@D)
+	$(MPICC) $(CFLAGS) $(XCFLAGS) -DXMPI_PLAIN -o $@ $< -lm
+
+$(BUILD)/bin/epidemic-plain: benchmarks/epidemic.c
 	@mkdir -p $(@D)
 	$(MPICC) $(CFLAGS) $(XCFLAGS) -DXMPI_PLAIN -o $@ $< -lm
 
@@ -126,11 +135,12 @@ install: all
 	    > $(DESTDIR)$(PREFIX)/lib/pkgconfig/xmpi.pc
 	install -m 755 $(BUILD)/bin/jacobi $(DESTDIR)$(PREFIX)/bin/xmpi-jacobi
 	install -m 755 $(BUILD)/bin/jacobi-plain $(DESTDIR)$(PREFIX)/bin/xmpi-jacobi-plain
+	install -m 755 $(BUILD)/bin/epidemic $(DESTDIR)$(PREFIX)/bin/xmpi-epidemic
 	$(foreach t,$(TOOLS) $(BUILD)/bin/xmpi-spawnbench $(BUILD)/bin/xmpi-spawnbench-child,install -m 755 $(t) $(DESTDIR)$(PREFIX)/bin/;)
 
 uninstall:
 	rm -f $(PREFIX)/include/xmpi.h $(PREFIX)/lib/libxmpi.* $(PREFIX)/lib/pkgconfig/xmpi.pc \
-	      $(PREFIX)/bin/xmpi-jacobi $(PREFIX)/bin/xmpi-jacobi-plain
+	      $(PREFIX)/bin/xmpi-jacobi $(PREFIX)/bin/xmpi-jacobi-plain $(PREFIX)/bin/xmpi-epidemic
 
 clean:
 	rm -rf $(BUILD)
