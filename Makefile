@@ -26,7 +26,7 @@ PURE_OBJ := $(filter $(BUILD)/obj/models/% $(BUILD)/obj/policies/%,$(LIB_OBJ)) \
 LIBA  = $(BUILD)/lib/libxmpi.a
 LIBSO = $(BUILD)/lib/libxmpi.so.$(VERSION)
 BENCH = $(BUILD)/bin/jacobi $(BUILD)/bin/jacobi-plain $(BUILD)/bin/cg $(BUILD)/bin/cg-plain \
-        $(BUILD)/bin/overhead-micro \
+        $(BUILD)/bin/epidemic $(BUILD)/bin/epidemic-plain $(BUILD)/bin/overhead-micro \
         $(BUILD)/bin/xmpi-spawnbench $(BUILD)/bin/xmpi-spawnbench-child $(BUILD)/bin/xmpi-redistbench
 TOOLS = $(patsubst tools/%.c,$(BUILD)/bin/%,$(wildcard tools/*.c))
 UNIT_SRC := $(wildcard tests/unit/*.c)
@@ -70,6 +70,10 @@ $(BUILD)/bin/cg: benchmarks/cg.c include/xmpi.h $(LIBSO)
 	@mkdir -p $(@D)
 	$(MPICC) $(CFLAGS) $(XCFLAGS) -o $@ $< $(LINK_XMPI) -lm
 
+$(BUILD)/bin/epidemic: benchmarks/epidemic.c include/xmpi.h $(LIBSO)
+	@mkdir -p $(@D)
+	$(MPICC) $(CFLAGS) $(XCFLAGS) -o $@ $< $(LINK_XMPI) -lm
+
 $(BUILD)/bin/overhead-micro: benchmarks/overhead_micro.c include/xmpi.h $(LIBSO)
 	@mkdir -p $(@D)
 	$(MPICC) $(CFLAGS) $(XCFLAGS) -o $@ $< $(LINK_XMPI)
@@ -92,6 +96,10 @@ $(BUILD)/bin/jacobi-plain: benchmarks/jacobi.c
 	$(MPICC) $(CFLAGS) $(XCFLAGS) -DXMPI_PLAIN -o $@ $< -lm
 
 $(BUILD)/bin/cg-plain: benchmarks/cg.c
+	@mkdir -p $(@D)
+	$(MPICC) $(CFLAGS) $(XCFLAGS) -DXMPI_PLAIN -o $@ $< -lm
+
+$(BUILD)/bin/epidemic-plain: benchmarks/epidemic.c
 	@mkdir -p $(@D)
 	$(MPICC) $(CFLAGS) $(XCFLAGS) -DXMPI_PLAIN -o $@ $< -lm
 
@@ -144,12 +152,13 @@ install: all
 	install -m 755 $(BUILD)/bin/jacobi-plain $(DESTDIR)$(PREFIX)/bin/xmpi-jacobi-plain
 	install -m 755 $(BUILD)/bin/cg $(DESTDIR)$(PREFIX)/bin/xmpi-cg
 	install -m 755 $(BUILD)/bin/cg-plain $(DESTDIR)$(PREFIX)/bin/xmpi-cg-plain
+	install -m 755 $(BUILD)/bin/epidemic $(DESTDIR)$(PREFIX)/bin/xmpi-epidemic
 	$(foreach t,$(TOOLS) $(BUILD)/bin/xmpi-spawnbench $(BUILD)/bin/xmpi-spawnbench-child,install -m 755 $(t) $(DESTDIR)$(PREFIX)/bin/;)
 
 uninstall:
 	rm -f $(PREFIX)/include/xmpi.h $(PREFIX)/lib/libxmpi.* $(PREFIX)/lib/pkgconfig/xmpi.pc \
 	      $(PREFIX)/bin/xmpi-jacobi $(PREFIX)/bin/xmpi-jacobi-plain $(PREFIX)/bin/xmpi-cg \
-	      $(PREFIX)/bin/xmpi-cg-plain
+	      $(PREFIX)/bin/xmpi-cg-plain $(PREFIX)/bin/xmpi-epidemic
 
 clean:
 	rm -rf $(BUILD)

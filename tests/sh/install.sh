@@ -5,7 +5,7 @@ PREFIX="$TMP/prefix"
 make -s -C "$ROOT" install PREFIX="$PREFIX" BUILD="$BUILD" >"$TMP/install.log" 2>&1
 check "make install PREFIX=DIR" test $? = 0
 for f in include/xmpi.h lib/libxmpi.a lib/libxmpi.so lib/libxmpi.so.0 lib/pkgconfig/xmpi.pc \
-         bin/xmpi-jacobi bin/xmpi-jacobi-plain bin/xmpi-cg bin/xmpi-cg-plain; do
+         bin/xmpi-jacobi bin/xmpi-jacobi-plain bin/xmpi-cg bin/xmpi-cg-plain bin/xmpi-epidemic; do
     check "installed $f" test -e "$PREFIX/$f"
 done
 
