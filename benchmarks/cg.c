@@ -56,7 +56,7 @@ enum { SRC_POISSON, SRC_UNEVEN, SRC_FILE };
 #define POISSON_MAX 1290
 /* Pasted into printf formats only, where %%%% prints the header's %%. */
 #define MM_ACCEPTED "%%%%MatrixMarket matrix coordinate real|integer|pattern general|symmetric"
-#define ACCEPTED "-g poisson3d:N|uneven:N[:SEED] -m FILE -i MAXIT -t TOL -v N --cg-shuffle=K -h"
+#define ACCEPTED "-g poisson3d:N|uneven:N[:SEED] -m FILE -i MAXIT -t TOL -v N -b --cg-shuffle=K -h"
 
 struct options {
     int source, source_given;
@@ -68,6 +68,7 @@ struct options {
     double tol;
     long verbose;
     long shuffle;
+    int balance;     /* -b: XMPI_Eval_lbalance after each iteration */
     int help;
 };
 
@@ -135,7 +136,7 @@ static void usage(FILE *out)
 {
     fprintf(out,
             "usage: cg [-g poisson3d:N | -g uneven:N[:SEED] | -m FILE] [-i MAXIT] [-t TOL] [-v N]\n"
-            "          [--cg-shuffle=K] [-h]\n"
+            "          [-b] [--cg-shuffle=K] [-h]\n"
             "  -g poisson3d:N      7-point 3D Poisson stencil on an N x N x N grid, N from 1 to %d\n"
             "                      (default poisson3d:20)\n"
             "  -g uneven:N[:SEED]  N rows (1 to %d) with heavy-tailed nonzeros per row: the first\n"
@@ -147,6 +148,8 @@ static void usage(FILE *out)
             "  -i MAXIT            at most MAXIT iterations, 0 to %d (default 1000)\n"
             "  -t TOL              stop once ||r|| <= TOL ||b||; 0 runs every iteration (default 1e-10)\n"
             "  -v N                a progress line every N iterations on rank 0; 0: none (default 0)\n"
+            "  -b                  balance the load with XMPI_Eval_lbalance after each iteration\n"
+            "                      (--xmpi-lb=nnz weighs rows by their nonzeros; not in cg-plain)\n"
             "  --cg-shuffle=K      test: every K iterations move the rows to another partition with\n"
             "                      XMPI_Redistribute_data (not in cg-plain); the answer must not change\n"
             "  -h                  print this help\n"
@@ -256,7 +259,7 @@ static int parse_options(int argc, char **argv, struct options *o, struct failur
 
     opterr = 0;
     int c;
-    while ((c = getopt(argc, argv, ":g:m:i:t:v:h")) != -1) {
+    while ((c = getopt(argc, argv, ":g:m:i:t:v:bh")) != -1) {
         switch (c) {
         case 'g':
             if (o->file || o->source_given)
@@ -292,6 +295,11 @@ static int parse_options(int argc, char **argv, struct options *o, struct failur
                 return fail(f, EXIT_USAGE,
                             "cg: bad progress interval '-v %s': expected an integer from 0 to %d\n", optarg,
                             INT_MAX);
+            break;
+        case 'b':
+            if (!CAN_MOVE)
+                return fail(f, EXIT_USAGE, "cg: -b needs libxmpi to move rows; cg-plain cannot balance\n");
+            o->balance = 1;
             break;
         case 'h':
             o->help = 1;
@@ -936,13 +944,22 @@ static void monitor_check(int rc, const char *call, int rank, struct failure *f,
 /* The load-balancing hook, called at the end of every iteration that another one follows. It is
  * to become XMPI_Eval_lbalance(...), which may move the registered rows: the caller re-reads its
  * block and pointers afterwards whatever happened. Returns 0 or an XMPI error code. */
+static int balance_enabled;   /* -b */
+
+/* The load balancer: at interval ends it may move the registered rows (the caller re-reads
+ * its block and pointers afterwards). */
 static int rebalance(int it, int maxit, int *count, int *displ)
 {
-    (void)it;
-    (void)maxit;
-    (void)count;
-    (void)displ;
+#ifdef XMPI_PLAIN
+    (void)it, (void)maxit, (void)count, (void)displ;
     return 0;
+#else
+    if (!balance_enabled) return 0;
+    int rank, nprocs;
+    MPI_Comm_rank(XMPI_COMM_WORLD, &rank);
+    MPI_Comm_size(XMPI_COMM_WORLD, &nprocs);
+    return XMPI_Eval_lbalance(rank, nprocs, it, maxit, count, displ, NULL);
+#endif
 }
 
 /* Test partition number `s`: random cut points and a random order of the blocks over the
@@ -1008,6 +1025,7 @@ int main(int argc, char **argv)
     int status = 0;
 
     parse_options(argc, argv, &opt, &f);
+    balance_enabled = opt.balance;
     if ((status = agree(&f, rank, nprocs)))
         goto done;
     if (opt.help) {

@@ -29,6 +29,8 @@ for g in poisson3d:10 uneven:2000; do
     start "$TMP/$t.3" 3 "$C" -g $g
     start "$TMP/$t.plain" 2 "$CP" -g $g
     start "$TMP/$t.shuffle" 3 "$C" -g $g --cg-shuffle=3
+    start "$TMP/$t.lb" 2 "$C" -g $g -b --xmpi-si=5 --xmpi-lb=nnz --xmpi-lb-th1=0 --xmpi-lb-k=1 \
+        "--xmpi-trace=$TMP/$t.lb.csv"
 done
 wait
 for g in poisson3d:10 uneven:2000; do
@@ -39,6 +41,8 @@ for g in poisson3d:10 uneven:2000; do
     same "$g with vs without libxmpi" "$TMP/$t.2" "$TMP/$t.plain"
     same "$g rows moved every 3 iterations (3 ranks)" "$TMP/$t.3" "$TMP/$t.shuffle"
     check "$g: --cg-shuffle=3 did move the rows" grep -q 'moved the rows [1-9][0-9]* times' "$TMP/$t.shuffle"
+    same "$g balanced with -b --xmpi-lb=nnz (2 ranks)" "$TMP/$t.2" "$TMP/$t.lb"
+    check "$g: -b did rebalance (trace)" grep -q ',rebalance,' "$TMP/$t.lb.csv"
     # b = A x* with a known x*: the error is measured against it, not against another run.
     check "$g: converges to x* (error < 1e-8)" below "$(field error "$TMP/$t.2")" 1e-8
     check "$g: stops at the tolerance, before -i" below "$(field iterations "$TMP/$t.2")" 1000
@@ -113,6 +117,7 @@ bad "negative tolerance refused" "-t -1" "$C" -t -1
 bad "unknown long option refused" "--long" "$C" --long
 bad "--cg-shuffle=0 refused" "--cg-shuffle=0" "$C" --cg-shuffle=0
 bad "--cg-shuffle refused by cg-plain" "cg-plain" "$CP" --cg-shuffle=3
+bad "-b refused by cg-plain" "cg-plain cannot balance" "$CP" -b
 bad "-g and -m together refused" "one matrix source" "$C" -g uneven:10 -m "$TMP/sym.mtx"
 bad "missing file refused" "none.mtx" "$C" -m "$TMP/none.mtx"
 judge_bad
