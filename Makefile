@@ -62,15 +62,15 @@ $(BUILD)/bin/%: tools/%.c $(PURE_OBJ)
 	@mkdir -p $(@D)
 	$(MPICC) $(CFLAGS) $(XCFLAGS) -o $@ $< $(PURE_OBJ) $(HWLOC_LIBS) -lm
 
-$(BUILD)/bin/jacobi: benchmarks/jacobi.c include/xmpi.h $(LIBSO)
+$(BUILD)/bin/jacobi: benchmarks/jacobi.c benchmarks/bench_util.h include/xmpi.h $(LIBSO)
 	@mkdir -p $(@D)
 	$(MPICC) $(CFLAGS) $(XCFLAGS) -o $@ $< $(LINK_XMPI) -lm
 
-$(BUILD)/bin/cg: benchmarks/cg.c include/xmpi.h $(LIBSO)
+$(BUILD)/bin/cg: benchmarks/cg.c benchmarks/bench_util.h include/xmpi.h $(LIBSO)
 	@mkdir -p $(@D)
 	$(MPICC) $(CFLAGS) $(XCFLAGS) -o $@ $< $(LINK_XMPI) -lm
 
-$(BUILD)/bin/epidemic: benchmarks/epidemic.c include/xmpi.h $(LIBSO)
+$(BUILD)/bin/epidemic: benchmarks/epidemic.c benchmarks/bench_util.h include/xmpi.h $(LIBSO)
 	@mkdir -p $(@D)
 	$(MPICC) $(CFLAGS) $(XCFLAGS) -o $@ $< $(LINK_XMPI) -lm
 
@@ -91,15 +91,15 @@ $(BUILD)/bin/xmpi-spawnbench-child: benchmarks/spawnbench_child.c
 	@mkdir -p $(@D)
 	$(MPICC) $(CFLAGS) $(XCFLAGS) -o $@ $<
 
-$(BUILD)/bin/jacobi-plain: benchmarks/jacobi.c
+$(BUILD)/bin/jacobi-plain: benchmarks/jacobi.c benchmarks/bench_util.h
 	@mkdir -p $(@D)
 	$(MPICC) $(CFLAGS) $(XCFLAGS) -DXMPI_PLAIN -o $@ $< -lm
 
-$(BUILD)/bin/cg-plain: benchmarks/cg.c
+$(BUILD)/bin/cg-plain: benchmarks/cg.c benchmarks/bench_util.h
 	@mkdir -p $(@D)
 	$(MPICC) $(CFLAGS) $(XCFLAGS) -DXMPI_PLAIN -o $@ $< -lm
 
-$(BUILD)/bin/epidemic-plain: benchmarks/epidemic.c
+$(BUILD)/bin/epidemic-plain: benchmarks/epidemic.c benchmarks/bench_util.h
 	@mkdir -p $(@D)
 	$(MPICC) $(CFLAGS) $(XCFLAGS) -DXMPI_PLAIN -o $@ $< -lm
 

@@ -7,7 +7,6 @@
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,16 +14,12 @@
 #include <strings.h>
 #include <unistd.h>
 
-/* The only place the two builds differ, so the measured code is the same in both. */
+#define BENCH_NAME "cg"
+#include "bench_util.h"
+
+/* This program's part of where the two builds differ; bench_util.h holds the part all benchmarks share. */
 #ifdef XMPI_PLAIN
-#define COMM MPI_COMM_WORLD
-#define LIBRARY_NAME "plain"
-#define MONITOR_OK 0
 #define MONITOR_SI_INIT() MONITOR_OK
-#define MONITOR_ADD_WORK(flop) ((void)(flop), MONITOR_OK)
-#define MONITOR_END() MONITOR_OK
-#define MONITOR_IS_WARNING(rc) ((void)(rc), 0)
-#define MONITOR_ERROR_STRING(rc) ((void)(rc), "unknown error")
 #define GET_WSIZE(rank, nprocs, n, count, displ) (even_block(rank, nprocs, n, count, displ), 0)
 #define REGISTER_SPARSE(ia, ja, a, n) ((void)(ia), (void)(ja), (void)(a), (void)(n), 0)
 #define REGISTER_VECTOR(v, n) ((void)(v), (void)(n), 0)
@@ -32,16 +27,7 @@
 #define CAN_MOVE 0
 #define REDISTRIBUTE(sc, sd, rc, rd) ((void)(sc), (void)(sd), (void)(rc), (void)(rd), 0)
 #else
-#include "xmpi.h"
-#define COMM XMPI_COMM_WORLD
-#define LIBRARY_NAME "xmpi"
-#define MONITOR_OK XMPI_SUCCESS
 #define MONITOR_SI_INIT() XMPI_Monitor_si_init()
-#define MONITOR_ADD_WORK(flop) XMPI_Monitor_add_work(flop)
-#define MONITOR_END() XMPI_Monitor_iter_end(NULL)
-/* The header promises monitoring carries on without PAPI, so losing counters is no reason to stop. */
-#define MONITOR_IS_WARNING(rc) ((rc) == XMPI_ERR_PAPI)
-#define MONITOR_ERROR_STRING(rc) XMPI_Error_string(rc)
 #define GET_WSIZE(rank, nprocs, n, count, displ) XMPI_Get_wsize(rank, nprocs, n, count, displ)
 #define REGISTER_SPARSE(ia, ja, a, n) XMPI_Register_sparse(ia, ja, a, n, MPI_DOUBLE, XMPI_DISTRIBUTED)
 #define REGISTER_VECTOR(v, n) XMPI_Register_vector(v, n, MPI_DOUBLE, XMPI_DISTRIBUTED)
@@ -49,7 +35,6 @@
 #define REDISTRIBUTE(sc, sd, rc, rd) XMPI_Redistribute_data(sc, sd, rc, rd)
 #endif
 
-enum { EXIT_RUNTIME = 1, EXIT_USAGE = 2 };
 enum { SRC_POISSON, SRC_UNEVEN, SRC_FILE };
 
 /* N^3 rows must fit the int row numbers of the CSR arrays and of MPI counts. */
@@ -70,12 +55,6 @@ struct options {
     long shuffle;
     int balance;     /* -b: XMPI_Eval_lbalance after each iteration */
     int help;
-};
-
-/* The first failure a rank meets; only its message survives, so the user sees the cause, not the fallout. */
-struct failure {
-    int code;
-    char msg[768];
 };
 
 struct problem {
@@ -107,31 +86,6 @@ struct trips {
     size_t n, cap;
 };
 
-static int fail(struct failure *f, int code, const char *fmt, ...)
-{
-    if (f->code)
-        return -1;
-    f->code = code;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(f->msg, sizeof f->msg, fmt, ap);
-    va_end(ap);
-    return -1;
-}
-
-/* Every rank must take the same exit, else the others block in the next collective.
- * The lowest failing rank speaks for all, so exactly one message appears. */
-static int agree(struct failure *f, int rank, int nprocs)
-{
-    int mine[2] = {f->code, f->code ? -rank : -nprocs}, all[2];
-    MPI_Allreduce(mine, all, 2, MPI_INT, MPI_MAX, COMM);
-    if (all[0] && -all[1] == rank) {
-        fputs(f->msg, stderr);
-        fflush(stderr);
-    }
-    return all[0];
-}
-
 static void usage(FILE *out)
 {
     fprintf(out,
@@ -155,42 +109,6 @@ static void usage(FILE *out)
             "  -h                  print this help\n"
             "b = A x* with x*[i] = 1 + (i %% 7) / 7; x starts at 0.\n",
             POISSON_MAX, INT_MAX, (unsigned long long)UINT64_MAX, INT_MAX);
-}
-
-static int parse_long(const char *s, long lo, long hi, long *out)
-{
-    char *end;
-    errno = 0;
-    long v = strtol(s, &end, 10);
-    if (end == s || *end != '\0' || errno == ERANGE || v < lo || v > hi)
-        return -1;
-    *out = v;
-    return 0;
-}
-
-static int parse_u64(const char *s, uint64_t *out)
-{
-    char *end;
-    /* strtoull would quietly wrap "-1" to the largest value. */
-    if (strchr(s, '-') || *s == '\0')
-        return -1;
-    errno = 0;
-    unsigned long long v = strtoull(s, &end, 10);
-    if (end == s || *end != '\0' || errno == ERANGE)
-        return -1;
-    *out = v;
-    return 0;
-}
-
-static int parse_tol(const char *s, double *out)
-{
-    char *end;
-    errno = 0;
-    double v = strtod(s, &end);
-    if (end == s || *end != '\0' || errno == ERANGE || !isfinite(v) || v < 0)
-        return -1;
-    *out = v;
-    return 0;
 }
 
 static int parse_source(const char *s, struct options *o)
@@ -284,7 +202,7 @@ static int parse_options(int argc, char **argv, struct options *o, struct failur
                             INT_MAX);
             break;
         case 't':
-            if (parse_tol(optarg, &o->tol))
+            if (parse_double(optarg, 0.0, INFINITY, &o->tol))
                 return fail(f, EXIT_USAGE,
                             "cg: bad tolerance '-t %s': expected a finite number >= 0 (0 runs every "
                             "iteration)\n",
@@ -328,30 +246,6 @@ static int parse_options(int argc, char **argv, struct options *o, struct failur
     return 0;
 }
 
-#ifdef XMPI_PLAIN
-/* The library's even blocks, so both builds start from the same partition. */
-static void even_block(int rank, int nprocs, int n, int *count, int *displ)
-{
-    int base = n / nprocs, extra = n % nprocs;
-    *count = base + (rank < extra);
-    *displ = rank * base + (rank < extra ? rank : extra);
-}
-#endif
-
-static void *alloc_array(size_t nmemb, size_t size, struct failure *f)
-{
-    if (nmemb == 0)
-        nmemb = 1; /* a rank may own no rows; NULL must still mean failure */
-    if (nmemb > SIZE_MAX / size) {
-        fail(f, EXIT_RUNTIME, "cg: out of memory (%zu elements of %zu bytes)\n", nmemb, size);
-        return NULL;
-    }
-    void *p = malloc(nmemb * size);
-    if (!p)
-        fail(f, EXIT_RUNTIME, "cg: out of memory (%zu elements of %zu bytes)\n", nmemb, size);
-    return p;
-}
-
 static void release(struct problem *p)
 {
     free(p->ia);
@@ -367,14 +261,6 @@ static void release(struct problem *p)
     free(p->counts);
     free(p->displs);
     free(p->part);
-}
-
-static uint64_t splitmix64(uint64_t z)
-{
-    z += 0x9e3779b97f4a7c15ULL;
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
 }
 
 /* 53 random bits as a double in [0, 1): exact, the same on every rank. */
@@ -542,20 +428,6 @@ static int uneven(struct problem *P, uint64_t seed, int rank, struct failure *f)
 }
 
 /* ---- Matrix Market ---------------------------------------------------------------------- */
-
-static char *chomp(char *s)
-{
-    size_t len = strlen(s);
-    while (len && (s[len - 1] == '\n' || s[len - 1] == '\r'))
-        s[--len] = '\0';
-    return s;
-}
-
-static int is_skippable(const char *s)
-{
-    s += strspn(s, " \t\r\n");
-    return *s == '\0' || *s == '%';
-}
 
 /* Splits s into at most max whitespace-separated fields; returns how many there are. */
 static int fields(char *s, char **tok, int max)
@@ -928,19 +800,6 @@ static int setup(struct problem *P, const struct options *o, int rank, int nproc
     return refresh(P, rank, nprocs, f);
 }
 
-static void monitor_check(int rc, const char *call, int rank, struct failure *f, int *warned)
-{
-    if (rc == MONITOR_OK)
-        return;
-    if (MONITOR_IS_WARNING(rc)) {
-        if (!*warned)
-            fprintf(stderr, "cg: rank %d: warning: %s: %s\n", rank, call, MONITOR_ERROR_STRING(rc));
-        *warned = 1;
-        return;
-    }
-    fail(f, EXIT_RUNTIME, "cg: rank %d: %s failed: %s\n", rank, call, MONITOR_ERROR_STRING(rc));
-}
-
 /* The load-balancing hook, called at the end of every iteration that another one follows. It is
  * to become XMPI_Eval_lbalance(...), which may move the registered rows: the caller re-reads its
  * block and pointers afterwards whatever happened. Returns 0 or an XMPI error code. */
@@ -992,17 +851,6 @@ static void shuffled_partition(int n, int nprocs, uint64_t s, int *count, int *d
         count[owner[k]] = cut[k + 1] - cut[k];
         displ[owner[k]] = cut[k];
     }
-}
-
-static uint64_t fnv1a64(const void *data, size_t len)
-{
-    const unsigned char *s = data;
-    uint64_t h = 0xcbf29ce484222325ULL;
-    for (size_t k = 0; k < len; k++) {
-        h ^= s[k];
-        h *= 0x100000001b3ULL;
-    }
-    return h;
 }
 
 /* Gathers this rank's products (already at prod[displ..]) and sums them in global order. */
@@ -1157,7 +1005,7 @@ int main(int argc, char **argv)
             if (e > error || isnan(e))
                 error = e;
         }
-        uint64_t sum = fnv1a64(P.full, (size_t)P.n * sizeof *P.full);
+        uint64_t sum = fnv1a64(FNV1A64_BASIS, P.full, (size_t)P.n * sizeof *P.full);
         if (opt.shuffle)
             printf("cg: --cg-shuffle=%ld moved the rows %d times\n", opt.shuffle, moves);
         if (opt.tol > 0 && !(sqrt(rr) <= opt.tol * bnorm))

@@ -7,24 +7,19 @@
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-/* The only place the two builds differ, so the measured code is the same in both. */
+#define BENCH_NAME "epidemic"
+#include "bench_util.h"
+
+/* This program's part of where the two builds differ; bench_util.h holds the part all benchmarks share. */
 #ifdef XMPI_PLAIN
-#define COMM MPI_COMM_WORLD
-#define LIBRARY_NAME "plain"
-#define MONITOR_OK 0
 #define MONITOR_SI_INIT() MONITOR_OK
-#define MONITOR_ADD_WORK(flop) ((void)(flop), MONITOR_OK)
-#define MONITOR_END() MONITOR_OK
-#define MONITOR_IS_WARNING(rc) ((void)(rc), 0)
-#define MONITOR_ERROR_STRING(rc) ((void)(rc), "unknown error")
-#define GET_WSIZE(rank, nprocs, size, count, displ) (block(rank, nprocs, size, count, displ), MONITOR_OK)
+#define GET_WSIZE(rank, nprocs, size, count, displ) (even_block(rank, nprocs, size, count, displ), MONITOR_OK)
 #define REGISTER_SPARSE(ia, ja, a, size) ((void)(ia), (void)(ja), (void)(a), (void)(size), MONITOR_OK)
 #define REGISTER_VECTOR(x, size, type, replicated) \
     ((void)(x), (void)(size), (void)(type), (void)(replicated), MONITOR_OK)
@@ -32,16 +27,7 @@
 #define REDISTRIBUTE(sc, sd, rc, rd) ((void)(sc), (void)(sd), (void)(rc), (void)(rd), -1)
 #define CAN_MOVE_DATA 0
 #else
-#include "xmpi.h"
-#define COMM XMPI_COMM_WORLD
-#define LIBRARY_NAME "xmpi"
-#define MONITOR_OK XMPI_SUCCESS
 #define MONITOR_SI_INIT() XMPI_Monitor_si_init()
-#define MONITOR_ADD_WORK(flop) XMPI_Monitor_add_work(flop)
-#define MONITOR_END() XMPI_Monitor_iter_end(NULL)
-/* The header promises monitoring carries on without PAPI, so losing counters is no reason to stop. */
-#define MONITOR_IS_WARNING(rc) ((rc) == XMPI_ERR_PAPI)
-#define MONITOR_ERROR_STRING(rc) XMPI_Error_string(rc)
 #define GET_WSIZE(rank, nprocs, size, count, displ) XMPI_Get_wsize(rank, nprocs, size, count, displ)
 #define REGISTER_SPARSE(ia, ja, a, size) XMPI_Register_sparse(ia, ja, a, size, MPI_DOUBLE, XMPI_DISTRIBUTED)
 #define REGISTER_VECTOR(x, size, type, replicated) \
@@ -50,7 +36,6 @@
 #define CAN_MOVE_DATA 1
 #endif
 
-enum { EXIT_RUNTIME = 1, EXIT_USAGE = 2 };
 enum { SUSCEPTIBLE = 0, INFECTED = 1, RECOVERED = 2 };
 
 /* Contact model. Weights are dyadic so that summing a pair's parallel contacts is exact and
@@ -92,12 +77,6 @@ struct options {
     int help;
 };
 
-/* The first failure a rank meets; only its message survives, so the user sees the cause, not the fallout. */
-struct failure {
-    int code;
-    char msg[768];
-};
-
 struct sim {
     int n, rank, nprocs;
     int count, displ;        /* this rank's people */
@@ -125,31 +104,6 @@ struct day_record {
     uint64_t day, s, i, r, hash;
 };
 
-static int fail(struct failure *f, int code, const char *fmt, ...)
-{
-    if (f->code)
-        return -1;
-    f->code = code;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(f->msg, sizeof f->msg, fmt, ap);
-    va_end(ap);
-    return -1;
-}
-
-/* Every rank must take the same exit, else the others block in the next collective.
- * The lowest failing rank speaks for all, so exactly one message appears. */
-static int agree(struct failure *f, int rank, int nprocs)
-{
-    int mine[2] = {f->code, f->code ? -rank : -nprocs}, all[2];
-    MPI_Allreduce(mine, all, 2, MPI_INT, MPI_MAX, COMM);
-    if (all[0] && -all[1] == rank) {
-        fputs(f->msg, stderr);
-        fflush(stderr);
-    }
-    return all[0];
-}
-
 #define ACCEPTED "-n PEOPLE -d DAYS -s SEED -b BETA -r RECOVERY_DAYS -I INITIAL -v K -o FILE --epi-shuffle=K -h"
 
 static void usage(FILE *out)
@@ -170,42 +124,6 @@ static void usage(FILE *out)
             "                    partition with XMPI_Redistribute_data (not in the plain build)\n"
             "  -h                print this help\n",
             INT_MAX, (unsigned long long)UINT64_MAX);
-}
-
-static int parse_long(const char *s, long lo, long hi, long *out)
-{
-    char *end;
-    errno = 0;
-    long v = strtol(s, &end, 10);
-    if (end == s || *end != '\0' || errno == ERANGE || v < lo || v > hi)
-        return -1;
-    *out = v;
-    return 0;
-}
-
-static int parse_u64(const char *s, uint64_t *out)
-{
-    char *end;
-    /* strtoull would quietly wrap "-1" to the largest value. */
-    if (strchr(s, '-'))
-        return -1;
-    errno = 0;
-    unsigned long long v = strtoull(s, &end, 10);
-    if (end == s || *end != '\0' || errno == ERANGE)
-        return -1;
-    *out = v;
-    return 0;
-}
-
-static int parse_probability(const char *s, double *out)
-{
-    char *end;
-    errno = 0;
-    double v = strtod(s, &end);
-    if (end == s || *end != '\0' || errno == ERANGE || !isfinite(v) || v < 0 || v > 1)
-        return -1;
-    *out = v;
-    return 0;
 }
 
 /* getopt knows no long options without GNU extensions, so --epi-shuffle is taken out of argv first. */
@@ -262,7 +180,7 @@ static int parse_options(int argc, char **argv, struct options *o, struct failur
                             optarg, (unsigned long long)UINT64_MAX);
             break;
         case 'b':
-            if (parse_probability(optarg, &o->beta))
+            if (parse_double(optarg, 0.0, 1.0, &o->beta))
                 return fail(f, EXIT_USAGE, "epidemic: bad infection chance '-b %s': expected a number from 0 to 1\n",
                             optarg);
             break;
@@ -318,28 +236,6 @@ static int parse_options(int argc, char **argv, struct options *o, struct failur
     return 0;
 }
 
-/* Even blocks; the first n % nprocs ranks take one extra row so no rank has more than one row above another. */
-static void block(int rank, int nprocs, int n, int *count, int *displ)
-{
-    int base = n / nprocs, extra = n % nprocs;
-    *count = base + (rank < extra);
-    *displ = rank * base + (rank < extra ? rank : extra);
-}
-
-static void *alloc_array(size_t nmemb, size_t size, struct failure *f)
-{
-    if (nmemb == 0)
-        nmemb = 1; /* a rank may own no rows; NULL must still mean failure */
-    if (nmemb > SIZE_MAX / size) {
-        fail(f, EXIT_RUNTIME, "epidemic: out of memory (%zu elements of %zu bytes)\n", nmemb, size);
-        return NULL;
-    }
-    void *p = malloc(nmemb * size);
-    if (!p)
-        fail(f, EXIT_RUNTIME, "epidemic: out of memory (%zu elements of %zu bytes)\n", nmemb, size);
-    return p;
-}
-
 /* Grows *buf to hold at least need elements; 0 on success. */
 static int reserve(void **buf, size_t *cap, size_t need, size_t size, struct failure *f)
 {
@@ -356,14 +252,6 @@ static int reserve(void **buf, size_t *cap, size_t need, size_t size, struct fai
     *buf = p;
     *cap = c;
     return 0;
-}
-
-static uint64_t splitmix64(uint64_t z)
-{
-    z += 0x9e3779b97f4a7c15ULL;
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
 }
 
 /* Counter-based draws: a pure function of their coordinates, so no draw depends on which rank
@@ -833,7 +721,7 @@ static void shuffled_partition(uint64_t seed, int day, int shuffles, int n, int 
     if (!cut || !to) {
         /* No room for a few ints: keep even blocks, which is still a valid partition. */
         for (int r = 0; r < p; r++)
-            block(r, p, n, &count[r], &displ[r]);
+            even_block(r, p, n, &count[r], &displ[r]);
         free(cut);
         free(to);
         return;
@@ -864,29 +752,6 @@ static void shuffled_partition(uint64_t seed, int day, int shuffles, int n, int 
     }
     free(cut);
     free(to);
-}
-
-static void monitor_check(int rc, const char *call, int rank, struct failure *f, int *warned)
-{
-    if (rc == MONITOR_OK)
-        return;
-    if (MONITOR_IS_WARNING(rc)) {
-        if (!*warned)
-            fprintf(stderr, "epidemic: rank %d: warning: %s: %s\n", rank, call, MONITOR_ERROR_STRING(rc));
-        *warned = 1;
-        return;
-    }
-    fail(f, EXIT_RUNTIME, "epidemic: rank %d: %s failed: %s\n", rank, call, MONITOR_ERROR_STRING(rc));
-}
-
-static uint64_t fnv1a64(uint64_t h, const void *data, size_t len)
-{
-    const unsigned char *s = data;
-    for (size_t k = 0; k < len; k++) {
-        h ^= s[k];
-        h *= 0x100000001b3ULL;
-    }
-    return h;
 }
 
 static void release(struct sim *s)
@@ -947,7 +812,7 @@ int main(int argc, char **argv)
     struct options opt;
     struct failure f = {0};
     struct sim s = {.rank = rank, .nprocs = nprocs};
-    struct history hist = {.checksum = 0xcbf29ce484222325ULL};
+    struct history hist = {.checksum = FNV1A64_BASIS};
     int status = 0;
 
     parse_options(argc, argv, &opt, &f);

@@ -7,7 +7,6 @@
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,32 +14,17 @@
 #include <strings.h>
 #include <unistd.h>
 
-/* The only place the two builds differ, so the measured code is the same in both. */
+#define BENCH_NAME "jacobi"
+#include "bench_util.h"
+
+/* This program's part of where the two builds differ; bench_util.h holds the part all benchmarks share. */
 #ifdef XMPI_PLAIN
-#define COMM MPI_COMM_WORLD
-#define LIBRARY_NAME "plain"
-#define MONITOR_OK 0
 #define MONITOR_BEGIN() MONITOR_OK
-#define MONITOR_ADD_WORK(flop) ((void)(flop), MONITOR_OK)
-#define MONITOR_END() MONITOR_OK
-#define MONITOR_IS_WARNING(rc) ((void)(rc), 0)
-#define MONITOR_ERROR_STRING(rc) ((void)(rc), "unknown error")
 #define HAVE_LBALANCE 0
 #else
-#include "xmpi.h"
-#define COMM XMPI_COMM_WORLD
-#define LIBRARY_NAME "xmpi"
-#define MONITOR_OK XMPI_SUCCESS
 #define MONITOR_BEGIN() XMPI_Monitor_iter_begin(NULL)
-#define MONITOR_ADD_WORK(flop) XMPI_Monitor_add_work(flop)
-#define MONITOR_END() XMPI_Monitor_iter_end(NULL)
-/* The header promises monitoring carries on without PAPI, so losing counters is no reason to stop. */
-#define MONITOR_IS_WARNING(rc) ((rc) == XMPI_ERR_PAPI)
-#define MONITOR_ERROR_STRING(rc) XMPI_Error_string(rc)
 #define HAVE_LBALANCE 1
 #endif
-
-enum { EXIT_RUNTIME = 1, EXIT_USAGE = 2 };
 
 #define MM_HEADER "%%MatrixMarket matrix array real general"
 
@@ -55,12 +39,6 @@ struct options {
     int help;
 };
 
-/* The first failure a rank meets; only its message survives, so the user sees the cause, not the fallout. */
-struct failure {
-    int code;
-    char msg[768];
-};
-
 struct problem {
     int n;
     int count, displ; /* this rank's rows */
@@ -71,31 +49,6 @@ struct problem {
     double *xloc;     /* count */
     int *counts, *displs;
 };
-
-static int fail(struct failure *f, int code, const char *fmt, ...)
-{
-    if (f->code)
-        return -1;
-    f->code = code;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(f->msg, sizeof f->msg, fmt, ap);
-    va_end(ap);
-    return -1;
-}
-
-/* Every rank must take the same exit, else the others block in the next collective.
- * The lowest failing rank speaks for all, so exactly one message appears. */
-static int agree(struct failure *f, int rank, int nprocs)
-{
-    int mine[2] = {f->code, f->code ? -rank : -nprocs}, all[2];
-    MPI_Allreduce(mine, all, 2, MPI_INT, MPI_MAX, COMM);
-    if (all[0] && -all[1] == rank) {
-        fputs(f->msg, stderr);
-        fflush(stderr);
-    }
-    return all[0];
-}
 
 static void usage(FILE *out)
 {
@@ -111,42 +64,6 @@ static void usage(FILE *out)
             "                 XMPI_Eval_lbalance after each iteration (not in jacobi-plain)\n"
             "  -h             print this help\n",
             INT_MAX, INT_MAX, (unsigned long long)UINT64_MAX, MM_HEADER);
-}
-
-static int parse_long(const char *s, long lo, long hi, long *out)
-{
-    char *end;
-    errno = 0;
-    long v = strtol(s, &end, 10);
-    if (end == s || *end != '\0' || errno == ERANGE || v < lo || v > hi)
-        return -1;
-    *out = v;
-    return 0;
-}
-
-static int parse_u64(const char *s, uint64_t *out)
-{
-    char *end;
-    /* strtoull would quietly wrap "-1" to the largest value. */
-    if (strchr(s, '-'))
-        return -1;
-    errno = 0;
-    unsigned long long v = strtoull(s, &end, 10);
-    if (end == s || *end != '\0' || errno == ERANGE)
-        return -1;
-    *out = v;
-    return 0;
-}
-
-static int parse_tol(const char *s, double *out)
-{
-    char *end;
-    errno = 0;
-    double v = strtod(s, &end);
-    if (end == s || *end != '\0' || errno == ERANGE || !isfinite(v) || v < 0)
-        return -1;
-    *out = v;
-    return 0;
 }
 
 /* Every rank parses the same argv, so every rank reaches the same verdict. */
@@ -179,7 +96,7 @@ static int parse_options(int argc, char **argv, struct options *o, struct failur
             o->file = optarg;
             break;
         case 't':
-            if (parse_tol(optarg, &o->tol))
+            if (parse_double(optarg, 0.0, INFINITY, &o->tol))
                 return fail(f, EXIT_USAGE,
                             "jacobi: bad tolerance '-t %s': expected a finite number >= 0 (0 runs every "
                             "iteration)\n",
@@ -218,31 +135,9 @@ static int parse_options(int argc, char **argv, struct options *o, struct failur
     return 0;
 }
 
-/* Even blocks; the first n % nprocs ranks take one extra row so no rank has more than one row above another. */
-static void block(int rank, int nprocs, int n, int *count, int *displ)
-{
-    int base = n / nprocs, extra = n % nprocs;
-    *count = base + (rank < extra);
-    *displ = rank * base + (rank < extra ? rank : extra);
-}
-
-static void *alloc_array(size_t nmemb, size_t size, struct failure *f)
-{
-    if (nmemb == 0)
-        nmemb = 1; /* a rank may own no rows; NULL must still mean failure */
-    if (nmemb > SIZE_MAX / size) {
-        fail(f, EXIT_RUNTIME, "jacobi: out of memory (%zu elements of %zu bytes)\n", nmemb, size);
-        return NULL;
-    }
-    void *p = malloc(nmemb * size);
-    if (!p)
-        fail(f, EXIT_RUNTIME, "jacobi: out of memory (%zu elements of %zu bytes)\n", nmemb, size);
-    return p;
-}
-
 static int allocate(struct problem *p, int rank, int nprocs, struct failure *f)
 {
-    block(rank, nprocs, p->n, &p->count, &p->displ);
+    even_block(rank, nprocs, p->n, &p->count, &p->displ);
     p->a = alloc_array((size_t)p->count * (size_t)p->n, sizeof *p->a, f);
     p->b = alloc_array((size_t)p->count, sizeof *p->b, f);
     p->x = alloc_array((size_t)p->n, sizeof *p->x, f);
@@ -252,7 +147,7 @@ static int allocate(struct problem *p, int rank, int nprocs, struct failure *f)
     if (f->code)
         return -1;
     for (int r = 0; r < nprocs; r++)
-        block(r, nprocs, p->n, &p->counts[r], &p->displs[r]);
+        even_block(r, nprocs, p->n, &p->counts[r], &p->displs[r]);
     for (int i = 0; i < p->n; i++)
         p->x[i] = 0.0;
     return 0;
@@ -266,14 +161,6 @@ static void release(struct problem *p)
     free(p->xloc);
     free(p->counts);
     free(p->displs);
-}
-
-static uint64_t splitmix64(uint64_t z)
-{
-    z += 0x9e3779b97f4a7c15ULL;
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
 }
 
 /* A pure function of (seed, i, j), so no rank needs another rank's rows or the rank count. */
@@ -314,20 +201,6 @@ static void generate(struct problem *p, uint64_t seed)
         row[i] = off + 1.0; /* strict diagonal dominance: Jacobi converges */
     }
     make_rhs(p);
-}
-
-static char *chomp(char *s)
-{
-    size_t len = strlen(s);
-    while (len && (s[len - 1] == '\n' || s[len - 1] == '\r'))
-        s[--len] = '\0';
-    return s;
-}
-
-static int is_skippable(const char *s)
-{
-    s += strspn(s, " \t\r\n");
-    return *s == '\0' || *s == '%';
 }
 
 static int header_ok(const char *line)
@@ -483,30 +356,6 @@ static double sweep(struct problem *p)
     return diff;
 }
 
-static void monitor_check(int rc, const char *call, int rank, struct failure *f, int *warned)
-{
-    if (rc == MONITOR_OK)
-        return;
-    if (MONITOR_IS_WARNING(rc)) {
-        if (!*warned)
-            fprintf(stderr, "jacobi: rank %d: warning: %s: %s\n", rank, call, MONITOR_ERROR_STRING(rc));
-        *warned = 1;
-        return;
-    }
-    fail(f, EXIT_RUNTIME, "jacobi: rank %d: %s failed: %s\n", rank, call, MONITOR_ERROR_STRING(rc));
-}
-
-static uint64_t fnv1a64(const void *data, size_t len)
-{
-    const unsigned char *s = data;
-    uint64_t h = 0xcbf29ce484222325ULL;
-    for (size_t k = 0; k < len; k++) {
-        h ^= s[k];
-        h *= 0x100000001b3ULL;
-    }
-    return h;
-}
-
 #if HAVE_LBALANCE
 /* The rows move with their data: A, b and x's local part are registered, and the library
  * frees the old buffers and stores the new ones in p after a move. */
@@ -630,7 +479,7 @@ int main(int argc, char **argv)
             if (e > error || isnan(e))
                 error = e;
         }
-        uint64_t sum = fnv1a64(p.x, (size_t)n * sizeof *p.x);
+        uint64_t sum = fnv1a64(FNV1A64_BASIS, p.x, (size_t)n * sizeof *p.x);
         char rows[256] = "";
         for (int r = 0, used = 0; r < nprocs && used < (int)sizeof rows - 16; r++)
             used += snprintf(rows + used, sizeof rows - (size_t)used, "%s%d", r ? "," : "", p.counts[r]);

@@ -1,0 +1,191 @@
+/* What the jacobi, cg and epidemic benchmarks share: the build differences common to all three,
+ * first-failure reporting, option parsing, allocation and hashing. Define BENCH_NAME first. */
+#ifndef BENCH_UTIL_H
+#define BENCH_UTIL_H
+
+/* Header-only, so each benchmark still builds from its one .c file. Messages start with the
+ * program's name as a string literal, so they stay whole format strings the compiler checks. */
+#ifndef BENCH_NAME
+#error "define BENCH_NAME (\"jacobi\", \"cg\", ...) before including bench_util.h"
+#endif
+
+#include <mpi.h>
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Where the two builds differ alike in every benchmark; each program adds its own hooks after
+ * the include, so the measured code is the same in both builds. */
+#ifdef XMPI_PLAIN
+#define COMM MPI_COMM_WORLD
+#define LIBRARY_NAME "plain"
+#define MONITOR_OK 0
+#define MONITOR_ADD_WORK(flop) ((void)(flop), MONITOR_OK)
+#define MONITOR_END() MONITOR_OK
+#define MONITOR_IS_WARNING(rc) ((void)(rc), 0)
+#define MONITOR_ERROR_STRING(rc) ((void)(rc), "unknown error")
+#else
+#include "xmpi.h"
+#define COMM XMPI_COMM_WORLD
+#define LIBRARY_NAME "xmpi"
+#define MONITOR_OK XMPI_SUCCESS
+#define MONITOR_ADD_WORK(flop) XMPI_Monitor_add_work(flop)
+#define MONITOR_END() XMPI_Monitor_iter_end(NULL)
+/* The header promises monitoring carries on without PAPI, so losing counters is no reason to stop. */
+#define MONITOR_IS_WARNING(rc) ((rc) == XMPI_ERR_PAPI)
+#define MONITOR_ERROR_STRING(rc) XMPI_Error_string(rc)
+#endif
+
+enum { EXIT_RUNTIME = 1, EXIT_USAGE = 2 };
+
+/* The first failure a rank meets; only its message survives, so the user sees the cause, not the fallout. */
+struct failure {
+    int code;
+    char msg[768];
+};
+
+static int fail(struct failure *f, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+static int fail(struct failure *f, int code, const char *fmt, ...)
+{
+    if (f->code)
+        return -1;
+    f->code = code;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(f->msg, sizeof f->msg, fmt, ap);
+    va_end(ap);
+    return -1;
+}
+
+/* Every rank must take the same exit, else the others block in the next collective.
+ * The lowest failing rank speaks for all, so exactly one message appears. */
+static int agree(struct failure *f, int rank, int nprocs)
+{
+    int mine[2] = {f->code, f->code ? -rank : -nprocs}, all[2];
+    MPI_Allreduce(mine, all, 2, MPI_INT, MPI_MAX, COMM);
+    if (all[0] && -all[1] == rank) {
+        fputs(f->msg, stderr);
+        fflush(stderr);
+    }
+    return all[0];
+}
+
+static int parse_long(const char *s, long lo, long hi, long *out)
+{
+    char *end;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (end == s || *end != '\0' || errno == ERANGE || v < lo || v > hi)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+static int parse_u64(const char *s, uint64_t *out)
+{
+    char *end;
+    /* strtoull would quietly wrap "-1" to the largest value. */
+    if (strchr(s, '-'))
+        return -1;
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (end == s || *end != '\0' || errno == ERANGE)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+/* A finite number in [lo, hi]; hi may be INFINITY for no upper bound. */
+static int parse_double(const char *s, double lo, double hi, double *out)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (end == s || *end != '\0' || errno == ERANGE || !isfinite(v) || v < lo || v > hi)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+static void *alloc_array(size_t nmemb, size_t size, struct failure *f)
+{
+    if (nmemb == 0)
+        nmemb = 1; /* a rank may own no rows; NULL must still mean failure */
+    if (nmemb > SIZE_MAX / size) {
+        fail(f, EXIT_RUNTIME, BENCH_NAME ": out of memory (%zu elements of %zu bytes)\n", nmemb, size);
+        return NULL;
+    }
+    void *p = malloc(nmemb * size);
+    if (!p)
+        fail(f, EXIT_RUNTIME, BENCH_NAME ": out of memory (%zu elements of %zu bytes)\n", nmemb, size);
+    return p;
+}
+
+static void monitor_check(int rc, const char *call, int rank, struct failure *f, int *warned)
+{
+    if (rc == MONITOR_OK)
+        return;
+    if (MONITOR_IS_WARNING(rc)) {
+        if (!*warned)
+            fprintf(stderr, BENCH_NAME ": rank %d: warning: %s: %s\n", rank, call, MONITOR_ERROR_STRING(rc));
+        *warned = 1;
+        return;
+    }
+    fail(f, EXIT_RUNTIME, BENCH_NAME ": rank %d: %s failed: %s\n", rank, call, MONITOR_ERROR_STRING(rc));
+}
+
+static uint64_t splitmix64(uint64_t z)
+{
+    z += 0x9e3779b97f4a7c15ULL;
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+}
+
+#define FNV1A64_BASIS 0xcbf29ce484222325ULL
+
+/* FNV-1a continued from h: FNV1A64_BASIS hashes one buffer, a previous result chains the next. */
+static uint64_t fnv1a64(uint64_t h, const void *data, size_t len)
+{
+    const unsigned char *s = data;
+    for (size_t k = 0; k < len; k++) {
+        h ^= s[k];
+        h *= 0x100000001b3ULL;
+    }
+    return h;
+}
+
+/* The rest is not used by every program (or every build of one), and an unused static inline
+ * function draws no warning where a plain static one would. */
+
+/* Even blocks, as XMPI_Get_wsize makes them: the first n % nprocs ranks take one extra row, so
+ * no rank has more than one row above another. */
+static inline void even_block(int rank, int nprocs, int n, int *count, int *displ)
+{
+    int base = n / nprocs, extra = n % nprocs;
+    *count = base + (rank < extra);
+    *displ = rank * base + (rank < extra ? rank : extra);
+}
+
+/* Matrix Market lines (jacobi -f, cg -m). */
+static inline char *chomp(char *s)
+{
+    size_t len = strlen(s);
+    while (len && (s[len - 1] == '\n' || s[len - 1] == '\r'))
+        s[--len] = '\0';
+    return s;
+}
+
+static inline int is_skippable(const char *s)
+{
+    s += strspn(s, " \t\r\n");
+    return *s == '\0' || *s == '%';
+}
+
+#endif
