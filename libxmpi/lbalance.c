@@ -171,6 +171,7 @@ int XMPI_Eval_lbalance(int rank, int nprocs, int it, int maxit, int *count, int 
             double t = xmpi_registry_stats()->seconds, tmax = t;
             PMPI_Allreduce(&t, &tmax, 1, MPI_DOUBLE, MPI_MAX, xmpi_rt.comm);
             lb.st.move_cost = tmax;
+            lb.st.moved = 1;
             xmpi_monitor_set_action("rebalance");
             xmpi_note(1, "interval %d: rebalanced (imbalance %.1f%%) in %.3f s", idx,
                       100 * d.imbalance, tmax);

@@ -82,7 +82,16 @@ int xmpi_lb_assess(const struct xmpi_lb_params *prm, struct xmpi_lb_state *st,
         tmin = t < tmin ? t : tmin;
     }
     d->imbalance = tmax > 0 ? (tmax - tmin) / tmax : 0;
-    d->imbalanced = d->imbalance > prm->th1;
+    /* The interval after a move shows the imbalance moving rows cannot remove (work that
+     * does not follow the rows, measurement noise). Imbalance up to a quarter above that
+     * floor is not chased again, or the balancer would move rows every interval. */
+    if (st->moved) {
+        st->floor = d->imbalance;
+        st->moved = 0;
+    }
+    double bar = prm->th1;
+    if (st->floor > 0 && st->floor * 1.25 > bar) bar = st->floor * 1.25;
+    d->imbalanced = d->imbalance > bar;
     /* Steps 2-3: dedicated PEs, remembered over the last k intervals. */
     d->dedicated = 1;
     for (int i = 0; i < p; i++)
@@ -96,8 +105,8 @@ int xmpi_lb_assess(const struct xmpi_lb_params *prm, struct xmpi_lb_state *st,
         d->interference = all ? XMPI_LB_LONG : XMPI_LB_BURST;
     }
     if (!d->imbalanced) {
-        snprintf(d->why, sizeof d->why, "balanced: imbalance %.1f%% <= %.1f%%", 100 * d->imbalance,
-                 100 * prm->th1);
+        snprintf(d->why, sizeof d->why, "balanced: imbalance %.1f%% <= %.1f%%%s", 100 * d->imbalance,
+                 100 * bar, bar > prm->th1 ? " (what the last move left)" : "");
         return 0;
     }
     if (d->interference == XMPI_LB_BURST) {

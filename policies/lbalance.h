@@ -15,11 +15,16 @@ struct xmpi_lb_params {
     int k;             /* intervals of non-dedicated running that make a long-term load */
 };
 
-/* What the balancer remembers between intervals. Zero it to start. */
+/* What the balancer remembers between intervals. Zero it to start (a zero floor counts
+ * as none). After carrying out a move, the caller sets `moved` and `move_cost`. */
 struct xmpi_lb_state {
     unsigned char dedicated[XMPI_LB_KMAX];   /* circular: 1 = every PE ran dedicated */
     long intervals;                          /* intervals evaluated */
     double move_cost;                        /* seconds of the last move (0: none yet) */
+    int moved;                               /* the caller made the planned move: the next
+                                              * interval shows what it achieved */
+    double floor;                            /* imbalance left right after the last move
+                                              * (< 0: none yet) */
 };
 
 /* One interval, per rank (rank order), plus the current blocks. */

@@ -219,6 +219,37 @@ START_TEST(no_ping_pong)
 }
 END_TEST
 
+START_TEST(no_chasing_what_a_move_cannot_remove)
+{
+    struct synth s;
+    double t[P] = {1.0, 1.3, 1.0, 1.0};
+    synth(&s, P, 1000, t);
+    struct xmpi_lb_state st = {0};
+    struct xmpi_lb_decision d;
+    int c[P], dp[P];
+    ck_assert_int_eq(xmpi_lb_decide(&prm3, &st, &s.in, &d, c, dp), 0);
+    ck_assert_int_eq(d.rebalance, 1);
+    st.moved = 1;   /* the caller moved; the next interval shows 20% left */
+    double left[P] = {1.0, 1.25, 1.0, 1.0};
+    synth(&s, P, 1000, left);
+    ck_assert_int_eq(xmpi_lb_decide(&prm3, &st, &s.in, &d, c, dp), 0);
+    ck_assert(fabs(st.floor - 0.2) < 1e-12);
+    ck_assert_int_eq(d.imbalanced, 0);
+    ck_assert_int_eq(d.rebalance, 0);
+    /* 24% is within a quarter of the floor: still left alone ... */
+    double same[P] = {1.0, 1.0 / 0.76, 1.0, 1.0};
+    synth(&s, P, 1000, same);
+    ck_assert_int_eq(xmpi_lb_decide(&prm3, &st, &s.in, &d, c, dp), 0);
+    ck_assert_int_eq(d.imbalanced, 0);
+    /* ... but a new load that doubles it is balanced again. */
+    double worse[P] = {1.0, 2.0, 1.0, 1.0};
+    synth(&s, P, 1000, worse);
+    ck_assert_int_eq(xmpi_lb_decide(&prm3, &st, &s.in, &d, c, dp), 0);
+    ck_assert_int_eq(d.imbalanced, 1);
+    ck_assert_int_eq(d.rebalance, 1);
+}
+END_TEST
+
 START_TEST(unmeasured_ranks_take_class_power)
 {
     struct synth s;
@@ -327,6 +358,7 @@ Suite *lbalance_suite(void)
     tcase_add_test(tc, th1_edge);
     tcase_add_test(tc, th2_edge);
     tcase_add_test(tc, no_ping_pong);
+    tcase_add_test(tc, no_chasing_what_a_move_cannot_remove);
     tcase_add_test(tc, unmeasured_ranks_take_class_power);
     tcase_add_test(tc, nnz_policy_balances_weight);
     tcase_add_test(tc, invalid_input);
