@@ -74,6 +74,7 @@ struct options {
     long verbose;
     const char *out;
     long shuffle;
+    int balance;       /* -L: XMPI_Eval_lbalance with the per-person work as row weights */
     int help;
 };
 
@@ -104,13 +105,13 @@ struct day_record {
     uint64_t day, s, i, r, hash;
 };
 
-#define ACCEPTED "-n PEOPLE -d DAYS -s SEED -b BETA -r RECOVERY_DAYS -I INITIAL -v K -o FILE --epi-shuffle=K -h"
+#define ACCEPTED "-n PEOPLE -d DAYS -s SEED -b BETA -r RECOVERY_DAYS -I INITIAL -v K -o FILE -L --epi-shuffle=K -h"
 
 static void usage(FILE *out)
 {
     fprintf(out,
             "usage: epidemic [-n PEOPLE] [-d DAYS] [-s SEED] [-b BETA] [-r RECOVERY_DAYS] [-I INITIAL]\n"
-            "                [-v K] [-o FILE] [--epi-shuffle=K] [-h]\n"
+            "                [-v K] [-o FILE] [-L] [--epi-shuffle=K] [-h]\n"
             "  -n PEOPLE         people in the contact graph, 1 to %d (default 100000)\n"
             "  -d DAYS           days to simulate, 0 to 1000000000 (default 120)\n"
             "  -s SEED           seed of the graph and of every draw, 0 to %llu (default 1)\n"
@@ -120,6 +121,9 @@ static void usage(FILE *out)
             "  -I INITIAL        people infected on day 0, 0 to PEOPLE (default 10)\n"
             "  -v K              print day, S, I, R every K days on rank 0; 0: never (default 0)\n"
             "  -o FILE           write day,susceptible,infected,recovered,work per day (CSV, rank 0)\n"
+            "  -L                balance the load with XMPI_Eval_lbalance each day; with\n"
+            "                    --xmpi-lb=weight each person weighs its expected work (not in\n"
+            "                    the plain build)\n"
             "  --epi-shuffle=K   test: every K days move the data to another pseudo-random\n"
             "                    partition with XMPI_Redistribute_data (not in the plain build)\n"
             "  -h                print this help\n",
@@ -162,7 +166,7 @@ static int parse_options(int argc, char **argv, struct options *o, struct failur
 
     opterr = 0;
     int c;
-    while ((c = getopt(argc, argv, ":n:d:s:b:r:I:v:o:h")) != -1) {
+    while ((c = getopt(argc, argv, ":n:d:s:b:r:I:v:o:Lh")) != -1) {
         switch (c) {
         case 'n':
             if (parse_long(optarg, 1, INT_MAX, &o->people))
@@ -207,6 +211,12 @@ static int parse_options(int argc, char **argv, struct options *o, struct failur
             break;
         case 'o':
             o->out = optarg;
+            break;
+        case 'L':
+            if (!CAN_MOVE_DATA)
+                return fail(f, EXIT_USAGE, "epidemic: -L needs libxmpi to move data; the plain build "
+                            "cannot balance\n");
+            o->balance = 1;
             break;
         case 'h':
             o->help = 1;
@@ -702,14 +712,22 @@ static void census(const struct sim *s, uint64_t statekey, uint64_t tally[4])
  * displ are this rank's block, weight[] the work each of its people will cause tomorrow. It may
  * move the registered data; the caller re-reads the partition afterwards. Returns an XMPI code,
  * the same on every rank. */
+static int balance_enabled;   /* -L */
+
+/* The load balancer: at interval ends it may move the registered data (the caller re-reads
+ * the partition and the pointers afterwards). */
 static int rebalance(int day, int days, int *count, int *displ, double *weight)
 {
-    (void)day;
-    (void)days;
-    (void)count;
-    (void)displ;
-    (void)weight;
+#ifdef XMPI_PLAIN
+    (void)day, (void)days, (void)count, (void)displ, (void)weight;
     return 0;
+#else
+    if (!balance_enabled) return 0;
+    int rank, nprocs;
+    MPI_Comm_rank(XMPI_COMM_WORLD, &rank);
+    MPI_Comm_size(XMPI_COMM_WORLD, &nprocs);
+    return XMPI_Eval_lbalance(rank, nprocs, day, days, count, displ, weight);
+#endif
 }
 
 /* A test partition for --epi-shuffle: random cuts, blocks handed to ranks in a random order,
@@ -816,6 +834,7 @@ int main(int argc, char **argv)
     int status = 0;
 
     parse_options(argc, argv, &opt, &f);
+    balance_enabled = opt.balance;
     if ((status = agree(&f, rank, nprocs)))
         goto done;
     if (opt.help) {

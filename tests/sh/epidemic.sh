@@ -23,6 +23,8 @@ run "$TMP/x1" 1 "$E" "${ARGS[@]}"
 run "$TMP/x3" 3 "$E" "${ARGS[@]}"
 run "$TMP/p2" 2 "$EP" "${ARGS[@]}"
 run "$TMP/s3" 3 "$E" "${ARGS[@]}" --epi-shuffle=2 --xmpi-verbose=2
+run "$TMP/lb2" 2 "$E" "${ARGS[@]}" -L --xmpi-lb=weight --xmpi-si=5 --xmpi-lb-th1=0 --xmpi-lb-k=1 \
+    "--xmpi-trace=$TMP/lb.csv"
 ref=$(outcome "$TMP/x2")
 check "the epidemic printed a result (2 ranks)" test -n "$(field checksum "$TMP/x2")"
 check "same epidemic on 1 rank (checksum, counts, peak)" test "$ref" = "$(outcome "$TMP/x1")"
@@ -30,6 +32,9 @@ check "same epidemic on 3 ranks" test "$ref" = "$(outcome "$TMP/x3")"
 check "same epidemic without libxmpi (epidemic-plain, 2 ranks)" test "$ref" = "$(outcome "$TMP/p2")"
 check "same epidemic on 3 ranks moving the data every 2 days (--epi-shuffle=2)" \
     test "$ref" = "$(outcome "$TMP/s3")"
+check "same epidemic balanced by person weight (-L --xmpi-lb=weight, 2 ranks)" \
+    test "$ref" = "$(outcome "$TMP/lb2")"
+check "-L did rebalance (trace)" grep -q ',rebalance,' "$TMP/lb.csv"
 # Days 2, 4, ..., 58 move; none after the last day. Rank 0 notes each move at --xmpi-verbose=2.
 check "--epi-shuffle=2 moved the data 29 times" \
     test "$(grep -c 'XMPI_Redistribute_data: moved' "$TMP/s3.err")" = 29
@@ -86,4 +91,5 @@ bad "unknown option refused" "'-x'.*accepted" "$E" -x
 bad "unknown long option refused" "'--bogus'.*accepted" "$E" --bogus
 bad "--epi-shuffle=0 refused" "'--epi-shuffle=0'.*from 1" "$E" --epi-shuffle=0
 bad "--epi-shuffle refused by the plain build" "'--epi-shuffle=2'.*plain" "$EP" --epi-shuffle=2
+bad "-L refused by the plain build" "-L needs libxmpi" "$EP" -L
 bad "unwritable CSV file refused" "-o" "$E" -n 100 -o "$TMP/no/such/dir.csv"
