@@ -27,7 +27,8 @@ LIBA  = $(BUILD)/lib/libxmpi.a
 LIBSO = $(BUILD)/lib/libxmpi.so.$(VERSION)
 BENCH = $(BUILD)/bin/jacobi $(BUILD)/bin/jacobi-plain $(BUILD)/bin/cg $(BUILD)/bin/cg-plain \
         $(BUILD)/bin/epidemic $(BUILD)/bin/epidemic-plain $(BUILD)/bin/overhead-micro \
-        $(BUILD)/bin/xmpi-spawnbench $(BUILD)/bin/xmpi-spawnbench-child $(BUILD)/bin/xmpi-redistbench
+        $(BUILD)/bin/xmpi-spawnbench $(BUILD)/bin/xmpi-spawnbench-child $(BUILD)/bin/xmpi-redistbench \
+        $(BUILD)/bin/xmpi-calibrate
 TOOLS = $(patsubst tools/%.c,$(BUILD)/bin/%,$(wildcard tools/*.c))
 UNIT_SRC := $(wildcard tests/unit/*.c)
 MPI_TESTS := $(patsubst tests/mpi/%.c,$(BUILD)/tests/%,$(wildcard tests/mpi/*.c))
@@ -85,6 +86,14 @@ $(BUILD)/bin/xmpi-spawnbench: benchmarks/spawnbench.c include/xmpi.h $(LIBSO)
 $(BUILD)/bin/xmpi-redistbench: benchmarks/redistbench.c include/xmpi.h $(LIBSO)
 	@mkdir -p $(@D)
 	$(MPICC) $(CFLAGS) $(XCFLAGS) -o $@ $< $(LINK_XMPI)
+
+# The calibration file's writer and parser are hidden inside libxmpi.so: the binary carries its
+# own copies of those two pure objects (already built for the library) and links the library
+# for MPI_Init, XMPI_Spawn and XMPI_Remove.
+CALIB_OBJ = $(BUILD)/obj/models/calibration.o $(BUILD)/obj/libxmpi/textfile.o
+$(BUILD)/bin/xmpi-calibrate: benchmarks/calibrate.c include/xmpi.h models/calibration.h $(CALIB_OBJ) $(LIBSO)
+	@mkdir -p $(@D)
+	$(MPICC) $(CFLAGS) $(XCFLAGS) -o $@ $< $(CALIB_OBJ) $(LINK_XMPI) -lm
 
 # The raw-MPI child of the spawn benchmark must not link libxmpi.
 $(BUILD)/bin/xmpi-spawnbench-child: benchmarks/spawnbench_child.c
@@ -153,7 +162,7 @@ install: all
 	install -m 755 $(BUILD)/bin/cg $(DESTDIR)$(PREFIX)/bin/xmpi-cg
 	install -m 755 $(BUILD)/bin/cg-plain $(DESTDIR)$(PREFIX)/bin/xmpi-cg-plain
 	install -m 755 $(BUILD)/bin/epidemic $(DESTDIR)$(PREFIX)/bin/xmpi-epidemic
-	$(foreach t,$(TOOLS) $(BUILD)/bin/xmpi-spawnbench $(BUILD)/bin/xmpi-spawnbench-child,install -m 755 $(t) $(DESTDIR)$(PREFIX)/bin/;)
+	$(foreach t,$(TOOLS) $(BUILD)/bin/xmpi-spawnbench $(BUILD)/bin/xmpi-spawnbench-child $(BUILD)/bin/xmpi-calibrate,install -m 755 $(t) $(DESTDIR)$(PREFIX)/bin/;)
 
 uninstall:
 	rm -f $(PREFIX)/include/xmpi.h $(PREFIX)/lib/libxmpi.* $(PREFIX)/lib/pkgconfig/xmpi.pc \

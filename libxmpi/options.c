@@ -79,6 +79,11 @@ static const struct optdef table[] = {
     {"lb-k", K_INT, 1, 64, OFF(lb_k), 0, "3", "an integer from 1 to 64",
      "interference lasting k sampling intervals in a row is long-term and rebalanced; shorter "
      "bursts are tolerated", NULL, NULL},
+    {"calibration", K_STRING, 0, 0, OFF(calibration), SZ(calibration),
+     "(the defaults measured on the project's machine)",
+     "a calibration file, e.g. written by xmpi-calibrate",
+     "the prediction model's network, reduction, spawn and remove costs (read by rank 0 at "
+     "start-up)", NULL, NULL},
     {"help", K_FLAG, 0, 1, OFF(help), 0, "off", "no value, or 0/1, no/yes, false/true, off/on",
      "print this help on rank 0 and end the job", NULL, NULL},
 };

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "calib.h"
 #include "monitor.h"
 #include "registry.h"
 #include "trace.h"
@@ -114,6 +115,9 @@ static void start(int *argc, char ***argv)
         return;
     }
 
+    /* Before the trace, so that a job stopped by a bad calibration file leaves no trace file. */
+    if (!err[0] && xmpi_rt.rank == 0 && !xmpi_rt.opts.help)
+        xmpi_calib_start(xmpi_rt.opts.calibration, err, sizeof err);
     if (!err[0] && xmpi_rt.rank == 0 && xmpi_rt.opts.trace[0] && !xmpi_rt.opts.help)
         xmpi_rt.trace = xmpi_trace_open(xmpi_rt.opts.trace, err, sizeof err);
     agree_or_abort(err);
@@ -133,6 +137,9 @@ static void start(int *argc, char ***argv)
     xmpi_rt.phase = XMPI_PHASE_RUNNING;
     xmpi_note(2, "started on %d processes, sampling interval %ld", xmpi_rt.size,
               xmpi_rt.opts.si);
+    char cal[XMPI_PATH_MAX + 160] = "";
+    if (xmpi_rt.rank == 0) xmpi_calib_describe(cal, sizeof cal);
+    xmpi_note(1, "%s", cal);
 }
 
 XMPI_PUBLIC int MPI_Init(int *argc, char ***argv)

@@ -1,0 +1,463 @@
+/* bin/xmpi-calibrate: measures the prediction model's parameters on this machine (alpha and beta
+ * by an MPI ping-pong, gamma by MPI_Reduce_local, spawn/remove costs) and writes a calibration file. */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "xmpi.h"
+#include "../models/calibration.h"
+
+enum { EXIT_RUNTIME = 1, EXIT_USAGE = 2 };
+enum { MAX_SIZES = 40, MAX_REPS = 1000, MAX_CYCLES = 50, TAG = 77 };
+#define MAX_BYTES_LIMIT (1L << 30)
+#define DEFAULT_MAX_BYTES (16L << 20)
+/* One sample is a batch of round trips lasting about this long, so that the clock's resolution
+ * and the cost of reading it vanish from the small sizes. */
+#define SAMPLE_SECONDS 1e-3
+#define GAMMA_DOUBLES (2L << 20)   /* 16 MiB in, 16 MiB in-out: out of cache, as redistributions are */
+
+struct args {
+    const char *out;
+    long reps;
+    long max_bytes;
+    const char *spawn_file;
+    long spawn;   /* spawn/remove cycles; 0: not asked */
+    int help;
+};
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: mpirun -np 2 xmpi-calibrate [-o FILE] [-r REPS] [-m MAXBYTES]\n"
+            "                                   [--spawn-file FILE | --spawn[=CYCLES] --xmpi-oversubscribe]\n"
+            "  Measures the prediction model's parameters between the 2 processes and writes them to\n"
+            "  FILE (default xmpi-calibration.txt) in the format of --xmpi-calibration:\n"
+            "    alpha, beta  MPI_Send/MPI_Recv ping-pong over 0 B and 1 B .. MAXBYTES in powers of 2\n"
+            "                 (default 16 MiB), REPS samples per size (default 15, the median is kept),\n"
+            "                 then a least-squares fit of t = alpha + n * beta weighted by 1/t^2\n"
+            "    gamma        MPI_Reduce_local(MPI_SUM) over 2 Mi doubles, per byte\n"
+            "    spawn_single, spawn_group, remove\n"
+            "                 --spawn-file FILE: taken from FILE (xmpi-spawnbench's output, or any\n"
+            "                 calibration file); --spawn: XMPI_Spawn and XMPI_Remove of 1 process,\n"
+            "                 CYCLES times (default 3, median), giving spawn_single and remove; the\n"
+            "                 others keep their defaults, which the summary marks.\n"
+            "  -h prints this help. Bad options exit with status 2.\n");
+}
+
+static int cmp(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static double median(double *v, int n)
+{
+    qsort(v, (size_t)n, sizeof *v, cmp);
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+static int bad_value(char *err, size_t len, const char *opt, const char *v, const char *expected)
+{
+    snprintf(err, len, "xmpi-calibrate: option %s: '%.64s' is not accepted; expected %s", opt, v,
+             expected);
+    return -1;
+}
+
+static int parse_long(const char *s, long lo, long hi, long *out)
+{
+    char *end;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (errno || end == s || *end || *s == ' ' || *s == '+' || v < lo || v > hi) return -1;
+    *out = v;
+    return 0;
+}
+
+/* "--name=VALUE" or "--name VALUE" / "-x VALUE": the value, or NULL when it is missing. */
+static const char *value_of(int argc, char **argv, int *i, const char *name)
+{
+    size_t n = strlen(name);
+    if (!strncmp(argv[*i], name, n) && argv[*i][n] == '=') return argv[*i] + n + 1;
+    return *i + 1 < argc ? argv[++*i] : NULL;
+}
+
+static int parse_args(int argc, char **argv, struct args *a, char *err, size_t len)
+{
+    *a = (struct args){.out = "xmpi-calibration.txt", .reps = 15, .max_bytes = DEFAULT_MAX_BYTES};
+    for (int i = 1; i < argc; i++) {
+        const char *o = argv[i], *v;
+        if (!strcmp(o, "-h") || !strcmp(o, "--help")) {
+            a->help = 1;
+        } else if (!strcmp(o, "-o")) {
+            if (!(v = value_of(argc, argv, &i, o)) || !*v)
+                return bad_value(err, len, "-o", v ? v : "(no value)", "a file name");
+            a->out = v;
+        } else if (!strcmp(o, "-r")) {
+            if (!(v = value_of(argc, argv, &i, o)) || parse_long(v, 1, MAX_REPS, &a->reps))
+                return bad_value(err, len, "-r", v ? v : "(no value)",
+                                 "a number of samples per size from 1 to 1000");
+        } else if (!strcmp(o, "-m")) {
+            if (!(v = value_of(argc, argv, &i, o)) || parse_long(v, 1, MAX_BYTES_LIMIT, &a->max_bytes))
+                return bad_value(err, len, "-m", v ? v : "(no value)",
+                                 "the largest message in bytes, from 1 to 1073741824");
+        } else if (!strcmp(o, "--spawn-file") || !strncmp(o, "--spawn-file=", 13)) {
+            if (!(v = value_of(argc, argv, &i, "--spawn-file")) || !*v)
+                return bad_value(err, len, "--spawn-file", v ? v : "(no value)",
+                                 "a calibration file, e.g. xmpi-spawnbench's output");
+            a->spawn_file = v;
+        } else if (!strcmp(o, "--spawn")) {
+            a->spawn = 3;
+        } else if (!strncmp(o, "--spawn=", 8)) {
+            if (parse_long(o + 8, 1, MAX_CYCLES, &a->spawn))
+                return bad_value(err, len, "--spawn", o + 8,
+                                 "no value, or a number of spawn/remove cycles from 1 to 50");
+        } else {
+            snprintf(err, len,
+                     "xmpi-calibrate: unknown option '%.64s'; accepted: -o FILE, -r REPS, "
+                     "-m MAXBYTES, --spawn-file FILE, --spawn[=CYCLES], -h",
+                     o);
+            return -1;
+        }
+    }
+    if (a->spawn && a->spawn_file) {
+        snprintf(err, len,
+                 "xmpi-calibrate: option --spawn-file: not accepted together with --spawn; "
+                 "expected one source of the spawn and remove costs");
+        return -1;
+    }
+    return 0;
+}
+
+/* `m` round trips of n bytes between ranks 0 and 1, bypassing the library's profiling
+ * wrappers (PMPI_), so that what is measured is MPI's own cost. Seconds on rank 0. */
+static double round_trips(int rank, char *buf, int n, long m)
+{
+    double t0 = MPI_Wtime();
+    for (long i = 0; i < m; i++) {
+        if (rank == 0) {
+            PMPI_Send(buf, n, MPI_BYTE, 1, TAG, XMPI_COMM_WORLD);
+            PMPI_Recv(buf, n, MPI_BYTE, 1, TAG, XMPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        } else {
+            PMPI_Recv(buf, n, MPI_BYTE, 0, TAG, XMPI_COMM_WORLD, MPI_STATUS_IGNORE);
+            PMPI_Send(buf, n, MPI_BYTE, 0, TAG, XMPI_COMM_WORLD);
+        }
+    }
+    return MPI_Wtime() - t0;
+}
+
+struct pingpong {
+    int nsizes;
+    long bytes[MAX_SIZES];
+    double t[MAX_SIZES];     /* median one-way time, seconds (rank 0) */
+    double fit[MAX_SIZES];
+    double alpha, beta;
+    double rms, worst;       /* relative residuals of the fit */
+    int worst_at;
+    const char *how;         /* NULL: the fit; else why another estimate was used */
+};
+
+static void ping_pong(int rank, const struct args *a, struct pingpong *p)
+{
+    char *buf = malloc((size_t)a->max_bytes);
+    if (!buf) {
+        fprintf(stderr, "xmpi-calibrate: rank %d: cannot allocate %ld bytes\n", rank, a->max_bytes);
+        PMPI_Abort(MPI_COMM_WORLD, EXIT_RUNTIME);
+    }
+    memset(buf, rank + 1, (size_t)a->max_bytes);
+    p->nsizes = 0;
+    p->bytes[p->nsizes++] = 0;
+    for (long n = 1; n <= a->max_bytes && p->nsizes < MAX_SIZES; n *= 2) p->bytes[p->nsizes++] = n;
+    if (p->bytes[p->nsizes - 1] != a->max_bytes && p->nsizes < MAX_SIZES)
+        p->bytes[p->nsizes++] = a->max_bytes;
+
+    double samples[MAX_REPS];
+    for (int s = 0; s < p->nsizes; s++) {
+        int n = (int)p->bytes[s];
+        round_trips(rank, buf, n, 2);   /* warm-up: connection, buffers, protocol switch */
+        long m = 0;
+        if (rank == 0) {
+            double pilot = round_trips(rank, buf, n, 4) / 4;
+            double want = SAMPLE_SECONDS / (pilot > 0 ? pilot : 1e-9);
+            m = want < 1 ? 1 : want > 100000 ? 100000 : (long)ceil(want);
+        } else {
+            round_trips(rank, buf, n, 4);
+        }
+        PMPI_Bcast(&m, 1, MPI_LONG, 0, XMPI_COMM_WORLD);
+        for (long r = 0; r < a->reps; r++) samples[r] = round_trips(rank, buf, n, m) / (2.0 * m);
+        p->t[s] = median(samples, (int)a->reps);
+    }
+    free(buf);
+
+    /* Weighted by 1/t^2, i.e. relative errors: unweighted, the milliseconds of the largest
+     * messages would decide alpha, which is a microsecond, and could make it negative. */
+    double S = 0, Sx = 0, Sy = 0, Sxx = 0, Sxy = 0;
+    for (int s = 0; s < p->nsizes; s++) {
+        double w = 1 / (p->t[s] * p->t[s]), x = (double)p->bytes[s], y = p->t[s];
+        S += w, Sx += w * x, Sy += w * y, Sxx += w * x * x, Sxy += w * x * y;
+    }
+    double D = S * Sxx - Sx * Sx;
+    p->beta = D > 0 ? (S * Sxy - Sx * Sy) / D : 0;
+    p->alpha = (Sy - p->beta * Sx) / S;
+    p->how = NULL;
+    if (!(p->alpha > 0 && p->beta > 0 && isfinite(p->alpha) && isfinite(p->beta))) {
+        /* Only a machine far from the model gets here: fall back on the two ends. */
+        int last = p->nsizes - 1;
+        p->alpha = p->t[0];
+        p->beta = (p->t[last] - p->t[0]) / (double)p->bytes[last];
+        p->how = "the fit was not positive; alpha is the 0-byte time, beta the slope to the largest size";
+        if (!(p->beta > 0)) p->beta = XMPI_CAL_DEFAULT_BETA;
+    }
+    double sq = 0;
+    p->worst = 0;
+    p->worst_at = 0;
+    for (int s = 0; s < p->nsizes; s++) {
+        p->fit[s] = p->alpha + p->beta * (double)p->bytes[s];
+        double r = (p->t[s] - p->fit[s]) / p->t[s];
+        sq += r * r;
+        if (fabs(r) > fabs(p->worst)) p->worst = r, p->worst_at = s;
+    }
+    p->rms = sqrt(sq / p->nsizes);
+}
+
+/* Seconds per byte of MPI_Reduce_local(MPI_SUM) on doubles, on rank 0 (the other waits). */
+static double measure_gamma(int rank, long reps, double *median_s)
+{
+    double g = 0;
+    if (rank == 0) {
+        double *in = malloc(GAMMA_DOUBLES * sizeof *in), *io = malloc(GAMMA_DOUBLES * sizeof *io);
+        if (!in || !io) {
+            fprintf(stderr, "xmpi-calibrate: cannot allocate the reduction buffers\n");
+            PMPI_Abort(MPI_COMM_WORLD, EXIT_RUNTIME);
+        }
+        for (long i = 0; i < GAMMA_DOUBLES; i++) in[i] = 1.0 / (double)(i + 1), io[i] = 1.0;
+        PMPI_Reduce_local(in, io, (int)GAMMA_DOUBLES, MPI_DOUBLE, MPI_SUM);   /* warm-up */
+        double samples[MAX_REPS];
+        for (long r = 0; r < reps; r++) {
+            double t0 = MPI_Wtime();
+            PMPI_Reduce_local(in, io, (int)GAMMA_DOUBLES, MPI_DOUBLE, MPI_SUM);
+            samples[r] = MPI_Wtime() - t0;
+        }
+        *median_s = median(samples, (int)reps);
+        g = *median_s / (double)(GAMMA_DOUBLES * sizeof(double));
+        free(in);
+        free(io);
+    }
+    PMPI_Barrier(XMPI_COMM_WORLD);
+    return g;
+}
+
+/* XMPI_Spawn and XMPI_Remove of one process (this program), `cycles` times. 0, or -1 when a
+ * spawn failed (rank 0 said why; nothing is left running). */
+static int measure_spawn(int rank, const char *self, long cycles, double *spawn, double *remove)
+{
+    double sp[MAX_CYCLES], rm[MAX_CYCLES];
+    for (long c = 0; c < cycles; c++) {
+        MPI_Barrier(XMPI_COMM_WORLD);
+        double t0 = MPI_Wtime();
+        int rc = XMPI_Spawn(self, NULL, 1, MPI_INFO_NULL, NULL);
+        sp[c] = MPI_Wtime() - t0;
+        if (rc != XMPI_SUCCESS) {
+            if (rank == 0)
+                fprintf(stderr,
+                        "xmpi-calibrate: --spawn: XMPI_Spawn of 1 process failed: %s%s; spawn and "
+                        "remove costs keep their defaults\n",
+                        XMPI_Error_string(rc),
+                        rc == XMPI_ERR_RESOURCES ? " (add --xmpi-oversubscribe on small machines)" : "");
+            return -1;
+        }
+        MPI_Barrier(XMPI_COMM_WORLD);   /* the child is in; it removes itself with us */
+        t0 = MPI_Wtime();
+        XMPI_Remove(1, NULL);
+        rm[c] = MPI_Wtime() - t0;
+    }
+    *spawn = median(sp, (int)cycles);
+    *remove = median(rm, (int)cycles);
+    return 0;
+}
+
+/* A process started by --spawn: join, take part in its own removal, leave. */
+static int child(void)
+{
+    MPI_Barrier(XMPI_COMM_WORLD);
+    XMPI_Remove(1, NULL);
+    MPI_Finalize();
+    return 0;
+}
+
+static const char *size_text(char buf[32], long n)
+{
+    if (n >= (1L << 20) && n % (1L << 20) == 0) snprintf(buf, 32, "%ld MiB", n >> 20);
+    else if (n >= 1024 && n % 1024 == 0) snprintf(buf, 32, "%ld KiB", n >> 10);
+    else snprintf(buf, 32, "%ld B", n);
+    return buf;
+}
+
+/* Rank 0's verdict on the arguments and files, shared so that both processes leave alike. */
+static int agree(int code)
+{
+    PMPI_Bcast(&code, 1, MPI_INT, 0, XMPI_COMM_WORLD);
+    return code;
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    if (XMPI_Get_process_status() == XMPI_NEWLY_SPAWNED) return child();
+    int rank, size;
+    MPI_Comm_rank(XMPI_COMM_WORLD, &rank);
+    MPI_Comm_size(XMPI_COMM_WORLD, &size);
+
+    struct args a;
+    char err[1024] = "";
+    int code = 0;
+    struct xmpi_calibration cal, from_file;
+    unsigned file_defaulted = 0;
+    xmpi_calibration_defaults(&cal);
+    xmpi_calibration_defaults(&from_file);
+    char tmp[4200];
+    if (rank == 0) {
+        if (parse_args(argc, argv, &a, err, sizeof err)) {
+            code = EXIT_USAGE;
+        } else if (a.help) {
+            usage(stdout);
+            code = -1;
+        } else if (size != 2) {
+            snprintf(err, sizeof err,
+                     "xmpi-calibrate: needs exactly 2 processes (mpirun -np 2), not %d", size);
+            code = EXIT_USAGE;
+        } else {
+            /* Refuse a file that cannot be written now, not after the measurements. */
+            snprintf(tmp, sizeof tmp, "%s.tmp", a.out);
+            FILE *t = fopen(tmp, "w");
+            if (!t) {
+                snprintf(err, sizeof err, "xmpi-calibrate: option -o: cannot write '%s': %s", a.out,
+                         strerror(errno));
+                code = EXIT_USAGE;
+            } else {
+                fclose(t);
+                unlink(tmp);
+            }
+            char perr[900];
+            if (!code && a.spawn_file &&
+                xmpi_calibration_load(&from_file, a.spawn_file, &file_defaulted, perr, sizeof perr)) {
+                snprintf(err, sizeof err, "xmpi-calibrate: option --spawn-file: %s", perr);
+                code = EXIT_USAGE;
+            }
+        }
+        if (err[0]) fprintf(stderr, "%s\n", err);
+    } else {
+        parse_args(argc, argv, &a, err, sizeof err);
+    }
+    code = agree(code);
+    if (code) {
+        MPI_Finalize();
+        return code < 0 ? 0 : code;
+    }
+
+    struct pingpong p;
+    ping_pong(rank, &a, &p);
+    double gamma_median = 0;
+    double gamma = measure_gamma(rank, a.reps, &gamma_median);
+
+    /* Where each spawn/remove figure comes from, for the summary and the file's comments. */
+    const char *src[3] = {"default", "default", "default"};
+    char fsrc[3][4200];
+    double sp = 0, rm = 0;
+    int spawned = a.spawn && measure_spawn(rank, argv[0], a.spawn, &sp, &rm) == 0;
+    if (rank != 0) {
+        MPI_Finalize();
+        return 0;
+    }
+
+    cal.net.alpha = p.alpha;
+    cal.net.beta = p.beta;
+    if (gamma > 0) cal.net.gamma = gamma;
+    if (a.spawn_file) {
+        static const unsigned bits[3] = {XMPI_CAL_SPAWN_SINGLE, XMPI_CAL_SPAWN_GROUP, XMPI_CAL_REMOVE};
+        cal.spawn_single = from_file.spawn_single;
+        cal.spawn_group = from_file.spawn_group;
+        cal.remove = from_file.remove;
+        cal.nclasses = from_file.nclasses;
+        memcpy(cal.cls, from_file.cls, sizeof cal.cls);
+        for (int i = 0; i < 3; i++) {
+            if (file_defaulted & bits[i]) continue;
+            snprintf(fsrc[i], sizeof fsrc[i], "%s", a.spawn_file);
+            src[i] = fsrc[i];
+        }
+    } else if (spawned) {
+        cal.spawn_single = sp;
+        cal.remove = rm;
+        snprintf(fsrc[0], sizeof fsrc[0], "XMPI_Spawn of 1 process, median of %ld", a.spawn);
+        snprintf(fsrc[2], sizeof fsrc[2], "XMPI_Remove of 1 process, median of %ld", a.spawn);
+        src[0] = fsrc[0];
+        src[2] = fsrc[2];
+        src[1] = "default (--spawn spawns one process at a time)";
+    } else if (a.spawn) {
+        src[0] = src[1] = src[2] = "default (spawning failed)";
+    }
+
+    char host[MPI_MAX_PROCESSOR_NAME] = "";
+    int hlen;
+    MPI_Get_processor_name(host, &hlen);
+    char b1[32], b2[32];
+    printf("xmpi-calibrate: ping-pong between 2 processes (rank 0 on %s), %d sizes from 0 B to %s, "
+           "median of %ld samples each\n\n",
+           host, p.nsizes, size_text(b1, a.max_bytes), a.reps);
+    printf("%12s  %14s  %14s  %9s\n", "bytes", "one-way (us)", "fit (us)", "residual");
+    for (int s = 0; s < p.nsizes; s++)
+        printf("%12ld  %14.3f  %14.3f  %+8.1f%%\n", p.bytes[s], 1e6 * p.t[s], 1e6 * p.fit[s],
+               100 * (p.t[s] - p.fit[s]) / p.t[s]);
+    printf("\nfit t = alpha + n * beta (least squares, weighted by 1/t^2): residual rms %.1f%%, "
+           "worst %+.1f%% at %s\n",
+           100 * p.rms, 100 * p.worst, size_text(b2, p.bytes[p.worst_at]));
+    if (p.how) printf("note: %s\n", p.how);
+    printf("gamma: MPI_Reduce_local(MPI_SUM) of %ld doubles (%s): median %.3f ms\n\n",
+           GAMMA_DOUBLES, size_text(b1, GAMMA_DOUBLES * (long)sizeof(double)), 1e3 * gamma_median);
+    printf("%-13s %-14s %s\n", "parameter", "value", "source");
+    printf("%-13s %-14.4g %s\n", "alpha", cal.net.alpha, "ping-pong fit (s)");
+    printf("%-13s %-14.4g ping-pong fit (s/byte; %.2f GB/s)\n", "beta", cal.net.beta,
+           1e-9 / cal.net.beta);
+    printf("%-13s %-14.4g %s\n", "gamma", cal.net.gamma,
+           gamma > 0 ? "MPI_Reduce_local (s/byte)" : "default (the reduction was too fast to time)");
+    printf("%-13s %-14.4g %s\n", "spawn_single", cal.spawn_single, src[0]);
+    printf("%-13s %-14.4g %s\n", "spawn_group", cal.spawn_group, src[1]);
+    printf("%-13s %-14.4g %s\n", "remove", cal.remove, src[2]);
+
+    int rc = 0;
+    FILE *f = fopen(tmp, "w");
+    if (f) {
+        time_t now = time(NULL);
+        char when[32] = "";
+        strftime(when, sizeof when, "%Y-%m-%d %H:%M", localtime(&now));
+        fprintf(f,
+                "# xmpi-calibrate, %s, 2 processes (rank 0 on %s): ping-pong 0 B to %s in %d sizes, "
+                "median of %ld; fit residual rms %.1f%%, worst %+.1f%% at %s\n",
+                when, host, size_text(b1, a.max_bytes), p.nsizes, a.reps, 100 * p.rms,
+                100 * p.worst, size_text(b2, p.bytes[p.worst_at]));
+        fprintf(f, "# spawn_single: %s; spawn_group: %s; remove: %s\n", src[0], src[1], src[2]);
+        rc = xmpi_calibration_write(&cal, f);
+        if (fclose(f) || rc || rename(tmp, a.out)) rc = -1;
+    } else {
+        rc = -1;
+    }
+    if (rc) {
+        fprintf(stderr, "xmpi-calibrate: cannot write %s: %s\n", a.out, strerror(errno));
+        unlink(tmp);
+    } else {
+        /* The file must be one the library accepts; the writer promises it, this checks it. */
+        struct xmpi_calibration back;
+        char perr[900];
+        if (xmpi_calibration_load(&back, a.out, NULL, perr, sizeof perr)) {
+            fprintf(stderr, "xmpi-calibrate: the written file does not read back: %s\n", perr);
+            rc = -1;
+        } else {
+            printf("\nwrote %s (use it with --xmpi-calibration=%s)\n", a.out, a.out);
+        }
+    }
+    MPI_Finalize();
+    return rc ? EXIT_RUNTIME : 0;
+}
