@@ -12,9 +12,11 @@ LAUNCH="$ROOT/scripts/xmpirun"
 LOGS="$BUILD/test-logs"
 mkdir -p "$LOGS"
 passed=0 failed=0 skipped=0
-PATTERN="$(cd "$BUILD" && pwd)/(tests|bin)/|/xmpi-ext-|/bin/xmpi-jacobi|/flex_(static|dynamic)"
-# Only what this run starts is judged: a soak or benchmark running beside it is not ours.
-already=" $(pgrep -f "$PATTERN" | tr '\n' ' ') "
+PATTERN="$(cd "$BUILD" && pwd)/(tests|bin)/|/xmpi-ext-|/bin/xmpi-jacobi|/flex_(static|dynamic)|/flex_data"
+# Only what this run starts is judged: a soak or benchmark running beside it, even one started
+# after this run, is not ours. Everything this run starts inherits this mark in its environment.
+export LIBXMPI_CHECK_RUN="check-$$-$(date +%s%N)"
+ours() { tr '\0' '\n' <"/proc/$1/environ" 2>/dev/null | grep -qx "LIBXMPI_CHECK_RUN=$LIBXMPI_CHECK_RUN"; }
 
 # Can this MPI spawn processes? (Debian's MPICH 4.0.2, ch4:ucx, cannot.) Probed once; the
 # spawning tests then report an explicit skip instead of failing for the platform's sake.
@@ -87,7 +89,7 @@ done
 # No test may leave MPI processes behind.
 left=""
 for pid in $(pgrep -f "$PATTERN"); do
-    case "$already" in *" $pid "*) ;; *) left="$left $pid" ;; esac
+    ours "$pid" && left="$left $pid"
 done
 if [ -n "$left" ]; then
     echo "  processes left behind:$left (killed)"
