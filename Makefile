@@ -35,7 +35,7 @@ MPI_TESTS := $(patsubst tests/mpi/%.c,$(BUILD)/tests/%,$(wildcard tests/mpi/*.c)
 # Programs link the shared library and find it next to them, in the tree or installed.
 LINK_XMPI = -L$(BUILD)/lib -lxmpi -Wl,-rpath,'$$ORIGIN/../lib'
 
-.PHONY: all lib bench tools tests check demo demo-classes install uninstall clean bench-overhead bench-spawn bench-redist soak deps
+.PHONY: all lib bench tools tests check demo demo-classes install uninstall clean bench-overhead bench-spawn bench-redist bench-dlb soak deps
 all: lib bench tools
 
 lib: $(LIBA) $(LIBSO)
@@ -141,6 +141,9 @@ bench-spawn: all
 
 bench-redist: all
 	MPIRUN="$(MPIRUN)" scripts/bench-redist.sh $(BUILD)
+
+bench-dlb: all
+	MPIRUN="$(MPIRUN)" scripts/bench-dlb.sh $(BUILD)
 
 soak: all tests
 	MPIRUN="$(MPIRUN)" scripts/soak.sh $(BUILD)

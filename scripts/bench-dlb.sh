@@ -1,0 +1,484 @@
+#!/usr/bin/env bash
+# `make bench-dlb`: load balancing experiments after the thesis's section 6.2, each run with and
+# without the balancer in one script run; per-interval CSV files and gnuplot PNGs in BUILD/bench-dlb.
+set -uo pipefail
+BUILD=${1:-build}
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+BIN="$BUILD/bin"
+OUT="$BUILD/bench-dlb"
+NP=2
+PAIRS=${PAIRS:-3}                       # balanced/unbalanced pairs in (a), (b) and (d)
+EXPERIMENTS=${EXPERIMENTS:-"a b c d e"} # a subset runs only those
+# (a) CG on the uneven matrix, equal processors
+CG_N=${CG_N:-200000}; CG_IT=${CG_IT:-1500}; CG_SI=${CG_SI:-100}
+# (b) Jacobi on a fast class (speed 1) and a slow class
+JB_N=${JB_N:-8000}; JB_IT=${JB_IT:-100}; JB_SI=${JB_SI:-10}; JB_SLOW=${JB_SLOW:-0.4}
+JB_FINE_US=${JB_FINE_US:-10000}         # quota period of the second variant of (b); 0: skip it
+# (c) Jacobi with xmpi-interfere on the core of rank 1
+JC_N=${JC_N:-3000}; JC_IT=${JC_IT:-3000}; JC_SI=${JC_SI:-75}; JC_KS=${JC_KS:-"1 3 5"}; JC_ROUNDS=${JC_ROUNDS:-2}
+JC_LOAD=${JC_LOAD:-0.6}; JC_PERIOD=${JC_PERIOD:-2}; JC_DELAY=${JC_DELAY:-1.5}; JC_ON=${JC_ON:-0.5}; JC_OFF=${JC_OFF:-1.5}
+# (d) the epidemic
+EP_N=${EP_N:-1000000}; EP_D=${EP_D:-150}; EP_SEED=${EP_SEED:-2}; EP_SI=${EP_SI:-5}
+# (e) the balancer's cost when nothing moves
+LC_N=${LC_N:-100}; LC_IT=${LC_IT:-20000}; LC_PAIRS=${LC_PAIRS:-5}
+
+for b in jacobi cg epidemic xmpi-interfere; do
+    if [ ! -x "$BIN/$b" ]; then
+        echo "bench-dlb: $BIN/$b is missing; run it through make bench-dlb" >&2
+        exit 1
+    fi
+done
+mkdir -p "$OUT"
+rm -f "$OUT"/*.csv "$OUT"/*.png "$OUT"/*.log "$OUT"/*.res "$OUT"/*.gp "$OUT"/*.phases "$OUT"/*.init "$OUT"/*.out
+SUM="$OUT/summary.txt"
+: >"$SUM"
+failed=()
+GNUPLOT=$(command -v gnuplot || true)
+start=$SECONDS
+
+echo "bench-dlb: $(date '+%Y-%m-%d %H:%M:%S'), host $(hostname), $(nproc) cores, load average" \
+     "$(cut -d' ' -f1-3 /proc/loadavg), $("${MPIRUN:-mpirun}" --version 2>/dev/null | head -n 1)"
+echo "bench-dlb: results in $OUT (runs.csv: one row per run; NAME.csv: one row per interval of a run)"
+echo "experiment,run,variant,rep,rc,time,intervals,moves,imbalance_late,extra,others_cpu_s,steal_s,wall_s,disturbed" >"$OUT/runs.csv"
+
+# CPU seconds of every process outside this script's tree (children they waited for included),
+# and the hypervisor's steal time: how much other programs took during a run on this shared VM.
+HZ=$(getconf CLK_TCK)
+cpu_snap() {
+    local others steal
+    others=$(cat /proc/[0-9]*/stat 2>/dev/null | awk -v me=$$ -v hz="$HZ" '
+        { i = index($0, ") "); split(substr($0, i + 2), f, " ")
+          # after the command: state ppid ... utime (12) stime cutime cstime (15)
+          par[$1] = f[2]; t[$1] = f[12] + f[13] + f[14] + f[15] }
+        END { for (p in t) { q = p; mine = 0
+                             for (d = 0; d < 64 && q > 1; d++) { if (q == me) { mine = 1; break } q = par[q] }
+                             if (!mine) s += t[p] }
+              printf "%.2f", s / hz }')
+    steal=$(awk -v hz="$HZ" '$1 == "cpu" { printf "%.2f", $9 / hz }' /proc/stat)
+    SNAP="$others $steal"
+}
+
+# run NAME LIMIT ARGS...: one mpirun of NP ranks with a trace; the log keeps all output, the
+# interval CSV is extracted. Sets RUN_TIME (the benchmark's own time=), RUN_WALL, RUN_OTHERS and
+# RUN_STEAL (CPU seconds other programs and the hypervisor took meanwhile) for record.
+# Extra environment: TRACE=0 (no trace), ROWDIV (rows of a rank = work / (ROWDIV * iterations); 0: unknown),
+# LAUNCH_PRE (a command run in the background beside mpirun, given the launcher's pid).
+run() {
+    local name=$1 limit=$2 rc
+    shift 2
+    local trace=("--xmpi-trace=$OUT/$name.trace.csv")
+    [ "${TRACE:-1}" = 0 ] && trace=()
+    local pre= snap0 w0
+    cpu_snap
+    snap0=$SNAP
+    w0=$EPOCHREALTIME
+    XMPIRUN_TIMEOUT=$limit "$ROOT/scripts/xmpirun" -np $NP "$@" "${trace[@]}" >"$OUT/$name.log" 2>&1 &
+    local job=$!
+    if [ -n "${LAUNCH_PRE:-}" ]; then
+        $LAUNCH_PRE $job &
+        pre=$!
+    fi
+    wait $job
+    rc=$?
+    [ -n "$pre" ] && { kill $pre 2>/dev/null; wait $pre 2>/dev/null; }
+    cpu_snap
+    read -r RUN_OTHERS RUN_STEAL < <(echo "$snap0 $SNAP" | awk '{ printf "%.1f %.1f\n", $3 - $1, $4 - $2 }')
+    RUN_WALL=$(awk -v a="$w0" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - a }')
+    RUN_TIME=$(awk '/^result:/ { for (i = 2; i <= NF; i++) if ($i ~ /^time=/) t = substr($i, 6) }
+                    END { print t == "" ? "nan" : t }' "$OUT/$name.log")
+    if [ $rc != 0 ] || [ "$RUN_TIME" = nan ]; then
+        echo "bench-dlb: $name failed (exit $rc$([ $rc = 124 ] && echo ", timed out after $limit s")); see $OUT/$name.log"
+        failed+=("$name")
+        RUN_TIME=nan
+        return 1
+    fi
+    [ "${TRACE:-1}" = 0 ] || extract "$OUT/$name.trace.csv" "${ROWDIV:-0}" >"$OUT/$name.csv"
+    return 0
+}
+
+# extract TRACE ROWDIV: the per-interval CSV. compute = t_real - comm_time per rank; imbalance =
+# max / mean of compute; work share per rank; rows per rank when work is ROWDIV x rows.
+extract() {
+    awk -F, -v rowdiv="$2" '
+        NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
+        {
+            n = split($col["t_real_ranks"], t, ";"); split($col["comm_time_ranks"], m, ";")
+            split($col["work_ranks"], w, ";")
+            it = $col["iterations"]; mx = 0; s = 0; ws = 0
+            for (i = 1; i <= n; i++) { c[i] = t[i] - m[i]; s += c[i]; if (c[i] > mx) mx = c[i]; ws += w[i] }
+            if (!hdr++) {
+                h = "interval,iteration,iterations,elapsed,t_real_max,ms_per_iteration,compute_max,compute_mean,imbalance,action"
+                for (i = 1; i <= n; i++) h = h ",compute_r" i - 1
+                for (i = 1; i <= n; i++) h = h ",work_share_r" i - 1
+                for (i = 1; i <= n; i++) h = h ",rows_r" i - 1
+                print h
+            }
+            line = sprintf("%d,%d,%d,%.4f,%.6f,%.4f,%.6f,%.6f,%.4f,%s", $col["interval"], $col["iteration"],
+                           it, $col["elapsed"], $col["t_real_max"], 1e3 * $col["t_real_max"] / it, mx, s / n,
+                           s > 0 ? mx / (s / n) : 1, $col["action"])
+            for (i = 1; i <= n; i++) line = line sprintf(",%.6f", c[i])
+            for (i = 1; i <= n; i++) line = line sprintf(",%.4f", ws > 0 ? w[i] / ws : 0)
+            for (i = 1; i <= n; i++)
+                line = line (rowdiv > 0 ? sprintf(",%.0f", w[i] / (rowdiv * it)) : ",")
+            print line
+        }' "$1"
+}
+
+# late_imbalance CSV: the median imbalance over the second half of the intervals.
+late_imbalance() {
+    awk -F, 'NR > 1 { v[++n] = $9 } END {
+        k = 0; for (i = int(n / 2) + 1; i <= n; i++) a[++k] = v[i]
+        for (i = 1; i <= k; i++) for (j = i + 1; j <= k; j++) if (a[j] < a[i]) { x = a[i]; a[i] = a[j]; a[j] = x }
+        if (k == 0) print "nan"; else printf "%.3f\n", k % 2 ? a[(k + 1) / 2] : (a[k / 2] + a[k / 2 + 1]) / 2 }' "$1"
+}
+moves() { awk -F, 'NR > 1 && $10 == "rebalance" { n++ } END { print n + 0 }' "$1"; }
+
+# record EXP NAME VARIANT REP EXTRA: one row of runs.csv for the run just made.
+record() {
+    local csv="$OUT/$2.csv" ni=0 mv=0 li=nan
+    if [ "$RUN_TIME" != nan ] && [ -f "$csv" ]; then
+        ni=$(($(wc -l <"$csv") - 1)); mv=$(moves "$csv"); li=$(late_imbalance "$csv")
+    fi
+    local extra=${5:-}
+    echo "$1,$2,$3,$4,$([ "$RUN_TIME" = nan ] && echo 1 || echo 0),$RUN_TIME,$ni,$mv,$li,${extra//,//},$RUN_OTHERS,$RUN_STEAL,$RUN_WALL,$(disturbed)" >>"$OUT/runs.csv"
+    printf '  %-14s time %7.3f s  intervals %2s  moves %s  late imbalance %-5s  other programs %4s CPU-s, steal %s s%s\n' \
+        "$2" "$RUN_TIME" "$ni" "$mv" "$li" "$RUN_OTHERS" "$RUN_STEAL" "$([ "$(disturbed)" = 1 ] && echo "  DISTURBED")"
+}
+
+# disturbed: 1 when other programs and the hypervisor took more than DISTURBED (default 10%)
+# of the last run's wall time (on 2 cores: a twentieth of the machine).
+DISTURBED=${DISTURBED:-0.10}
+disturbed() { awk -v o="$RUN_OTHERS" -v s="$RUN_STEAL" -v w="$RUN_WALL" -v d="$DISTURBED" 'BEGIN { print (w > 0 && (o + s) / w > d) ? 1 : 0 }'; }
+
+# median EXP VARIANT COLUMN: the median of a runs.csv column over the runs of one variant that
+# were not disturbed (over all its runs when every one was).
+median() {
+    awk -F, -v e="$1" -v v="$2" -v c="$3" '$1 == e && $3 == v && $5 == 0 { all[++m] = $c; if ($14 == 0) a[++n] = $c }
+        END { if (n == 0) { n = m; for (i = 1; i <= m; i++) a[i] = all[i] } for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (a[j] < a[i]) { x = a[i]; a[i] = a[j]; a[j] = x }
+              if (n == 0) print "nan"; else printf "%.3f\n", n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2 }' "$OUT/runs.csv"
+}
+gain() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == "nan" || b == "nan" || a <= 0) print "n/a"; else printf "%+.1f%%\n", 100 * (1 - b / a) }'; }
+verdict() { awk -v x="$1" -v t="$2" 'BEGIN { if (x == "nan") print "n/a"; else print x <= t ? "met" : "missed" }'; }
+
+# plot PNG TITLE XCOL XLABEL PANELS SERIES...: one PNG with a panel per "COLUMN:LABEL" in PANELS
+# (space-separated) and one line per SERIES "CSVFILE|TITLE|LINESTYLE" in every panel. BOXES, when
+# set, names a file of "start end" rows shaded in every panel (the interference phases).
+plot() {
+    local png=$1 title=$2 xcol=$3 xlabel=$4 panels=$5
+    shift 5
+    [ -n "$GNUPLOT" ] || return 0
+    local gp="$OUT/$(basename "$png" .png).gp" np=0 p
+    for p in $panels; do np=$((np + 1)); done
+    {
+        echo "set terminal pngcairo size 1000,$((260 * np + 60)) font ',10'"
+        echo "set output '$png'"
+        echo "set datafile separator ','"
+        echo "set datafile columnheaders"
+        echo "set key outside right top"
+        echo "set grid"
+        echo "set termoption noenhanced"
+        echo "set lmargin 10; set rmargin 28"
+        echo "set style line 1 lc rgb '#1f77b4' lw 2"
+        echo "set style line 2 lc rgb '#1f77b4' lw 2 dt 2"
+        echo "set style line 3 lc rgb '#d62728' lw 2"
+        echo "set style line 4 lc rgb '#d62728' lw 2 dt 2"
+        echo "set style line 5 lc rgb '#2ca02c' lw 2"
+        echo "set style line 6 lc rgb '#2ca02c' lw 2 dt 2"
+        echo "set style line 7 lc rgb '#9467bd' lw 2"
+        echo "set style line 8 lc rgb '#9467bd' lw 2 dt 2"
+        echo "set multiplot layout $np,1 title '$title'"
+        if [ -n "${BOXES:-}" ] && [ -s "$BOXES" ]; then
+            local i=1 a b
+            while read -r a b; do
+                echo "set object $i rect from first $a, graph 0 to first $b, graph 1 fc rgb '#ffdd88' fs solid 0.5 noborder behind"
+                i=$((i + 1))
+            done <"$BOXES"
+        fi
+        for p in $panels; do
+            local c=${p%%:*} lab=${p#*:}
+            echo "set ylabel '${lab//_/ }'"
+            echo "set xlabel '$xlabel'"
+            local cmd="plot" sep=" " s
+            for s in "$@"; do
+                local f=${s%%|*} rest=${s#*|}
+                local t=${rest%%|*} ls=${rest##*|}
+                [ -s "$f" ] || continue
+                cmd="$cmd$sep'$f' using (column('$xcol')):(column('$c')) with linespoints ls $ls pt 7 ps 0.5 title '$t'"
+                sep=", "
+            done
+            [ "$c" = imbalance ] && cmd="$cmd$sep 1.05 with lines lc rgb 'black' dt 3 title 'target 1.05'"
+            [ "$cmd" = plot ] && cmd="set label 1 'no data' at graph 0.5, 0.5; plot 0 notitle"
+            echo "$cmd"
+        done
+        echo "unset multiplot"
+    } >"$gp"
+    if "$GNUPLOT" "$gp" 2>"$OUT/gnuplot.log"; then
+        PLOTS+=("$png")
+    else
+        echo "bench-dlb: gnuplot failed on $gp: $(head -n 3 "$OUT/gnuplot.log")"
+    fi
+}
+PLOTS=()
+want() { case " $EXPERIMENTS " in *" $1 "*) return 0 ;; esac; return 1; }
+
+# ---------------------------------------------------------------------------------------------
+if want a; then
+    echo
+    echo "== (a) CG, uneven:$CG_N (hubs: heavy-tailed nonzeros per row), $CG_IT iterations, si $CG_SI," \
+         "equal processors: -b --xmpi-lb=nnz against even blocks, $PAIRS pairs"
+    for rep in $(seq 1 "$PAIRS"); do
+        order="lb none"; [ $((rep % 2)) = 0 ] && order="none lb"
+        for v in $order; do
+            args=(); [ $v = lb ] && args=(-b --xmpi-lb=nnz)
+            run "cg-$v-$rep" 300 "$BIN/cg" -g "uneven:$CG_N" -t 0 -i "$CG_IT" "${args[@]}" "--xmpi-si=$CG_SI"
+            record a "cg-$v-$rep" $v $rep
+        done
+    done
+    plot "$OUT/cg.png" "(a) CG uneven:$CG_N on 2 equal ranks: --xmpi-lb=nnz vs even blocks" interval "interval ($CG_SI iterations)" \
+        "ms_per_iteration:slowest_rank_ms_per_iteration imbalance:compute_max/mean work_share_r0:work_share_of_rank_0" \
+        "$OUT/cg-lb-1.csv|balanced 1|1" "$OUT/cg-lb-2.csv|balanced 2|2" "$OUT/cg-none-1.csv|even blocks 1|3" "$OUT/cg-none-2.csv|even blocks 2|4"
+    a_none=$(median a none 6); a_lb=$(median a lb 6)
+    a_imb0=$(median a none 9); a_imb=$(median a lb 9)
+    printf '(a) CG uneven:%s, 2 equal ranks, --xmpi-lb=nnz: even blocks %s s, balanced %s s: %s; imbalance %s -> %s (target <= 1.05: %s); moves %s\n' \
+        "$CG_N" "$a_none" "$a_lb" "$(gain "$a_none" "$a_lb")" "$a_imb0" "$a_imb" "$(verdict "$a_imb" 1.05)" \
+        "$(awk -F, '$1 == "a" && $3 == "lb" { printf "%s%s", s, $8; s = "," }' "$OUT/runs.csv")" >>"$SUM"
+fi
+
+# ---------------------------------------------------------------------------------------------
+# init_time PREFIX JOBPID: the time the trace file appears (rank 0 writes its header in
+# MPI_Init), as PREFIX.init: the origin of the trace's elapsed column.
+init_time() {
+    local i=0
+    while [ ! -s "$1.trace.csv" ] && [ $i -lt 3000 ] && kill -0 "$2" 2>/dev/null; do sleep 0.01; i=$((i + 1)); done
+    date +%s.%N >"$1.init"
+}
+
+# fine_period PERIOD_US JOBPID: gives the emulation groups of the job's ranks (created by the
+# library at MPI_Init, .../xmpi/<tag>) the same fraction of a shorter period, then returns.
+fine_period() {
+    local per=$1 job=$2 done_n=0 tries=0 p q pe path dir
+    local v1 v2
+    v1=$(awk '$3 == "cgroup" && $4 ~ /(^|,)cpu(,|$)/ { print $2; exit }' /proc/mounts)
+    v2=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/mounts)
+    declare -A seen=()
+    while [ $done_n -lt $NP ] && [ $tries -lt 200 ] && kill -0 "$job" 2>/dev/null; do
+        tries=$((tries + 1))
+        for p in $(ps -eo pid=,ppid= | awk -v r="$job" '{ par[$1] = $2 } END {
+                       for (p in par) { q = p; for (d = 0; d < 8 && q != ""; d++) { if (par[q] == r) { print p; break } q = par[q] } } }'); do
+            [ -n "${seen[$p]:-}" ] && continue
+            path=$(awk -F: '($2 ~ /(^|,)cpu(,|$)/ || ($1 == "0" && $2 == "")) && $3 ~ /\/xmpi\/[^\/]+$/ { print $2 "|" $3; exit }' \
+                   /proc/$p/cgroup 2>/dev/null)
+            [ -n "$path" ] || continue
+            if [ "${path%%|*}" = "" ]; then
+                dir="$v2${path#*|}"
+                read -r q pe <"$dir/cpu.max" 2>/dev/null || continue
+                [ "$q" = max ] && q=$pe
+                echo "$((q * per / pe > 1000 ? q * per / pe : 1000)) $per" >"$dir/cpu.max" 2>/dev/null || continue
+            else
+                dir="$v1${path#*|}"
+                q=$(cat "$dir/cpu.cfs_quota_us" 2>/dev/null) || continue
+                pe=$(cat "$dir/cpu.cfs_period_us" 2>/dev/null) || continue
+                [ "$q" -gt 0 ] 2>/dev/null || q=$pe
+                local nq=$((q * per / pe > 1000 ? q * per / pe : 1000))
+                echo "$nq" >"$dir/cpu.cfs_quota_us" 2>/dev/null && echo "$per" >"$dir/cpu.cfs_period_us" 2>/dev/null || continue
+            fi
+            seen[$p]=1
+            done_n=$((done_n + 1))
+            echo "pid $p: $dir: quota $q of $pe us -> $(cat "$dir/cpu.cfs_quota_us" "$dir/cpu.max" 2>/dev/null | head -n 1) of $per us" \
+                >>"$OUT/quota-period.log"
+        done
+        sleep 0.05
+    done
+}
+
+if want b; then
+    H=$(hostname)
+    RES="$OUT/classes.res"
+    printf '# hostname:class:PEs:cost:speed\n%s:fast:1:1:1\n%s:slow:1:1:%s\n' "$H" "$H" "$JB_SLOW" >"$RES"
+    variants="100000"; [ "$JB_FINE_US" != 0 ] && variants="100000 $JB_FINE_US"
+    for per in $variants; do
+        tag=b; [ "$per" != 100000 ] && tag=b$((per / 1000))
+        echo
+        if [ "$per" = 100000 ]; then
+            echo "== (b) Jacobi order $JB_N, $JB_IT iterations, si $JB_SI, rank 0 on class fast (1), rank 1 on" \
+                 "class slow ($JB_SLOW, the library's 100 ms CPU-quota period): -b against even blocks, $PAIRS pairs"
+            LAUNCH_PRE=
+        else
+            echo "== ($tag) the same with the slow class's quota over a $((per / 1000)) ms period (the script rewrites the" \
+                 "period of the library's groups at start; same fraction of a core), $PAIRS pairs"
+            LAUNCH_PRE="fine_period $per"
+        fi
+        for rep in $(seq 1 "$PAIRS"); do
+            order="lb none"; [ $((rep % 2)) = 0 ] && order="none lb"
+            for v in $order; do
+                args=(); [ $v = lb ] && args=(-b)
+                ROWDIV=$((2 * JB_N)) run "jb$tag-$v-$rep" 300 "$BIN/jacobi" -n "$JB_N" -i "$JB_IT" "${args[@]}" \
+                    "--xmpi-si=$JB_SI" "--xmpi-resources=$RES" --xmpi-initial=fast:1,slow:1
+                record "$tag" "jb$tag-$v-$rep" $v $rep "$(grep -o 'rows=[0-9,]*' "$OUT/jb$tag-$v-$rep.log" | tail -n 1)"
+            done
+        done
+        LAUNCH_PRE=
+        label="quota period $((per / 1000)) ms"
+        plot "$OUT/jacobi-classes$([ "$tag" = b ] || echo "-${per}us").png" \
+            "($tag) Jacobi $JB_N, fast 1 + slow $JB_SLOW ($label): -b vs even blocks" interval "interval ($JB_SI iterations)" \
+            "ms_per_iteration:slowest_rank_ms_per_iteration imbalance:compute_max/mean rows_r1:rows_of_rank_1_(slow)" \
+            "$OUT/jb$tag-lb-1.csv|balanced 1|1" "$OUT/jb$tag-lb-2.csv|balanced 2|2" \
+            "$OUT/jb$tag-none-1.csv|even blocks 1|3" "$OUT/jb$tag-none-2.csv|even blocks 2|4"
+        # The ideal static partition from the even-block runs: per-row compute time of each rank
+        # (compute / (rows x iterations)); rows in inverse proportion; the slowest rank's compute
+        # then shrinks by that factor, and so (at most) does the run.
+        ideal=$(cat "$OUT"/jb$tag-none-*.csv 2>/dev/null | awk -F, -v n="$JB_N" '
+            $1 == "interval" { next }
+            { t0 += $11 / ($15 * $3); t1 += $12 / ($16 * $3); k++ }
+            END {
+                if (!k) { print "nan nan nan"; exit }
+                t0 /= k; t1 /= k; r0 = n * (1 / t0) / (1 / t0 + 1 / t1)
+                # factor = ideal per-iteration compute / even blocks slowest compute
+                f = (r0 * t0) / ((n / 2) * (t0 > t1 ? t0 : t1))
+                printf "%.0f %.3f %.3f\n", r0, f, t0 / t1 }')
+        read -r ideal_r0 ideal_f speed1 <<<"$ideal"
+        none_t=$(median "$tag" none 6); lb_t=$(median "$tag" lb 6)
+        ideal_t=$(awk -v t="$none_t" -v f="$ideal_f" 'BEGIN { if (t == "nan" || f == "nan") print "nan"; else printf "%.2f\n", t * f }')
+        printf '(%s) Jacobi %s, fast 1 + slow %s, %s: even blocks %s s, balanced %s s: %s; imbalance %s -> %s (target <= 1.05: %s); moves %s; rows %s; ideal static partition %s,%s rows (measured slow speed %s): about %s s, %s\n' \
+            "$tag" "$JB_N" "$JB_SLOW" "$label" "$none_t" "$lb_t" "$(gain "$none_t" "$lb_t")" "$(median "$tag" none 9)" \
+            "$(median "$tag" lb 9)" "$(verdict "$(median "$tag" lb 9)" 1.05)" \
+            "$(awk -F, -v e="$tag" '$1 == e && $3 == "lb" { printf "%s%s", s, $8; s = "," }' "$OUT/runs.csv")" \
+            "$(awk -F, -v e="$tag" '$1 == e && $3 == "lb" { printf "%s%s", s, substr($10, 6); s = " " }' "$OUT/runs.csv")" \
+            "$ideal_r0" "$((JB_N - ${ideal_r0/nan/0}))" "$speed1" "$ideal_t" "$(gain "$none_t" "$ideal_t")" >>"$SUM"
+    done
+fi
+
+# ---------------------------------------------------------------------------------------------
+if want c; then
+    echo
+    # Open MPI binds 2 ranks to cores 0 and 1 by default; the load goes to rank 1's core.
+    cpu=$(XMPIRUN_TIMEOUT=60 "$ROOT/scripts/xmpirun" --report-bindings -np $NP "$BIN/jacobi" -n 64 -i 1 2>&1 |
+          awk '/rank 1 bound to/ { m = $NF; gsub(/[\[\]]/, "", m); n = split(m, s, "/")
+               for (i = 1; i <= n; i++) if (s[i] ~ /B/) { print i - 1; exit } }')
+    bind_note="rank 1 bound to core $cpu (mpirun --report-bindings)"
+    [ -n "$cpu" ] || { cpu=1; bind_note="binding not reported: CPU 1 assumed"; }
+    pattern="bursts:3:$JC_ON:$JC_OFF:inf"
+    echo "== (c) Jacobi order $JC_N, $JC_IT iterations, si $JC_SI, 2 equal ranks; xmpi-interfere --cpu $cpu --load $JC_LOAD --period $JC_PERIOD" \
+         "--delay $JC_DELAY --pattern $pattern ($bind_note); -b with --xmpi-lb-k=${JC_KS// /,}, and without -b;" \
+         "$JC_ROUNDS rounds"
+    for rep in $(seq 1 "$JC_ROUNDS"); do
+        order="$JC_KS none"; [ $((rep % 2)) = 0 ] && order="none $(echo $JC_KS | tr ' ' '\n' | tac | tr '\n' ' ')"
+        for k in $order; do
+            name="jc-k$k-$rep"
+            args=(-b "--xmpi-lb-k=$k"); [ $k = none ] && args=()
+            "$BIN/xmpi-interfere" --cpu "$cpu" --load "$JC_LOAD" --period "$JC_PERIOD" --delay "$JC_DELAY" --pattern "$pattern" \
+                --log "$OUT/$name.interfere.log" >"$OUT/$name.interfere.out" 2>&1 &
+            ipid=$!
+            LAUNCH_PRE="init_time $OUT/$name" ROWDIV=$((2 * JC_N)) run "$name" 300 "$BIN/jacobi" -n "$JC_N" \
+                -i "$JC_IT" "${args[@]}" "--xmpi-si=$JC_SI"
+            kill "$ipid" 2>/dev/null; wait "$ipid" 2>/dev/null
+            # Loaded phases in the trace's clock (seconds since MPI_Init, when the trace file
+            # appeared): the shaded boxes of the plot, and where the long load begins.
+            t0=$(cat "$OUT/$name.init" 2>/dev/null || echo 0)
+            awk -v t0="$t0" '!/^#/ { if (on != "") printf "%.2f %.2f\n", on, $1 - t0
+                                     on = ($3 == "burst" || $3 == "long") ? $1 - t0 : "" }' \
+                "$OUT/$name.interfere.log" >"$OUT/$name.phases"
+            long=$(awk -v t0="$t0" '$3 == "long" { printf "%.2f", $1 - t0 }' "$OUT/$name.interfere.log")
+            early=nan
+            [ "$RUN_TIME" != nan ] && [ -n "$long" ] &&
+                early=$(awk -F, -v l="$long" 'NR > 1 && $10 == "rebalance" && $4 < l { n++ } END { print n + 0 }' "$OUT/$name.csv")
+            record c "$name" "k$k" "$rep" "moves before the long load $early; final rows $(grep -o 'rows=[0-9,]*' "$OUT/$name.log" | tail -n 1 | cut -d= -f2)"
+        done
+    done
+    series=(); ls=1
+    for k in $JC_KS none; do
+        series+=("$OUT/jc-k$k-1.csv|$([ $k = none ] && echo 'no balancing' || echo "k = $k")|$ls"); ls=$((ls + 2))
+    done
+    BOXES="$OUT/jc-knone-1.phases"
+    plot "$OUT/jacobi-interference.png" "(c) Jacobi $JC_N, load $JC_LOAD on the core of rank 1 (shaded), round 1: --xmpi-lb-k=${JC_KS// /,} and no balancing" \
+        elapsed "seconds since MPI_Init" \
+        "ms_per_iteration:slowest_rank_ms_per_iteration imbalance:compute_max/mean rows_r1:rows_of_rank_1" "${series[@]}"
+    BOXES=
+    none_t=$(median c knone 6)
+    line="(c) Jacobi $JC_N + xmpi-interfere $JC_LOAD of every $JC_PERIOD ms on CPU $cpu, $pattern: no balancing $none_t s (late imbalance $(median c knone 9))"
+    for k in $JC_KS; do
+        kt=$(median c "k$k" 6)
+        line="$line; k=$k $kt s ($(gain "$none_t" "$kt"), moves $(awk -F, -v v="k$k" '$3 == v { printf "%s%s", s, $8; s = "," }' "$OUT/runs.csv")"
+        line="$line of which before the long load $(awk -F, -v v="k$k" '$3 == v { split($10, a, ";"); n = split(a[1], b, " "); printf "%s%s", s, b[n]; s = "," }' "$OUT/runs.csv")"
+        line="$line, late imbalance $(median c "k$k" 9))"
+    done
+    echo "$line" >>"$SUM"
+fi
+
+# ---------------------------------------------------------------------------------------------
+if want d; then
+    echo
+    echo "== (d) epidemic, $EP_N people, $EP_D days, seed $EP_SEED, si $EP_SI days: -L --xmpi-lb=weight," \
+         "-L --xmpi-lb=rows, and no -L, $PAIRS rounds"
+    for rep in $(seq 1 "$PAIRS"); do
+        order="weight rows none"; [ $((rep % 2)) = 0 ] && order="none rows weight"
+        for v in $order; do
+            args=(-L "--xmpi-lb=$v"); [ $v = none ] && args=()
+            run "epi-$v-$rep" 300 "$BIN/epidemic" -n "$EP_N" -d "$EP_D" -s "$EP_SEED" "${args[@]}" "--xmpi-si=$EP_SI"
+            record d "epi-$v-$rep" $v $rep
+        done
+    done
+    plot "$OUT/epidemic.png" "(d) epidemic $EP_N people, seed $EP_SEED: --xmpi-lb=weight, rows, no balancing" interval "interval ($EP_SI days)" \
+        "ms_per_iteration:slowest_rank_ms_per_day imbalance:compute_max/mean work_share_r0:work_share_of_rank_0" \
+        "$OUT/epi-weight-1.csv|weight 1|1" "$OUT/epi-weight-2.csv|weight 2|2" "$OUT/epi-rows-1.csv|rows 1|5" \
+        "$OUT/epi-rows-2.csv|rows 2|6" "$OUT/epi-none-1.csv|no -L 1|3" "$OUT/epi-none-2.csv|no -L 2|4"
+    n_t=$(median d none 6); w_t=$(median d weight 6); r_t=$(median d rows 6)
+    mv_list() { awk -F, -v v="$1" '$1 == "d" && $3 == v { printf "%s%s", s, $8; s = "," }' "$OUT/runs.csv"; }
+    printf '(d) epidemic %s people, seed %s: no -L %s s; rows %s s (%s, moves %s); weight %s s (%s, moves %s); late imbalance none %s, rows %s, weight %s\n' \
+        "$EP_N" "$EP_SEED" "$n_t" "$r_t" "$(gain "$n_t" "$r_t")" "$(mv_list rows)" "$w_t" "$(gain "$n_t" "$w_t")" \
+        "$(mv_list weight)" "$(median d none 9)" "$(median d rows 9)" "$(median d weight 9)" >>"$SUM"
+fi
+
+# ---------------------------------------------------------------------------------------------
+if want e; then
+    echo
+    echo "== (e) the balancer's own cost when nothing moves: Jacobi $LC_N, $LC_IT iterations, --xmpi-si=1 (an" \
+         "evaluation every iteration), -b --xmpi-lb-th1=100 (never imbalanced enough to move) against no -b," \
+         "$LC_PAIRS pairs"
+    for rep in $(seq 1 "$LC_PAIRS"); do
+        order="lb none"; [ $((rep % 2)) = 0 ] && order="none lb"
+        for v in $order; do
+            args=(); [ $v = lb ] && args=(-b --xmpi-lb-th1=100)
+            TRACE=0 run "cost-$v-$rep" 120 "$BIN/jacobi" -n "$LC_N" -i "$LC_IT" "${args[@]}" --xmpi-si=1
+            record e "cost-$v-$rep" $v $rep
+        done
+    done
+    # Per pair: (lb - none) / iterations is the cost of one evaluation; the median over pairs.
+    per_eval=$(awk -F, -v it="$LC_IT" '$1 == "e" && $5 == 0 { t[$3, $4] = $6; r[$4] = 1; if ($14) bad[$4] = 1 }
+        END { for (p in r) if ((("lb", p) in t) && (("none", p) in t) && !(p in bad)) d[++n] = (t["lb", p] - t["none", p]) / it
+              if (!n) for (p in r) if ((("lb", p) in t) && (("none", p) in t)) d[++n] = (t["lb", p] - t["none", p]) / it
+              for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (d[j] < d[i]) { x = d[i]; d[i] = d[j]; d[j] = x }
+              if (!n) print "nan"; else printf "%.2f\n", 1e6 * (n % 2 ? d[(n + 1) / 2] : (d[n / 2] + d[n / 2 + 1]) / 2) }' "$OUT/runs.csv")
+    moved=$(awk -F, '$1 == "e" && $3 == "lb" { m += $8 } END { print m + 0 }' "$OUT/runs.csv")
+    # The shortest interval of the experiments above, as the interval the cost is compared with.
+    shortest=$(cat "$OUT"/cg-lb-*.csv "$OUT"/jbb-lb-*.csv "$OUT"/jc-k*.csv "$OUT"/epi-weight-*.csv 2>/dev/null |
+               awk -F, '$1 != "interval" && $5 > 0 { if (m == "" || $5 < m) m = $5 } END { print m == "" ? "nan" : m }')
+    awk -v c="$per_eval" -v s="$shortest" -v m="$moved" -v it="$LC_IT" 'BEGIN {
+        if (c == "nan") { print "(e) balancer cost: n/a (runs failed)"; exit }
+        printf "(e) balancer cost when nothing moves (th1 = 100%%): %.1f us per evaluation (median of pair differences over %d iterations)", c, it
+        if (s != "nan") { f = 100 * (c > 0 ? c : 0) / (1e6 * s); printf " = %.4f%% of the shortest interval above (%.3f s); target < 1%%: %s", f, s, f < 1 ? "met" : "missed" }
+        printf "\n" }' >>"$SUM"
+fi
+
+# ---------------------------------------------------------------------------------------------
+echo
+echo "== summary (bench-dlb; $NP ranks; times are the benchmarks' own solve time (time=), median over the"
+echo "   runs of a variant; improvement = 1 - balanced / unbalanced; imbalance = max / mean of per-rank"
+echo "   compute time (t_real - comm_time), median over the second half of the intervals; $((SECONDS - start)) s in all)"
+cat "$SUM"
+awk -F, -v d="$DISTURBED" 'NR > 1 && $5 == 0 { n++; o += $11; st += $12; k += $14; if ($11 + $12 > w) { w = $11 + $12; wn = $2; wt = $13 } }
+    END { if (!n) exit
+          printf "noise: other programs used %.1f CPU-s and the hypervisor stole %.1f s during the %d runs; ", o, st, n
+          if (w > 0) printf "worst %s (%.1f s of both in %.1f s); ", wn, w, wt
+          printf "%d run(s) over %d%% of their wall time, left out of the medians\n", k, 100 * d }' "$OUT/runs.csv"
+echo "thesis 6.2 (its cluster, 4-80 processes): CG up to 44.2% on a homogeneous system; Jacobi up to 32.3%" \
+     "and EpiGraph up to 69.2% on a heterogeneous one"
+if [ -z "$GNUPLOT" ]; then
+    echo "plots: none (gnuplot not found; scripts/install-deps.sh installs gnuplot-nox)"
+else
+    echo "plots: ${PLOTS[*]:-none}"
+fi
+if [ ${#failed[@]} -gt 0 ]; then
+    echo "FAILED: ${failed[*]}"
+    exit 1
+fi
