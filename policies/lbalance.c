@@ -16,10 +16,12 @@ static double compute_time(const struct xmpi_lb_input *in, int i)
     return t > 0 ? t : 0;
 }
 
-/* The work rank i did: measured when the program measures any, else its rows' weight. */
+/* The work rank i did, in the units the partition splits: its rows' weight under the nnz and
+ * weight policies, else the measured work (declared or PAPI), else its row count. Mixing
+ * units (declared FLOP for power, nonzeros for the split) would settle on a biased split. */
 static double block_work(const struct xmpi_lb_input *in, int i, int measured)
 {
-    if (measured) return in->work[i];
+    if (measured && !in->rowweight) return in->work[i];
     if (!in->rowweight) return in->count[i];
     double w = 0;
     for (int r = in->displ[i]; r < in->displ[i] + in->count[i]; r++) w += in->rowweight[r];

@@ -296,6 +296,15 @@ START_TEST(nnz_policy_balances_weight)
     /* Equal powers: half of 37 is 18.5; the boundary nearest is after row 0 (30). */
     ck_assert_int_eq(c[0], 1);
     ck_assert_int_eq(c[1], 7);
+    /* Declared work in other units (FLOP, say) must not bias the split by weight: power is
+     * the block's row weight over its compute time. */
+    s.work[0] = 1000;
+    s.work[1] = 1000;
+    st = (struct xmpi_lb_state){0};
+    ck_assert_int_eq(xmpi_lb_decide(&prm3, &st, &s.in, &d, c, dp), 0);
+    ck_assert_int_eq(d.rebalance, 1);
+    ck_assert_int_eq(c[0], 1);
+    ck_assert_int_eq(c[1], 7);
 }
 END_TEST
 
