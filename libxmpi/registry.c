@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../policies/partition.h"
+#include "../models/partition.h"
 #include "monitor.h"
 #include "runtime.h"
 #include "xmpi.h"
@@ -138,9 +138,7 @@ int XMPI_Get_wsize(int rank, int nprocs, int size, int *count, int *displ)
         *displ = R.displ[rank];
         return XMPI_SUCCESS;
     }
-    int q = size / nprocs, r = size % nprocs;
-    *count = q + (rank < r);
-    *displ = rank * q + (rank < r ? rank : r);
+    xmpi_part_even_block(rank, nprocs, size, count, displ);
     return XMPI_SUCCESS;
 }
 

@@ -3,11 +3,13 @@
  * costs, and the entry point that adds them up (Eq. 5.2). Pure functions. */
 #include "predict.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "../libxmpi/textfile.h"
+#include "partition.h"
 
 void xmpi_model_init(struct xmpi_model *m, const struct xmpi_calibration *cal, int spawn_group)
 {
@@ -393,41 +395,6 @@ int xmpi_predict_redist(const struct xmpi_hockney *h, const struct xmpi_struct_d
     return XMPI_MODEL_OK;
 }
 
-int xmpi_predict_partition(long rows, int n, const double *weight, long *count, long *displ)
-{
-    if (rows < 0 || n < 1 || !weight || !count || !displ) return XMPI_MODEL_EARG;
-    double w = 0;
-    for (int i = 0; i < n; i++) {
-        if (!isfinite(weight[i]) || !(weight[i] > 0)) return XMPI_MODEL_EARG;
-        w += weight[i];
-    }
-    double *frac = malloc((size_t)n * sizeof *frac);
-    if (!frac) return XMPI_MODEL_ENOMEM;
-    long given = 0;
-    for (int i = 0; i < n; i++) {
-        double share = rows * (weight[i] / w);
-        count[i] = (long)floor(share);
-        if (count[i] > rows) count[i] = rows;
-        frac[i] = share - count[i];
-        given += count[i];
-    }
-    /* The rows floor() left over, one each to the largest remainders (lower index first). */
-    for (; given < rows; given++) {
-        int best = 0;
-        for (int i = 1; i < n; i++)
-            if (frac[i] > frac[best]) best = i;
-        count[best]++;
-        frac[best] = -1;
-    }
-    free(frac);
-    long d = 0;
-    for (int i = 0; i < n; i++) {
-        displ[i] = d;
-        d += count[i];
-    }
-    return XMPI_MODEL_OK;
-}
-
 /* The new partition when the caller has none, as the library would make it: removed
  * processes are the most recently spawned of their class (the scheduler's choice; they
  * hold the highest ranks), spawned ones join at the end in class order, and the load
@@ -442,7 +409,7 @@ static int layout(const struct xmpi_model *m, const struct xmpi_predict_request 
     int *keep = malloc((size_t)nid * sizeof *keep), *cls = malloc((size_t)nid * sizeof *cls);
     int *order = malloc((size_t)nid * sizeof *order);
     double *w = calloc((size_t)nid, sizeof *w);
-    long *cnt = malloc((size_t)nid * sizeof *cnt), *dsp = malloc((size_t)nid * sizeof *dsp);
+    int *cnt = malloc((size_t)nid * sizeof *cnt), *dsp = malloc((size_t)nid * sizeof *dsp);
     long *icnt = calloc((size_t)nid, sizeof *icnt), *idsp = calloc((size_t)nid, sizeof *idsp);
     int rc = XMPI_MODEL_ENOMEM;
     if (!keep || !cls || !order || !w || !cnt || !dsp || !icnt || !idsp) goto out;
@@ -461,7 +428,15 @@ static int layout(const struct xmpi_model *m, const struct xmpi_predict_request 
         if ((rc = xmpi_predict_class_power(m, cls[i], &w[n]))) goto out;
         order[n++] = i;
     }
-    if ((rc = xmpi_predict_partition(rows, n, w, cnt, dsp))) goto out;
+    /* The split the library itself makes (models/partition.c), so the prediction prices
+     * the move that would really happen. */
+    char why[200];
+    rc = rows > INT_MAX ? XMPI_MODEL_EARG
+                        : xmpi_part_weighted((int)rows, n, NULL, w, cnt, dsp, why, sizeof why);
+    if (rc) {
+        rc = rc == -2 ? XMPI_MODEL_ENOMEM : XMPI_MODEL_EARG;
+        goto out;
+    }
     for (int j = 0; j < n; j++) icnt[order[j]] = cnt[j], idsp[order[j]] = dsp[j];
     *count_out = icnt;
     *displ_out = idsp;

@@ -103,9 +103,6 @@ int xmpi_predict_reconfig(const struct xmpi_model *m, const int *current, const 
 int xmpi_predict_redist(const struct xmpi_hockney *h, const struct xmpi_struct_desc *d, int nd,
                         const struct xmpi_partition *from, const struct xmpi_partition *to,
                         double *bytes, double *t);
-/* Contiguous blocks of `rows` in proportion to weight[0..n-1] (> 0), remainders to the
- * largest fractions; count and displ get n entries. */
-int xmpi_predict_partition(long rows, int n, const double *weight, long *count, long *displ);
 
 /* ---- the entry point the policies call */
 

@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "partition.h"
+#include "../models/partition.h"
 
 /* Compute time: the part of the iteration outside MPI. Blocking collectives make every rank
  * wait for the slowest, so wall times alone look balanced however uneven the work is. */
@@ -125,7 +125,10 @@ int xmpi_lb_plan(const struct xmpi_lb_params *prm, const struct xmpi_lb_state *s
     if (bad_input(prm, st, in, d) || !count || !displ) return -1;
     int p = in->nprocs;
     double tmax = 0;
-    for (int i = 0; i < p; i++) tmax = compute_time(in, i) > tmax ? compute_time(in, i) : tmax;
+    for (int i = 0; i < p; i++) {
+        double t = compute_time(in, i);
+        tmax = t > tmax ? t : tmax;
+    }
     /* Step 4: new blocks proportional to each rank's power. */
     double *power = malloc(sizeof *power * (size_t)p);
     if (!power) {

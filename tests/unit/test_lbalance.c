@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "../../policies/lbalance.h"
-#include "../../policies/partition.h"
+#include "../../models/partition.h"
 #include "suites.h"
 
 #define P 4

@@ -1,4 +1,4 @@
-/* policies/partition.c: even, weighted and nnz row partitions, the tiling check, fill-in
+/* models/partition.c: even, weighted and nnz row partitions, the tiling check, fill-in
  * of blocks and block overlaps, against properties and brute-force references (fixed seeds). */
 #include <ctype.h>
 #include <float.h>
@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../policies/partition.h"
+#include "../../models/partition.h"
 #include "rng.h"
 #include "suites.h"
 

@@ -551,27 +551,6 @@ START_TEST(test_redist_invalid)
 }
 END_TEST
 
-START_TEST(test_partition)
-{
-    long c[3], d[3];
-    const double even[3] = {1, 1, 1}, twice[2] = {1, 2}, bad[2] = {1, 0};
-    ck_assert_int_eq(xmpi_predict_partition(10, 3, even, c, d), 0);
-    ck_assert_int_eq(c[0], 4);
-    ck_assert_int_eq(c[1], 3);
-    ck_assert_int_eq(c[2], 3);
-    ck_assert_int_eq(d[2], 7);
-    ck_assert_int_eq(xmpi_predict_partition(10, 2, twice, c, d), 0);
-    ck_assert_int_eq(c[0], 3);
-    ck_assert_int_eq(c[1], 7);
-    ck_assert_int_eq(d[1], 3);
-    ck_assert_int_eq(xmpi_predict_partition(0, 3, even, c, d), 0);
-    ck_assert_int_eq(c[0] + c[1] + c[2], 0);
-    ck_assert_int_eq(xmpi_predict_partition(10, 2, bad, c, d), XMPI_MODEL_EARG);
-    ck_assert_int_eq(xmpi_predict_partition(-1, 2, twice, c, d), XMPI_MODEL_EARG);
-    ck_assert_int_eq(xmpi_predict_partition(10, 0, twice, c, d), XMPI_MODEL_EARG);
-    ck_assert_int_eq(xmpi_predict_partition(10, 2, NULL, c, d), XMPI_MODEL_EARG);
-}
-END_TEST
 
 /* ---- the entry point */
 
@@ -653,8 +632,9 @@ START_TEST(test_predict_entry)
 END_TEST
 
 /* Removing: the most recently spawned process of the class goes, the others share the rows
- * by power. Classes a, b at equal power; ranks a b a b with 25 rows each; one a leaves:
- * rank 2 (not 0), and 0, 1, 3 get 34, 33, 33 rows: 9 + 17 + 8 rows arrive. */
+ * by power as the library splits them (boundaries at round(100/3) and round(200/3)).
+ * Classes a, b at equal power; ranks a b a b with 25 rows each; one a leaves: rank 2 (not
+ * 0), and 0, 1, 3 get [0,33), [33,67), [67,100): 8 + 17 + 8 rows arrive. */
 START_TEST(test_predict_remove_layout)
 {
     struct xmpi_model m;
@@ -676,7 +656,7 @@ START_TEST(test_predict_remove_layout)
     ck_assert_int_eq(xmpi_model_predict(&m, &rq, &out), 0);
     ck_assert_int_eq(out.nremove, 1);
     NEAR(out.t_remove, XMPI_CAL_DEFAULT_REMOVE);
-    NEAR(out.redist_bytes, 9 + 17 + 8);
+    NEAR(out.redist_bytes, 8 + 17 + 8);
     /* The busiest: process 2 sends its 25 rows to 1 and 3; process 1 talks to 0 and 2. */
     NEAR(out.t_redist, 2 * A + 25 * B);
 
@@ -756,7 +736,6 @@ Suite *predict_suite(void)
     tcase_add_test(tc, test_redist_dense_and_vector);
     tcase_add_test(tc, test_redist_sparse);
     tcase_add_test(tc, test_redist_invalid);
-    tcase_add_test(tc, test_partition);
     tcase_add_test(tc, test_predict_entry);
     tcase_add_test(tc, test_predict_remove_layout);
     tcase_add_test(tc, test_predict_errors);

@@ -6,14 +6,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+void xmpi_part_even_block(int rank, int nprocs, int size, int *count, int *displ)
+{
+    int q = size / nprocs, r = size % nprocs;
+    *count = q + (rank < r);
+    *displ = rank * q + (rank < r ? rank : r);
+}
+
 void xmpi_part_even(int size, int nprocs, int *count, int *displ)
 {
-    int q = size / nprocs, r = size % nprocs, at = 0;
-    for (int i = 0; i < nprocs; i++) {
-        count[i] = q + (i < r);
-        displ[i] = at;
-        at += count[i];
-    }
+    for (int i = 0; i < nprocs; i++) xmpi_part_even_block(i, nprocs, size, &count[i], &displ[i]);
 }
 
 static int bad_values(const double *v, int n, const char *what, char *why, size_t len)

@@ -1,12 +1,14 @@
 /* Partitions of rows [0, size) into one contiguous block per process: even blocks, blocks
  * proportional to powers and row weights, the tiling check, and block overlaps. No MPI. */
-#ifndef XMPI_POLICIES_PARTITION_H
-#define XMPI_POLICIES_PARTITION_H
+#ifndef XMPI_MODELS_PARTITION_H
+#define XMPI_MODELS_PARTITION_H
 
 #include <stddef.h>
 
 /* Even blocks in rank order: the first size % nprocs processes get one row more. */
 void xmpi_part_even(int size, int nprocs, int *count, int *displ);
+/* The same for one rank. */
+void xmpi_part_even_block(int rank, int nprocs, int size, int *count, int *displ);
 
 /* Contiguous blocks in rank order whose summed row weight is proportional to power[i].
  *   rowweight: size weights (>= 0, finite), or NULL for rows of equal weight; when every
