@@ -26,6 +26,7 @@
 #define HAVE_LBALANCE 1
 #endif
 
+#define MAX_WEIGHTS 4096
 #define MM_HEADER "%%MatrixMarket matrix array real general"
 
 struct options {
@@ -36,6 +37,8 @@ struct options {
     const char *file;
     double tol;
     int balance;   /* -b: register the rows and call XMPI_Eval_lbalance each iteration */
+    double weights[MAX_WEIGHTS];   /* -p: initial blocks in proportion to these, one per rank */
+    int nweights;
     int help;
 };
 
@@ -53,17 +56,62 @@ struct problem {
 static void usage(FILE *out)
 {
     fprintf(out,
-            "usage: jacobi [-n ORDER] [-i ITERATIONS] [-s SEED] [-f FILE] [-t TOL] [-b] [-h]\n"
+            "usage: jacobi [-n ORDER] [-i ITERATIONS] [-s SEED] [-f FILE] [-t TOL] [-p W,W,...] [-b] [-h]\n"
             "  -n ORDER       order of the generated system, 1 to %d (default 1000)\n"
             "  -i ITERATIONS  Jacobi sweeps to run, 0 to %d (default 100)\n"
             "  -s SEED        seed of the generated matrix, 0 to %llu (default 1)\n"
             "  -f FILE        read A from a square Matrix Market array file instead\n"
             "                 (header '%s'); x_true is all ones\n"
             "  -t TOL         stop once max|x_new - x_old| < TOL; 0 runs every iteration (default 0)\n"
+            "  -p W,W,...     start from blocks in proportion to these weights, one positive number\n"
+            "                 per rank in rank order (e.g. the ranks' relative speeds); default: even\n"
+            "                 blocks\n"
             "  -b             balance the load: register A, b and x's rows with libxmpi and call\n"
             "                 XMPI_Eval_lbalance after each iteration (not in jacobi-plain)\n"
             "  -h             print this help\n",
             INT_MAX, INT_MAX, (unsigned long long)UINT64_MAX, MM_HEADER);
+}
+
+/* "W,W,...": positive finite numbers. 0, or -1 for anything else. */
+static int parse_weights(const char *s, double *w, int *n)
+{
+    *n = 0;
+    for (;;) {
+        char *end;
+        errno = 0;
+        double v = strtod(s, &end);
+        if (end == s || errno || !isfinite(v) || !(v > 0) || *n == MAX_WEIGHTS) return -1;
+        w[(*n)++] = v;
+        if (*end == '\0') return 0;
+        if (*end != ',') return -1;
+        s = end + 1;
+    }
+}
+
+/* Rows in proportion to w: each rank floor(n w / sum), then one more row to the largest
+ * remainders (the lower rank on a tie), so that the blocks tile [0, n). */
+static void weighted_blocks(int n, int nprocs, const double *w, int *counts, int *displs)
+{
+    double sum = 0;
+    for (int r = 0; r < nprocs; r++) sum += w[r];
+    long given = 0;
+    for (int r = 0; r < nprocs; r++) {
+        counts[r] = (int)floor((double)n * (w[r] / sum));
+        given += counts[r];
+    }
+    for (long left = n - given; left > 0; left--) {
+        int best = 0;
+        double most = -1;
+        for (int r = 0; r < nprocs; r++) {
+            double frac = (double)n * (w[r] / sum) - counts[r];
+            if (frac > most) {
+                most = frac;
+                best = r;
+            }
+        }
+        counts[best]++;
+    }
+    for (int r = 0, d = 0; r < nprocs; d += counts[r], r++) displs[r] = d;
 }
 
 /* Every rank parses the same argv, so every rank reaches the same verdict. */
@@ -73,7 +121,7 @@ static int parse_options(int argc, char **argv, struct options *o, struct failur
 
     opterr = 0;
     int c;
-    while ((c = getopt(argc, argv, ":n:i:s:f:t:bh")) != -1) {
+    while ((c = getopt(argc, argv, ":n:i:s:f:t:p:bh")) != -1) {
         switch (c) {
         case 'n':
             if (parse_long(optarg, 1, INT_MAX, &o->order))
@@ -102,6 +150,13 @@ static int parse_options(int argc, char **argv, struct options *o, struct failur
                             "iteration)\n",
                             optarg);
             break;
+        case 'p':
+            if (parse_weights(optarg, o->weights, &o->nweights))
+                return fail(f, EXIT_USAGE,
+                            "jacobi: bad weights '-p %s': expected 1 to %d comma-separated positive finite "
+                            "numbers, one per rank\n",
+                            optarg, MAX_WEIGHTS);
+            break;
         case 'b':
             if (!HAVE_LBALANCE)
                 return fail(f, EXIT_USAGE, "jacobi: -b needs libxmpi; jacobi-plain cannot balance\n");
@@ -116,16 +171,16 @@ static int parse_options(int argc, char **argv, struct options *o, struct failur
             if (optopt != '-')
                 return fail(f, EXIT_USAGE,
                             "jacobi: unknown option '-%c'; accepted: -n ORDER -i ITERATIONS -s SEED -f FILE "
-                            "-t TOL -b -h\n",
+                            "-t TOL -p W,W,... -b -h\n",
                             optopt);
             /* getopt sees '--name' as an unknown '-' and does not say which word it was. */
             for (int k = 1; k < argc; k++)
                 if (strncmp(argv[k], "--", 2) == 0 && argv[k][2] != '\0')
                     return fail(f, EXIT_USAGE,
                                 "jacobi: unknown option '%s'; long options are not accepted, only -n ORDER "
-                                "-i ITERATIONS -s SEED -f FILE -t TOL -b -h\n",
+                                "-i ITERATIONS -s SEED -f FILE -t TOL -p W,W,... -b -h\n",
                                 argv[k]);
-            return fail(f, EXIT_USAGE, "jacobi: unknown option '-'; accepted: -n -i -s -f -t -h\n");
+            return fail(f, EXIT_USAGE, "jacobi: unknown option '-'; accepted: -n -i -s -f -t -p -b -h\n");
         }
     }
     if (optind < argc)
@@ -135,9 +190,21 @@ static int parse_options(int argc, char **argv, struct options *o, struct failur
     return 0;
 }
 
-static int allocate(struct problem *p, int rank, int nprocs, struct failure *f)
+static int allocate(struct problem *p, const struct options *o, int rank, int nprocs, struct failure *f)
 {
-    even_block(rank, nprocs, p->n, &p->count, &p->displ);
+    if (o->nweights) {
+        int *c = alloc_array((size_t)nprocs, sizeof *c, f), *d = alloc_array((size_t)nprocs, sizeof *d, f);
+        if (!f->code) {
+            weighted_blocks(p->n, nprocs, o->weights, c, d);
+            p->count = c[rank];
+            p->displ = d[rank];
+        }
+        free(c);
+        free(d);
+        if (f->code) return -1;
+    } else {
+        even_block(rank, nprocs, p->n, &p->count, &p->displ);
+    }
     p->a = alloc_array((size_t)p->count * (size_t)p->n, sizeof *p->a, f);
     p->b = alloc_array((size_t)p->count, sizeof *p->b, f);
     p->x = alloc_array((size_t)p->n, sizeof *p->x, f);
@@ -146,8 +213,11 @@ static int allocate(struct problem *p, int rank, int nprocs, struct failure *f)
     p->displs = alloc_array((size_t)nprocs, sizeof *p->displs, f);
     if (f->code)
         return -1;
-    for (int r = 0; r < nprocs; r++)
-        even_block(r, nprocs, p->n, &p->counts[r], &p->displs[r]);
+    if (o->nweights)
+        weighted_blocks(p->n, nprocs, o->weights, p->counts, p->displs);
+    else
+        for (int r = 0; r < nprocs; r++)
+            even_block(r, nprocs, p->n, &p->counts[r], &p->displs[r]);
     for (int i = 0; i < p->n; i++)
         p->x[i] = 0.0;
     return 0;
@@ -272,7 +342,7 @@ static int read_matrix(struct problem *p, const struct options *o, int rank, int
     }
 
     p->n = (int)rows;
-    if (allocate(p, rank, nprocs, f))
+    if (allocate(p, o, rank, nprocs, f))
         goto out;
 
     /* Column-major: value k sits at row k % n, column k / n. */
@@ -407,11 +477,14 @@ int main(int argc, char **argv)
         goto done;
     }
 
-    if (opt.file) {
+    if (opt.nweights && opt.nweights != nprocs) {
+        fail(&f, EXIT_USAGE, "jacobi: -p gives %d weight(s) for %d ranks; give one per rank\n", opt.nweights,
+             nprocs);
+    } else if (opt.file) {
         read_matrix(&p, &opt, rank, nprocs, &f);
     } else {
         p.n = (int)opt.order;
-        if (allocate(&p, rank, nprocs, &f) == 0)
+        if (allocate(&p, &opt, rank, nprocs, &f) == 0)
             generate(&p, opt.seed);
     }
     if (!f.code && opt.balance)

@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,9 +16,13 @@
 #include <time.h>
 #include <unistd.h>
 
-/* 100 ms keeps the throttling fine-grained enough for iterations of a few ms while the
- * kernel's 1 ms minimum quota still allows speeds down to 0.01. */
-#define PERIOD_US 100000L
+/* The quota period. Within a period a limited process runs at full speed until its quota is
+ * spent, then waits: only over spans much longer than the period does it look like a slower
+ * processor. 10 ms is well below the iterations the benchmarks run (a 100 ms period made a
+ * 40 ms iteration wait out the whole throttle, see README); speeds below 0.1 need a longer
+ * period for the kernel's 1 ms minimum quota, up to 100 ms, where speed 0.01 still fits. */
+#define PERIOD_US 10000L
+#define MAX_PERIOD_US 100000L
 #define MIN_QUOTA_US 1000L
 #define MAX_TAG 200
 #define MAX_HIERS 8
@@ -230,32 +235,64 @@ static int up(char *rel)
     return 1;
 }
 
+static long period_us(double speed)
+{
+    if (speed * (double)PERIOD_US >= (double)MIN_QUOTA_US) return PERIOD_US;
+    double p = ceil((double)MIN_QUOTA_US / speed);
+    return p > (double)MAX_PERIOD_US ? MAX_PERIOD_US : (long)p;
+}
+
 static long quota_us(double speed)
 {
-    long q = (long)(speed * (double)PERIOD_US + 0.5);
+    long period = period_us(speed);
+    long q = (long)(speed * (double)period + 0.5);
     if (q < MIN_QUOTA_US) q = MIN_QUOTA_US;
-    if (q > PERIOD_US) q = PERIOD_US;
+    if (q > period) q = period;
     return q;
 }
 
-/* Writes the quota to `group`; on failure names the file in `bad`. */
-static int set_quota(const char *group, int v2, long q, int with_period, char *bad, size_t len)
+/* The first number in group/file, or 0 when unreadable. */
+static long read_value(const char *group, const char *file)
 {
-    char val[64];
+    char path[PATH_MAX];
+    long v = 0;
+    if (join(path, sizeof path, group, file, NULL) < 0) return 0;
+    FILE *f = fopen(path, "r");
+    if (!f) return 0;
+    if (fscanf(f, "%ld", &v) != 1) v = 0;
+    fclose(f);
+    return v;
+}
+
+static int write_long(char *bad, size_t len, const char *group, const char *file, long v)
+{
+    char val[32];
+    snprintf(val, sizeof val, "%ld", v);
+    if (join(bad, len, group, file, NULL) < 0) return -1;
+    return write_str(bad, val);
+}
+
+/* Writes the quota and period for `speed` to `group`; on failure names the file in `bad`. */
+static int set_quota(const char *group, int v2, double speed, char *bad, size_t len)
+{
+    long q = quota_us(speed), period = period_us(speed);
     if (v2) {
-        snprintf(val, sizeof val, "%ld %ld", q, PERIOD_US);
+        char val[64];
+        snprintf(val, sizeof val, "%ld %ld", q, period);
         if (join(bad, len, group, "/cpu.max", NULL) < 0) return -1;
         return write_str(bad, val);
     }
-    /* The period first: the kernel checks the quota against the period in force. */
-    if (with_period) {
-        snprintf(val, sizeof val, "%ld", PERIOD_US);
-        if (join(bad, len, group, "/cpu.cfs_period_us", NULL) < 0) return -1;
-        if (write_str(bad, val) < 0) return -1;
+    /* v1 takes the two values one at a time, and a parent's limit refuses any moment where
+     * quota / period would exceed it. Writing the quota first when the period shrinks, and
+     * the period first otherwise, keeps that ratio at most the larger of the old and new. */
+    long old_period = read_value(group, "/cpu.cfs_period_us");
+    long old_quota = read_value(group, "/cpu.cfs_quota_us");   /* -1: unlimited */
+    if (old_quota > 0 && period < old_period) {
+        if (write_long(bad, len, group, "/cpu.cfs_quota_us", q) < 0) return -1;
+        return write_long(bad, len, group, "/cpu.cfs_period_us", period);
     }
-    snprintf(val, sizeof val, "%ld", q);
-    if (join(bad, len, group, "/cpu.cfs_quota_us", NULL) < 0) return -1;
-    return write_str(bad, val);
+    if (write_long(bad, len, group, "/cpu.cfs_period_us", period) < 0) return -1;
+    return write_long(bad, len, group, "/cpu.cfs_quota_us", q);
 }
 
 static int move_self(const char *group)
@@ -361,7 +398,7 @@ static int try_hier(const struct hier *h, double speed, const char *tag, char *m
             return -1;
         }
     }
-    int fail = set_quota(group, h->v2, quota_us(speed), 1, bad, sizeof bad) < 0;
+    int fail = set_quota(group, h->v2, speed, bad, sizeof bad) < 0;
     if (!fail) {
         join(bad, sizeof bad, group, "/cgroup.procs", NULL);
         fail = move_self(group) < 0;
@@ -425,7 +462,7 @@ int xmpi_emulate_limit(double speed, const char *tag, char *msg, size_t msglen)
         /* A speed change keeps the group: the process is already in it, and a second
          * group would need a second tag for the same process. */
         char bad[PATH_MAX];
-        if (set_quota(st.group, st.v2, quota_us(speed), 0, bad, sizeof bad) < 0) {
+        if (set_quota(st.group, st.v2, speed, bad, sizeof bad) < 0) {
             say(msg, msglen, "cannot write %s: %s; the previous speed stays", bad,
                 strerror(errno));
             return -1;

@@ -11,6 +11,7 @@
 #include "profile.h"
 #include "runtime.h"
 #include "trace.h"
+#include "world.h"
 #include "xmpi.h"
 
 static struct {
@@ -249,6 +250,15 @@ int XMPI_Monitor_iter_end(long long *counts)
     it->iterations = 1;
     it->t_real = t_real - mon.t_real0;
     it->t_cpu = t_cpu - mon.t_cpu0;
+    /* Under an emulated speed s the kernel throttles the process for the rest of each quota
+     * period; a real processor s times as fast would have been busy all that time. Its CPU
+     * time is what that processor would show, so that the balancer does not take the
+     * emulation itself for interference (other programs still lower it). */
+    double speed = xmpi_world_emulated_speed();
+    if (speed > 0) {
+        it->t_cpu /= speed;
+        if (it->t_cpu > it->t_real) it->t_cpu = it->t_real;
+    }
     it->work_papi = counted;
     it->work = counted ? (double)(hw[0] - mon.hw0[0]) : mon.declared;
     xmpi_opstat_diff(it->op, xmpi_profile_total, mon.snap);

@@ -20,6 +20,7 @@ static struct {
     struct xmpi_sched sched;   /* rank 0 */
     int have_sched;
     double my_speed;           /* this process's emulated speed, 0 = real */
+    int my_speed_applied;      /* the cgroup quota for my_speed is in force */
     int emulation_reported;    /* rank 0 said once that emulation is unavailable */
 } w;
 
@@ -53,12 +54,22 @@ static void adopt(MPI_Comm world)
 static int emulate_self(double speed, char *msg, size_t len)
 {
     w.my_speed = speed;
-    if (speed <= 0) return 0;
+    w.my_speed_applied = 0;
+    /* Speed 1 is a whole core: no quota. A quota equal to its period still throttles a busy
+     * process now and then (the kernel hands out run time in 5 ms slices), which made the
+     * fast class look non-dedicated. */
+    if (speed <= 0 || speed >= 1) return 0;
     char tag[64];
     snprintf(tag, sizeof tag, "p%ld", (long)getpid());
     /* Groups of processes killed before they could remove theirs; only empty ones go. */
     xmpi_emulate_cleanup();
-    return xmpi_emulate_limit(speed, tag, msg, len) == 0 ? 0 : 1;
+    w.my_speed_applied = xmpi_emulate_limit(speed, tag, msg, len) == 0;
+    return w.my_speed_applied ? 0 : 1;
+}
+
+double xmpi_world_emulated_speed(void)
+{
+    return w.my_speed_applied && w.my_speed < 1 ? w.my_speed : 0;
 }
 
 /* Rank 0 says once per job that emulated speeds are not applied. */
@@ -400,6 +411,7 @@ int XMPI_Remove(int nprocs, char *node_class[])
     if (smaller == MPI_COMM_NULL) {
         xmpi_rt.status = XMPI_REMOVED;
         xmpi_emulate_release();
+        w.my_speed_applied = 0;
     }
     xmpi_registry_after_remove(ranks, n);
     xmpi_monitor_set_action("remove");
@@ -414,6 +426,7 @@ int XMPI_Remove(int nprocs, char *node_class[])
 void xmpi_world_stop(void)
 {
     xmpi_emulate_release();
+    w.my_speed_applied = 0;
     if (w.have_sched) {
         xmpi_rms_stop();
         xmpi_sched_free(&w.sched);

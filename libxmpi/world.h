@@ -18,6 +18,9 @@ int xmpi_world_start_initial(char *err, size_t errlen);
 void xmpi_world_start_child(MPI_Comm parent);
 /* Applies the emulated speed of this process's class (after the configuration is agreed). */
 void xmpi_world_emulate_initial(void);
+/* The speed this process runs at under an emulation quota (0 < speed < 1), or 0 when it
+ * runs unlimited. */
+double xmpi_world_emulated_speed(void);
 /* Frees what the world holds (inside MPI_Finalize, before PMPI_Finalize). */
 void xmpi_world_stop(void);
 

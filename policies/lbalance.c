@@ -84,13 +84,17 @@ int xmpi_lb_assess(const struct xmpi_lb_params *prm, struct xmpi_lb_state *st,
         tmin = t < tmin ? t : tmin;
     }
     d->imbalance = tmax > 0 ? (tmax - tmin) / tmax : 0;
-    /* The interval after a move shows the imbalance moving rows cannot remove (work that
-     * does not follow the rows, measurement noise). Imbalance up to a quarter above that
-     * floor is not chased again, or the balancer would move rows every interval. */
+    /* The interval after a move tells whether rows were the cause. A move that did not halve
+     * the imbalance shows what moving rows cannot remove (work that does not follow the rows,
+     * measurement noise): imbalance up to a quarter above that floor is not chased again, or
+     * the balancer would move rows every interval. A move that did halve it worked, only
+     * from powers measured on the old blocks: what is left may be refined by the next move
+     * (gain against move cost still decides). */
     if (st->moved) {
-        st->floor = d->imbalance;
+        st->floor = d->imbalance > 0.5 * st->last ? d->imbalance : 0;
         st->moved = 0;
     }
+    st->last = d->imbalance;
     double bar = prm->th1;
     if (st->floor > 0 && st->floor * 1.25 > bar) bar = st->floor * 1.25;
     d->imbalanced = d->imbalance > bar;

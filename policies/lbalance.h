@@ -23,8 +23,9 @@ struct xmpi_lb_state {
     double move_cost;                        /* seconds of the last move (0: none yet) */
     int moved;                               /* the caller made the planned move: the next
                                               * interval shows what it achieved */
-    double floor;                            /* imbalance left right after the last move
-                                              * (< 0: none yet) */
+    double floor;                            /* imbalance the last move could not remove
+                                              * (0: none) */
+    double last;                             /* imbalance of the last interval assessed */
 };
 
 /* One interval, per rank (rank order), plus the current blocks. */

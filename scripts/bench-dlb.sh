@@ -13,7 +13,6 @@ EXPERIMENTS=${EXPERIMENTS:-"a b c d e"} # a subset runs only those
 CG_N=${CG_N:-200000}; CG_IT=${CG_IT:-1500}; CG_SI=${CG_SI:-100}
 # (b) Jacobi on a fast class (speed 1) and a slow class
 JB_N=${JB_N:-8000}; JB_IT=${JB_IT:-100}; JB_SI=${JB_SI:-10}; JB_SLOW=${JB_SLOW:-0.4}
-JB_FINE_US=${JB_FINE_US:-10000}         # quota period of the second variant of (b); 0: skip it
 # (c) Jacobi with xmpi-interfere on the core of rank 1
 JC_N=${JC_N:-3000}; JC_IT=${JC_IT:-3000}; JC_SI=${JC_SI:-75}; JC_KS=${JC_KS:-"1 3 5"}; JC_ROUNDS=${JC_ROUNDS:-2}
 JC_LOAD=${JC_LOAD:-0.6}; JC_PERIOD=${JC_PERIOD:-2}; JC_DELAY=${JC_DELAY:-1.5}; JC_ON=${JC_ON:-0.5}; JC_OFF=${JC_OFF:-1.5}
@@ -253,99 +252,40 @@ init_time() {
     date +%s.%N >"$1.init"
 }
 
-# fine_period PERIOD_US JOBPID: gives the emulation groups of the job's ranks (created by the
-# library at MPI_Init, .../xmpi/<tag>) the same fraction of a shorter period, then returns.
-fine_period() {
-    local per=$1 job=$2 done_n=0 tries=0 p q pe path dir
-    local v1 v2
-    v1=$(awk '$3 == "cgroup" && $4 ~ /(^|,)cpu(,|$)/ { print $2; exit }' /proc/mounts)
-    v2=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/mounts)
-    declare -A seen=()
-    while [ $done_n -lt $NP ] && [ $tries -lt 200 ] && kill -0 "$job" 2>/dev/null; do
-        tries=$((tries + 1))
-        for p in $(ps -eo pid=,ppid= | awk -v r="$job" '{ par[$1] = $2 } END {
-                       for (p in par) { q = p; for (d = 0; d < 8 && q != ""; d++) { if (par[q] == r) { print p; break } q = par[q] } } }'); do
-            [ -n "${seen[$p]:-}" ] && continue
-            path=$(awk -F: '($2 ~ /(^|,)cpu(,|$)/ || ($1 == "0" && $2 == "")) && $3 ~ /\/xmpi\/[^\/]+$/ { print $2 "|" $3; exit }' \
-                   /proc/$p/cgroup 2>/dev/null)
-            [ -n "$path" ] || continue
-            if [ "${path%%|*}" = "" ]; then
-                dir="$v2${path#*|}"
-                read -r q pe <"$dir/cpu.max" 2>/dev/null || continue
-                [ "$q" = max ] && q=$pe
-                echo "$((q * per / pe > 1000 ? q * per / pe : 1000)) $per" >"$dir/cpu.max" 2>/dev/null || continue
-            else
-                dir="$v1${path#*|}"
-                q=$(cat "$dir/cpu.cfs_quota_us" 2>/dev/null) || continue
-                pe=$(cat "$dir/cpu.cfs_period_us" 2>/dev/null) || continue
-                [ "$q" -gt 0 ] 2>/dev/null || q=$pe
-                local nq=$((q * per / pe > 1000 ? q * per / pe : 1000))
-                echo "$nq" >"$dir/cpu.cfs_quota_us" 2>/dev/null && echo "$per" >"$dir/cpu.cfs_period_us" 2>/dev/null || continue
-            fi
-            seen[$p]=1
-            done_n=$((done_n + 1))
-            echo "pid $p: $dir: quota $q of $pe us -> $(cat "$dir/cpu.cfs_quota_us" "$dir/cpu.max" 2>/dev/null | head -n 1) of $per us" \
-                >>"$OUT/quota-period.log"
-        done
-        sleep 0.05
-    done
-}
-
 if want b; then
     H=$(hostname)
     RES="$OUT/classes.res"
     printf '# hostname:class:PEs:cost:speed\n%s:fast:1:1:1\n%s:slow:1:1:%s\n' "$H" "$H" "$JB_SLOW" >"$RES"
-    variants="100000"; [ "$JB_FINE_US" != 0 ] && variants="100000 $JB_FINE_US"
-    for per in $variants; do
-        tag=b; [ "$per" != 100000 ] && tag=b$((per / 1000))
-        echo
-        if [ "$per" = 100000 ]; then
-            echo "== (b) Jacobi order $JB_N, $JB_IT iterations, si $JB_SI, rank 0 on class fast (1), rank 1 on" \
-                 "class slow ($JB_SLOW, the library's 100 ms CPU-quota period): -b against even blocks, $PAIRS pairs"
-            LAUNCH_PRE=
-        else
-            echo "== ($tag) the same with the slow class's quota over a $((per / 1000)) ms period (the script rewrites the" \
-                 "period of the library's groups at start; same fraction of a core), $PAIRS pairs"
-            LAUNCH_PRE="fine_period $per"
-        fi
-        for rep in $(seq 1 "$PAIRS"); do
-            order="lb none"; [ $((rep % 2)) = 0 ] && order="none lb"
-            for v in $order; do
-                args=(); [ $v = lb ] && args=(-b)
-                ROWDIV=$((2 * JB_N)) run "jb$tag-$v-$rep" 300 "$BIN/jacobi" -n "$JB_N" -i "$JB_IT" "${args[@]}" \
-                    "--xmpi-si=$JB_SI" "--xmpi-resources=$RES" --xmpi-initial=fast:1,slow:1
-                record "$tag" "jb$tag-$v-$rep" $v $rep "$(grep -o 'rows=[0-9,]*' "$OUT/jb$tag-$v-$rep.log" | tail -n 1)"
-            done
+    echo
+    echo "== (b) Jacobi order $JB_N, $JB_IT iterations, si $JB_SI, rank 0 on class fast (1), rank 1 on" \
+         "class slow ($JB_SLOW of a core, the library's CPU quota): -b against even blocks and against the" \
+         "ideal static partition (-p 1,$JB_SLOW: rows in proportion to the declared speeds), $PAIRS rounds"
+    for rep in $(seq 1 "$PAIRS"); do
+        case $((rep % 3)) in
+        1) order="lb none ideal" ;; 2) order="none ideal lb" ;; *) order="ideal lb none" ;;
+        esac
+        for v in $order; do
+            args=(); [ $v = lb ] && args=(-b); [ $v = ideal ] && args=(-p "1,$JB_SLOW")
+            ROWDIV=$((2 * JB_N)) run "jb-$v-$rep" 300 "$BIN/jacobi" -n "$JB_N" -i "$JB_IT" "${args[@]}" \
+                "--xmpi-si=$JB_SI" "--xmpi-resources=$RES" --xmpi-initial=fast:1,slow:1
+            record b "jb-$v-$rep" $v $rep "$(grep -o 'rows=[0-9,]*' "$OUT/jb-$v-$rep.log" | tail -n 1)"
         done
-        LAUNCH_PRE=
-        label="quota period $((per / 1000)) ms"
-        plot "$OUT/jacobi-classes$([ "$tag" = b ] || echo "-${per}us").png" \
-            "($tag) Jacobi $JB_N, fast 1 + slow $JB_SLOW ($label): -b vs even blocks" interval "interval ($JB_SI iterations)" \
-            "ms_per_iteration:slowest_rank_ms_per_iteration imbalance:compute_max/mean rows_r1:rows_of_rank_1_(slow)" \
-            "$OUT/jb$tag-lb-1.csv|balanced 1|1" "$OUT/jb$tag-lb-2.csv|balanced 2|2" \
-            "$OUT/jb$tag-none-1.csv|even blocks 1|3" "$OUT/jb$tag-none-2.csv|even blocks 2|4"
-        # The ideal static partition from the even-block runs: per-row compute time of each rank
-        # (compute / (rows x iterations)); rows in inverse proportion; the slowest rank's compute
-        # then shrinks by that factor, and so (at most) does the run.
-        ideal=$(cat "$OUT"/jb$tag-none-*.csv 2>/dev/null | awk -F, -v n="$JB_N" '
-            $1 == "interval" { next }
-            { t0 += $11 / ($15 * $3); t1 += $12 / ($16 * $3); k++ }
-            END {
-                if (!k) { print "nan nan nan"; exit }
-                t0 /= k; t1 /= k; r0 = n * (1 / t0) / (1 / t0 + 1 / t1)
-                # factor = ideal per-iteration compute / even blocks slowest compute
-                f = (r0 * t0) / ((n / 2) * (t0 > t1 ? t0 : t1))
-                printf "%.0f %.3f %.3f\n", r0, f, t0 / t1 }')
-        read -r ideal_r0 ideal_f speed1 <<<"$ideal"
-        none_t=$(median "$tag" none 6); lb_t=$(median "$tag" lb 6)
-        ideal_t=$(awk -v t="$none_t" -v f="$ideal_f" 'BEGIN { if (t == "nan" || f == "nan") print "nan"; else printf "%.2f\n", t * f }')
-        printf '(%s) Jacobi %s, fast 1 + slow %s, %s: even blocks %s s, balanced %s s: %s; imbalance %s -> %s (target <= 1.05: %s); moves %s; rows %s; ideal static partition %s,%s rows (measured slow speed %s): about %s s, %s\n' \
-            "$tag" "$JB_N" "$JB_SLOW" "$label" "$none_t" "$lb_t" "$(gain "$none_t" "$lb_t")" "$(median "$tag" none 9)" \
-            "$(median "$tag" lb 9)" "$(verdict "$(median "$tag" lb 9)" 1.05)" \
-            "$(awk -F, -v e="$tag" '$1 == e && $3 == "lb" { printf "%s%s", s, $8; s = "," }' "$OUT/runs.csv")" \
-            "$(awk -F, -v e="$tag" '$1 == e && $3 == "lb" { printf "%s%s", s, substr($10, 6); s = " " }' "$OUT/runs.csv")" \
-            "$ideal_r0" "$((JB_N - ${ideal_r0/nan/0}))" "$speed1" "$ideal_t" "$(gain "$none_t" "$ideal_t")" >>"$SUM"
     done
+    plot "$OUT/jacobi-classes.png" \
+        "(b) Jacobi $JB_N, fast 1 + slow $JB_SLOW: -b vs even blocks vs ideal static" interval "interval ($JB_SI iterations)" \
+        "ms_per_iteration:slowest_rank_ms_per_iteration imbalance:compute_max/mean rows_r1:rows_of_rank_1_(slow)" \
+        "$OUT/jb-lb-1.csv|balanced 1|1" "$OUT/jb-lb-2.csv|balanced 2|2" \
+        "$OUT/jb-none-1.csv|even blocks 1|3" "$OUT/jb-ideal-1.csv|ideal static 1|4"
+    none_t=$(median b none 6); lb_t=$(median b lb 6); ideal_t=$(median b ideal 6)
+    over=$(awk -v a="$lb_t" -v b="$ideal_t" 'BEGIN { if (a == "nan" || b == "nan" || b <= 0) print "nan"; else printf "%+.1f%%\n", 100 * (a / b - 1) }')
+    overv=$(awk -v a="$lb_t" -v b="$ideal_t" 'BEGIN { if (a == "nan" || b == "nan" || b <= 0) print "n/a"; else print a / b <= 1.10 ? "met" : "missed" }')
+    printf '(b) Jacobi %s, fast 1 + slow %s: even blocks %s s, balanced %s s: %s; imbalance %s -> %s (target <= 1.05: %s); moves %s; rows %s; ideal static partition (-p 1,%s) %s s, imbalance %s, rows %s: balanced is %s over it (target <= +10%%: %s)\n' \
+        "$JB_N" "$JB_SLOW" "$none_t" "$lb_t" "$(gain "$none_t" "$lb_t")" "$(median b none 9)" \
+        "$(median b lb 9)" "$(verdict "$(median b lb 9)" 1.05)" \
+        "$(awk -F, '$1 == "b" && $3 == "lb" { printf "%s%s", s, $8; s = "," }' "$OUT/runs.csv")" \
+        "$(awk -F, '$1 == "b" && $3 == "lb" { printf "%s%s", s, substr($10, 6); s = " " }' "$OUT/runs.csv")" \
+        "$JB_SLOW" "$ideal_t" "$(median b ideal 9)" \
+        "$(awk -F, '$1 == "b" && $3 == "ideal" { print substr($10, 6); exit }' "$OUT/runs.csv")" "$over" "$overv" >>"$SUM"
 fi
 
 # ---------------------------------------------------------------------------------------------

@@ -74,3 +74,15 @@ bad "negative iterations refused" "-i" -i -5
 bad "missing file refused" "$TMP/none.mtx" -f "$TMP/none.mtx"
 printf '%%%%MatrixMarket matrix array real general\n3 2\n1\n2\n3\n4\n5\n6\n' >"$TMP/rect.mtx"
 bad "non-square file refused" "rect.mtx" -f "$TMP/rect.mtx"
+
+# -p: blocks in proportion to the weights (240 / 1.4 and 240 * 0.4 / 1.4 rows: 171.43 and
+# 68.57; the larger remainder takes the row left over), the same solution as even blocks.
+run "$TMP/weighted" 2 "$J" -n 240 -i 60 -s 7 -p 1,0.4
+check "-p 1,0.4 splits 240 rows 171/69" test "$(field rows "$TMP/weighted")" = "171,69"
+check "-p changes no result" test "$c" = "$(field checksum "$TMP/weighted")"
+run "$TMP/weighted3" 3 "$J" -n 240 -i 60 -s 7 -p 1,1,2 -b
+check "-p 1,1,2 with -b on 3 ranks starts from 60/60/120 and keeps the solution" \
+    test "$c" = "$(field checksum "$TMP/weighted3")"
+bad "-p with a zero weight refused" "-p" -p 1,0
+bad "-p with an empty weight refused" "-p" -p 1,,2
+bad "-p with one weight for 2 ranks refused" "one per rank" -p 1

@@ -194,10 +194,20 @@ static int created_with_prefix(const char *prefix)
 
 /* ---- expectations ---- */
 
+/* README, "Emulated node classes": a 10 ms period; below speed 0.1 the period grows so that
+ * the quota stays at the kernel's 1 ms minimum, up to 100 ms. */
+static long expected_period(double speed)
+{
+    if (speed >= 0.1) return 10000;
+    long p = (long)ceil(1000.0 / speed);
+    return p > 100000 ? 100000 : p;
+}
+
 static long expected_quota(double speed)
 {
-    long q = lround(speed * 100000.0);
-    return q < 1000 ? 1000 : q > 100000 ? 100000 : q;
+    long period = expected_period(speed);
+    long q = lround(speed * (double)period);
+    return q < 1000 ? 1000 : q > period ? period : q;
 }
 
 static long read_long_file(const char *dir, const char *file, long *second)
@@ -221,10 +231,10 @@ static void assert_quota(const struct found *g, double speed)
     if (g->v2) {
         long period = 0, quota = read_long_file(g->dir, "cpu.max", &period);
         ck_assert_int_eq(quota, want);
-        ck_assert_int_eq(period, 100000);
+        ck_assert_int_eq(period, expected_period(speed));
     } else {
         ck_assert_int_eq(read_long_file(g->dir, "cpu.cfs_quota_us", NULL), want);
-        ck_assert_int_eq(read_long_file(g->dir, "cpu.cfs_period_us", NULL), 100000);
+        ck_assert_int_eq(read_long_file(g->dir, "cpu.cfs_period_us", NULL), expected_period(speed));
     }
 }
 
@@ -343,6 +353,11 @@ START_TEST(test_limit_update_release)
     ck_assert_str_eq(g2.dir, g.dir);
     assert_quota(&g, 0.25);
     ck_assert_int_eq(created_with_prefix(other), 0);
+    /* Changes that lengthen and then shorten the period (speeds below 0.1 need a longer one). */
+    ck_assert_msg(xmpi_emulate_limit(0.02, tag, err, sizeof err) == 0, "%s", err);
+    assert_quota(&g, 0.02);
+    ck_assert_msg(xmpi_emulate_limit(0.7, tag, err, sizeof err) == 0, "%s", err);
+    assert_quota(&g, 0.7);
 
     release_restores(before, g.dir);
 
@@ -351,7 +366,7 @@ START_TEST(test_limit_update_release)
 END_TEST
 
 /* 0.29 and 0.57 are just below whole microseconds in binary, so truncating would show. */
-static const double speeds[] = {1.0, 0.75, 0.5, 0.29, 0.57, 0.1, 0.01, 0.005, 1e-9};
+static const double speeds[] = {1.0, 0.75, 0.5, 0.29, 0.57, 0.1, 0.0999, 0.05, 0.02, 0.01, 0.005, 1e-9};
 
 START_TEST(test_quota_values)
 {

@@ -250,6 +250,39 @@ START_TEST(no_chasing_what_a_move_cannot_remove)
 }
 END_TEST
 
+/* A move that halves the imbalance worked; what is left is refined, not taken as a floor. */
+START_TEST(a_move_that_worked_is_refined)
+{
+    struct synth s;
+    double t[P] = {1.0, 1.5, 1.0, 1.0};   /* (1.5 - 1) / 1.5 = 33% */
+    synth(&s, P, 1000, t);
+    struct xmpi_lb_state st = {0};
+    struct xmpi_lb_decision d;
+    int c[P], dp[P];
+    ck_assert_int_eq(xmpi_lb_decide(&prm3, &st, &s.in, &d, c, dp), 0);
+    ck_assert_int_eq(d.rebalance, 1);
+    st.moved = 1;
+    st.move_cost = 1e-6;
+    double left[P] = {1.0, 1.15, 1.0, 1.0};   /* 13%: less than half of 33% */
+    synth(&s, P, 1000, left);
+    ck_assert_int_eq(xmpi_lb_decide(&prm3, &st, &s.in, &d, c, dp), 0);
+    ck_assert(st.floor == 0);
+    ck_assert_int_eq(d.imbalanced, 1);
+    ck_assert_int_eq(d.rebalance, 1);
+    long sum = 0;
+    for (int i = 0; i < P; i++) sum += c[i];
+    ck_assert_int_eq(sum, 1000);
+    ck_assert_int_lt(c[1], s.count[1]);   /* rows leave the slow rank */
+    /* The same leftover, but the move costs more than it would save: no move. */
+    st.moved = 1;
+    st.last = 0.33;
+    st.move_cost = 10;
+    ck_assert_int_eq(xmpi_lb_decide(&prm3, &st, &s.in, &d, c, dp), 0);
+    ck_assert(st.floor == 0);
+    ck_assert_int_eq(d.rebalance, 0);
+}
+END_TEST
+
 START_TEST(unmeasured_ranks_take_class_power)
 {
     struct synth s;
@@ -368,6 +401,7 @@ Suite *lbalance_suite(void)
     tcase_add_test(tc, th2_edge);
     tcase_add_test(tc, no_ping_pong);
     tcase_add_test(tc, no_chasing_what_a_move_cannot_remove);
+    tcase_add_test(tc, a_move_that_worked_is_refined);
     tcase_add_test(tc, unmeasured_ranks_take_class_power);
     tcase_add_test(tc, nnz_policy_balances_weight);
     tcase_add_test(tc, invalid_input);
