@@ -28,7 +28,7 @@ LIBSO = $(BUILD)/lib/libxmpi.so.$(VERSION)
 BENCH = $(BUILD)/bin/jacobi $(BUILD)/bin/jacobi-plain $(BUILD)/bin/cg $(BUILD)/bin/cg-plain \
         $(BUILD)/bin/epidemic $(BUILD)/bin/epidemic-plain $(BUILD)/bin/overhead-micro \
         $(BUILD)/bin/xmpi-spawnbench $(BUILD)/bin/xmpi-spawnbench-child $(BUILD)/bin/xmpi-redistbench \
-        $(BUILD)/bin/xmpi-calibrate
+        $(BUILD)/bin/xmpi-calibrate $(BUILD)/bin/xmpi-opmodel
 TOOLS = $(patsubst tools/%.c,$(BUILD)/bin/%,$(wildcard tools/*.c))
 UNIT_SRC := $(wildcard tests/unit/*.c)
 MPI_TESTS := $(patsubst tests/mpi/%.c,$(BUILD)/tests/%,$(wildcard tests/mpi/*.c))
@@ -94,6 +94,13 @@ CALIB_OBJ = $(BUILD)/obj/models/calibration.o $(BUILD)/obj/libxmpi/textfile.o
 $(BUILD)/bin/xmpi-calibrate: benchmarks/calibrate.c include/xmpi.h models/calibration.h $(CALIB_OBJ) $(LIBSO)
 	@mkdir -p $(@D)
 	$(MPICC) $(CFLAGS) $(XCFLAGS) -o $@ $< $(CALIB_OBJ) $(LINK_XMPI) -lm
+
+# Plain MPI, without libxmpi: the model's own objects predict, so the prediction is judged
+# against MPI alone.
+OPMODEL_OBJ = $(BUILD)/obj/models/hockney.o $(CALIB_OBJ)
+$(BUILD)/bin/xmpi-opmodel: benchmarks/opmodel.c models/hockney.h models/calibration.h $(OPMODEL_OBJ)
+	@mkdir -p $(@D)
+	$(MPICC) $(CFLAGS) $(XCFLAGS) -o $@ $< $(OPMODEL_OBJ) -lm
 
 # The raw-MPI child of the spawn benchmark must not link libxmpi.
 $(BUILD)/bin/xmpi-spawnbench-child: benchmarks/spawnbench_child.c
