@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "hwcount.h"
+#include "predictor.h"
 #include "profile.h"
 #include "runtime.h"
 #include "trace.h"
@@ -220,8 +221,13 @@ static void close_interval(void)
     mon.action[0] = '\0';
 
     if (xmpi_rt.rank != 0) return;
+    int *cls = malloc(sizeof *cls * (size_t)s->nprocs);
+    xmpi_predictor_observe(s, cls && xmpi_world_rank_classes(cls, s->nprocs) == 0 ? cls : NULL);
+    free(cls);
+    struct xmpi_trace_model tm;
+    xmpi_predictor_row(s, &tm);
     const char *source = s->work_source_mixed ? "mixed" : mon.source;
-    if (xmpi_rt.trace && xmpi_trace_row(xmpi_rt.trace, s, source, action)) {
+    if (xmpi_rt.trace && xmpi_trace_row(xmpi_rt.trace, s, source, action, &tm)) {
         xmpi_note(0, "cannot write the trace file %s any more; tracing stops", xmpi_rt.opts.trace);
         fclose(xmpi_rt.trace);
         xmpi_rt.trace = NULL;

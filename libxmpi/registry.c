@@ -10,6 +10,7 @@
 
 #include "../models/partition.h"
 #include "monitor.h"
+#include "predictor.h"
 #include "runtime.h"
 #include "xmpi.h"
 
@@ -642,6 +643,7 @@ static int redistribute(int scount, int sdispl, int rcount, int rdispl, int join
         if (xmpi_rt.status == XMPI_NEWLY_SPAWNED) R.got_data = 1;
         R.stats.moves++;
         R.stats.seconds = PMPI_Wtime() - t0;
+        if (xmpi_rt.rank == 0) xmpi_predictor_moved(R.stats.seconds);
         if (iteration) {
             *iteration = 0;
             for (int i = 0; i < pl.p; i++)
@@ -735,6 +737,53 @@ void xmpi_registry_after_remove(const int *leaving, int n)
         k++;
     }
     R.part_n = k;
+}
+
+#define DESCRIBE_SPARSE_MAX 8
+
+int xmpi_registry_describe(struct xmpi_struct_desc *d, int max, long *count, long *displ)
+{
+    /* The nonzeros of each sparse structure: a fixed-size sum, so that the call is collective
+     * with the same count everywhere even before a move has checked the registries agree. */
+    double mine[DESCRIBE_SPARSE_MAX] = {0}, all[DESCRIBE_SPARSE_MAX] = {0};
+    int usable_part = R.n > 0 && R.have_part && R.part_n == xmpi_rt.size &&
+                      R.part_size == R.r[0].size;
+    for (int s = 0, k = 0; s < R.n && k < DESCRIBE_SPARSE_MAX; s++) {
+        const struct reg *r = &R.r[s];
+        if (r->kind != K_SPARSE) continue;
+        const int *ia = *r->data;
+        int rows = r->scheme == XMPI_REPLICATED ? r->size
+                   : usable_part                ? R.count[xmpi_rt.rank] : 0;
+        /* Replicated rows are on every process: rank 0's copy alone is the whole. */
+        if (ia && rows > 0 && (r->scheme == XMPI_DISTRIBUTED || xmpi_rt.rank == 0))
+            mine[k] = (double)ia[rows] - ia[0];
+        k++;
+    }
+    PMPI_Reduce(mine, all, DESCRIBE_SPARSE_MAX, MPI_DOUBLE, MPI_SUM, 0, xmpi_rt.comm);
+    if (xmpi_rt.rank != 0 || !usable_part || !d || !count || !displ) return 0;
+    int n = 0;
+    for (int s = 0, k = 0; s < R.n && n < max; s++) {
+        const struct reg *r = &R.r[s];
+        struct xmpi_struct_desc *x = &d[n++];
+        memset(x, 0, sizeof *x);
+        x->kind = r->kind == K_SPARSE  ? XMPI_STRUCT_SPARSE
+                  : r->kind == K_DENSE ? XMPI_STRUCT_DENSE
+                                       : XMPI_STRUCT_VECTOR;
+        x->replicated = r->scheme == XMPI_REPLICATED;
+        x->elem_size = (double)r->elsize;
+        x->rows = r->size;
+        x->row_len = (double)rowlen(r);
+        if (r->kind == K_SPARSE) {
+            x->nnz = k < DESCRIBE_SPARSE_MAX ? all[k] : 0;
+            x->index_size = sizeof(int);
+            k++;
+        }
+    }
+    for (int i = 0; i < R.part_n; i++) {
+        count[i] = R.count[i];
+        displ[i] = R.displ[i];
+    }
+    return n;
 }
 
 const struct xmpi_redist_stats *xmpi_registry_stats(void)

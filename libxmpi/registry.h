@@ -3,6 +3,8 @@
 #ifndef XMPI_REGISTRY_H
 #define XMPI_REGISTRY_H
 
+#include "../models/predict.h"
+
 /* Inside XMPI_Remove, collective over the old XMPI_COMM_WORLD once the leaving ranks are
  * known: they hand their rows to the others. XMPI_SUCCESS when done or when nothing is
  * registered anywhere; otherwise the same error code on every process, nothing moved. */
@@ -26,6 +28,12 @@ struct xmpi_redist_stats {
     double bytes_recv;   /* bytes it received from other processes */
 };
 const struct xmpi_redist_stats *xmpi_registry_stats(void);
+
+/* Collective over XMPI_COMM_WORLD: on rank 0, the registered structures as the prediction
+ * model sees them (at most max into d) and the current partition (XMPI_COMM_WORLD's size
+ * entries into count and displ); returns how many structures, 0 on the other ranks or when
+ * nothing is registered or the partition is not known. */
+int xmpi_registry_describe(struct xmpi_struct_desc *d, int max, long *count, long *displ);
 
 /* Forgets every registration (inside MPI_Finalize; the buffers stay the program's). */
 void xmpi_registry_free(void);

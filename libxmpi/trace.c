@@ -8,7 +8,8 @@
 const char xmpi_trace_header[] =
     "interval,iteration,nprocs,t_real_max,t_real_min,t_cpu_sum,work_sum,work_source,"
     "comm_time_max,comm_bytes_sum,action,elapsed,iterations,t_real_ranks,t_cpu_ranks,"
-    "work_ranks,comm_time_ranks";
+    "work_ranks,comm_time_ranks,calibration,predicted_for,pred_comp,meas_comp,pred_comm,"
+    "meas_comm,pred_reconf,meas_reconf,pred_redist,meas_redist";
 
 FILE *xmpi_trace_open(const char *path, char *err, size_t errlen)
 {
@@ -36,8 +37,15 @@ static void per_rank(FILE *f, const struct xmpi_interval *s, size_t offset)
     }
 }
 
+/* The calibration file's path as one CSV field: separators and quotes would split it. */
+static void field(FILE *f, const char *v)
+{
+    fputc(',', f);
+    for (; v && *v; v++) fputc(*v == ',' || *v == '"' || *v == '\n' || *v == '\r' ? '_' : *v, f);
+}
+
 int xmpi_trace_row(FILE *f, const struct xmpi_interval *s, const char *source,
-                   const char *action)
+                   const char *action, const struct xmpi_trace_model *m)
 {
     fprintf(f, "%d,%ld,%d,%.9g,%.9g,%.9g,%.17g,%s,%.9g,%.17g,%s,%.9g,%.17g,", s->index,
             s->iteration, s->nprocs, s->t_real_max, s->t_real_min, s->t_cpu_sum, s->work_sum,
@@ -49,6 +57,15 @@ int xmpi_trace_row(FILE *f, const struct xmpi_interval *s, const char *source,
     per_rank(f, s, offsetof(struct xmpi_rank_record, work));
     fputc(',', f);
     per_rank(f, s, offsetof(struct xmpi_rank_record, comm_time));
+    field(f, m ? m->calibration : NULL);
+    if (m && m->compared) {
+        field(f, m->predicted_for);
+        fprintf(f, ",%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g", m->pred_comp, m->meas_comp,
+                m->pred_comm, m->meas_comm, m->pred_reconf, m->meas_reconf, m->pred_redist,
+                m->meas_redist);
+    } else {
+        fputs(",,,,,,,,,", f);
+    }
     fputc('\n', f);
     return fflush(f) || ferror(f) ? -1 : 0;
 }

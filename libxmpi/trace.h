@@ -12,8 +12,19 @@ extern const char xmpi_trace_header[];
 /* Opens (truncates) `path` and writes the header. NULL with a message in err. */
 FILE *xmpi_trace_open(const char *path, char *err, size_t errlen);
 
-/* Writes one row for summary `s`; `source` and `action` are single words. 0 or -1. */
+/* The prediction model's columns of a row. */
+struct xmpi_trace_model {
+    const char *calibration;   /* "defaults" or the calibration file's path */
+    int compared;              /* 1: this interval is the first whole one after an action,
+                                * and the fields below compare the prediction with it */
+    char predicted_for[16];    /* the action: "spawn" or "remove" */
+    double pred_comp, meas_comp, pred_comm, meas_comm;
+    double pred_reconf, meas_reconf, pred_redist, meas_redist;
+};
+
+/* Writes one row for summary `s`; `source` and `action` are single words; m NULL leaves the
+ * model's columns empty. 0 or -1. */
 int xmpi_trace_row(FILE *f, const struct xmpi_interval *s, const char *source,
-                   const char *action);
+                   const char *action, const struct xmpi_trace_model *m);
 
 #endif

@@ -10,6 +10,7 @@
 
 #include "emulate.h"
 #include "monitor.h"
+#include "predictor.h"
 #include "registry.h"
 #include "rms.h"
 #include "runtime.h"
@@ -72,6 +73,79 @@ double xmpi_world_emulated_speed(void)
     return w.my_speed_applied && w.my_speed < 1 ? w.my_speed : 0;
 }
 
+/* ---- the prediction model's view of the job (rank 0) ---------------------------------- */
+
+/* The distinct node classes in resource-file order are the model's class indices. */
+static int class_index(const char *cls)
+{
+    int k = 0;
+    for (int h = 0; h < w.pool.nhosts; h++) {
+        int first = 1;
+        for (int j = 0; j < h && first; j++) first = strcmp(w.pool.hosts[j].cls, w.pool.hosts[h].cls) != 0;
+        if (!first) continue;
+        if (!strcmp(w.pool.hosts[h].cls, cls)) return k;
+        k++;
+    }
+    return -1;
+}
+
+static void predictor_start(void)
+{
+    char *names[XMPI_MODEL_CLASSES_MAX];
+    double speeds[XMPI_MODEL_CLASSES_MAX];
+    int n = 0;
+    for (int h = 0; h < w.pool.nhosts; h++) {
+        int c = class_index(w.pool.hosts[h].cls);
+        if (c != n) continue;   /* seen before */
+        if (n == XMPI_MODEL_CLASSES_MAX) {
+            xmpi_note(1, "prediction model: more than %d node classes; the model is off",
+                      XMPI_MODEL_CLASSES_MAX);
+            return;
+        }
+        names[n] = w.pool.hosts[h].cls;
+        speeds[n] = w.pool.hosts[h].speed;
+        n++;
+    }
+    xmpi_predictor_start(names, speeds, n, xmpi_rt.opts.spawn == 1);
+}
+
+int xmpi_world_rank_classes(int *cls, int n)
+{
+    if (!w.have_sched || n != w.sched.nprocs) return -1;
+    for (int i = 0; i < n; i++) cls[i] = class_index(w.pool.hosts[w.sched.procs[i].host].cls);
+    return 0;
+}
+
+/* Collective (the registry's description): on rank 0, the model's prediction of the interval
+ * after this action. New processes go to new_hosts; leaving ranks are `leaving`. */
+static void predict_action(const char *action, const int *new_hosts, int nnew, const int *leaving,
+                           int nleave)
+{
+    enum { MAXD = 32 };
+    struct xmpi_struct_desc d[MAXD];
+    int p = xmpi_rt.size;
+    long *part = xmpi_rt.rank == 0 && w.have_sched ? malloc(sizeof *part * 2 * (size_t)p) : NULL;
+    int nd = xmpi_registry_describe(d, MAXD, part, part ? part + p : NULL);
+    int *rank_class = part ? malloc(sizeof *rank_class * (size_t)p) : NULL;
+    if (rank_class && xmpi_world_rank_classes(rank_class, p) == 0) {
+        int current[XMPI_MODEL_CLASSES_MAX] = {0}, candidate[XMPI_MODEL_CLASSES_MAX] = {0}, ok = 1;
+        for (int i = 0; i < p; i++) ok &= rank_class[i] >= 0;
+        for (int i = 0; ok && i < p; i++) current[rank_class[i]]++;
+        memcpy(candidate, current, sizeof candidate);
+        for (int i = 0; ok && i < nnew; i++) {
+            int c = class_index(w.pool.hosts[new_hosts[i]].cls);
+            if (c < 0) ok = 0;
+            else candidate[c]++;
+        }
+        for (int i = 0; ok && i < nleave; i++) candidate[rank_class[leaving[i]]]--;
+        if (ok)
+            xmpi_predictor_plan(action, xmpi_monitor_iterations(), current, candidate, rank_class, d,
+                                nd, nd ? part : NULL, nd ? part + p : NULL, p);
+    }
+    free(rank_class);
+    free(part);
+}
+
 /* Rank 0 says once per job that emulated speeds are not applied. */
 static void report_emulation(int worst, const char *msg)
 {
@@ -120,6 +194,7 @@ int xmpi_world_start_initial(char *err, size_t errlen)
         }
         if (!rc) {
             w.have_sched = 1;
+            predictor_start();
             for (int i = 0; i < xmpi_rt.size; i++)
                 speeds[i] = w.pool.hosts[w.sched.procs[i].host].speed;
             if (xmpi_rms_start(&w.sched, why, sizeof why)) {
@@ -314,6 +389,8 @@ int XMPI_Spawn(const char *command, char *argv[], int nprocs, MPI_Info info, cha
         return rc;
     }
     PMPI_Bcast(&n, 1, MPI_INT, 0, xmpi_rt.comm);
+    predict_action("spawn", hosts, n, NULL, 0);
+    double t0 = PMPI_Wtime();
 
     double *speeds = NULL;
     if (xmpi_rt.rank == 0) {
@@ -346,6 +423,7 @@ int XMPI_Spawn(const char *command, char *argv[], int nprocs, MPI_Info info, cha
         for (int i = 0; i < n; i++)
             if (infos[i] != MPI_INFO_NULL) PMPI_Info_free(&infos[i]);
         xmpi_note(2, "spawned %d process(es); XMPI_COMM_WORLD has %d", done, xmpi_rt.size);
+        if (done == n) xmpi_predictor_reconfigured(PMPI_Wtime() - t0);
     }
     if (done > 0) xmpi_monitor_set_action("spawn");
     free(speeds);
@@ -388,6 +466,8 @@ int XMPI_Remove(int nprocs, char *node_class[])
         PMPI_Abort(MPI_COMM_WORLD, 3);
     }
     PMPI_Bcast(ranks, n, MPI_INT, 0, xmpi_rt.comm);
+    predict_action("remove", NULL, 0, ranks, n);
+    double t0 = PMPI_Wtime();
     /* The leaving processes' rows go to the others first; if they cannot, nobody leaves. */
     if ((rc = xmpi_registry_handoff(ranks, n))) {
         free(ranks);
@@ -416,8 +496,10 @@ int XMPI_Remove(int nprocs, char *node_class[])
     xmpi_registry_after_remove(ranks, n);
     xmpi_monitor_set_action("remove");
     adopt(smaller);
-    if (xmpi_rt.rank == 0 && smaller != MPI_COMM_NULL)
+    if (xmpi_rt.rank == 0 && smaller != MPI_COMM_NULL) {
         xmpi_note(2, "removed %d process(es); XMPI_COMM_WORLD has %d", n, xmpi_rt.size);
+        xmpi_predictor_reconfigured(PMPI_Wtime() - t0);
+    }
     free(ranks);
     free(hosts);
     return XMPI_SUCCESS;

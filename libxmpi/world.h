@@ -21,6 +21,9 @@ void xmpi_world_emulate_initial(void);
 /* The speed this process runs at under an emulation quota (0 < speed < 1), or 0 when it
  * runs unlimited. */
 double xmpi_world_emulated_speed(void);
+/* Rank 0: the prediction model's class index of each of the n ranks; -1 when n is not the
+ * job's size or the scheduler is not there. */
+int xmpi_world_rank_classes(int *cls, int n);
 /* Frees what the world holds (inside MPI_Finalize, before PMPI_Finalize). */
 void xmpi_world_stop(void);
 

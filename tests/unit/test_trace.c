@@ -290,7 +290,7 @@ START_TEST(test_row_values)
         char err[1024] = "";
         FILE *f = xmpi_trace_open(path, err, sizeof err);
         ck_assert_msg(f != NULL, "open failed: %s", err);
-        ck_assert_int_eq(xmpi_trace_row(f, &s, source, action), 0);
+        ck_assert_int_eq(xmpi_trace_row(f, &s, source, action, NULL), 0);
         fclose(f);
         char *text = slurp(path);
         char *ln[4];
@@ -298,6 +298,48 @@ START_TEST(test_row_values)
         check_row(ln[0], ln[1], &s, source, action);
         free(text);
     }
+}
+END_TEST
+
+/* The model's columns: empty when nothing is compared, the values under their names when
+ * something is, and a calibration path that cannot break the row apart. */
+START_TEST(test_row_model_columns)
+{
+    uint64_t seed = 900;
+    struct xmpi_rank_record recs[MAXP];
+    struct xmpi_interval s;
+    char err[1024] = "";
+    FILE *f = xmpi_trace_open(path, err, sizeof err);
+    ck_assert_msg(f != NULL, "open failed: %s", err);
+    random_summary(&seed, &s, recs, 3);
+    struct xmpi_trace_model m = {.calibration = "/tmp/a,b\"c.txt", .compared = 1};
+    snprintf(m.predicted_for, sizeof m.predicted_for, "spawn");
+    double v[8];
+    for (int i = 0; i < 8; i++) v[i] = rng_unit(&seed) * 10;
+    m.pred_comp = v[0], m.meas_comp = v[1], m.pred_comm = v[2], m.meas_comm = v[3];
+    m.pred_reconf = v[4], m.meas_reconf = v[5], m.pred_redist = v[6], m.meas_redist = v[7];
+    ck_assert_int_eq(xmpi_trace_row(f, &s, "papi", "spawn", &m), 0);
+    struct xmpi_trace_model none = {.calibration = "defaults"};
+    ck_assert_int_eq(xmpi_trace_row(f, &s, "papi", "none", &none), 0);
+    fclose(f);
+    char *text = slurp(path);
+    char *ln[4];
+    ck_assert_int_eq(lines(text, ln, 4), 3);
+    char *names[MAXF], *a[MAXF], *b[MAXF];
+    int nh = split(ln[0], ',', names, MAXF);
+    ck_assert_int_eq(split(ln[1], ',', a, MAXF), nh);
+    ck_assert_int_eq(split(ln[2], ',', b, MAXF), nh);
+    ck_assert_str_eq(a[column(names, nh, "calibration")], "/tmp/a_b_c.txt");
+    ck_assert_str_eq(a[column(names, nh, "predicted_for")], "spawn");
+    const char *cols[8] = {"pred_comp", "meas_comp", "pred_comm", "meas_comm",
+                           "pred_reconf", "meas_reconf", "pred_redist", "meas_redist"};
+    for (int i = 0; i < 8; i++) {
+        near(num(a[column(names, nh, cols[i])], cols[i]), v[i], cols[i]);
+        ck_assert_str_eq(b[column(names, nh, cols[i])], "");
+    }
+    ck_assert_str_eq(b[column(names, nh, "calibration")], "defaults");
+    ck_assert_str_eq(b[column(names, nh, "predicted_for")], "");
+    free(text);
 }
 END_TEST
 
@@ -314,7 +356,7 @@ START_TEST(test_row_elapsed)
     for (int t = 0; t < 10; t++) {
         random_summary(&seed, &s, recs, 1 + t % MAXP);
         want[t] = s.elapsed;
-        ck_assert_int_eq(xmpi_trace_row(f, &s, "papi", "none"), 0);
+        ck_assert_int_eq(xmpi_trace_row(f, &s, "papi", "none", NULL), 0);
     }
     fclose(f);
     char *text = slurp(path);
@@ -345,7 +387,7 @@ START_TEST(test_rows_append)
     for (int t = 0; t < 5; t++) {
         random_summary(&seed, &s[t], recs[t], 1 + t);
         s[t].index = t + 1;
-        ck_assert_int_eq(xmpi_trace_row(f, &s[t], "papi", actions[t]), 0);
+        ck_assert_int_eq(xmpi_trace_row(f, &s[t], "papi", actions[t], NULL), 0);
         char *text = slurp(path);
         char *ln[8];
         ck_assert_int_eq(lines(text, ln, 8), t + 2);
@@ -376,7 +418,7 @@ START_TEST(test_row_write_error)
     struct xmpi_rank_record recs[MAXP];
     struct xmpi_interval s;
     random_summary(&seed, &s, recs, 3);
-    ck_assert_int_eq(xmpi_trace_row(ro, &s, "papi", "none"), -1);
+    ck_assert_int_eq(xmpi_trace_row(ro, &s, "papi", "none", NULL), -1);
     fclose(ro);
 }
 END_TEST
@@ -390,7 +432,7 @@ START_TEST(test_row_dev_full)
     struct xmpi_rank_record recs[MAXP];
     struct xmpi_interval s;
     random_summary(&seed, &s, recs, 2);
-    ck_assert_int_eq(xmpi_trace_row(f, &s, "papi", "none"), -1);
+    ck_assert_int_eq(xmpi_trace_row(f, &s, "papi", "none", NULL), -1);
     fclose(f);
 }
 END_TEST
@@ -412,6 +454,7 @@ Suite *trace_suite(void)
     tcase_add_unchecked_fixture(tc, make_dir, remove_dir);
     tcase_add_loop_test(tc, test_row_values, 0, MAXP);
     tcase_add_test(tc, test_row_elapsed);
+    tcase_add_test(tc, test_row_model_columns);
     tcase_add_test(tc, test_rows_append);
     tcase_add_test(tc, test_row_write_error);
     tcase_add_test(tc, test_row_dev_full);
