@@ -8,7 +8,7 @@ H=$(hostname)
 printf '%s:fast:1:1:1\n%s:slow:1:1:0.3\n' "$H" "$H" >"$TMP/res"
 CLASSES=("--xmpi-resources=$TMP/res" --xmpi-initial=fast:1,slow:1)
 
-# Intervals of 100 iterations span many 100 ms quota periods, so the slow class's speed is
+# Intervals of 100 iterations span many 10 ms quota periods, so the slow class's speed is
 # measured rather than sampled.
 "$LAUNCH" -np 1 "$J" -n 1200 -i 500 >"$TMP/serial" 2>&1
 "$LAUNCH" -np 2 "$J" -n 1200 -i 500 -b --xmpi-si=100 "${CLASSES[@]}" \
