@@ -6,6 +6,8 @@
 require_spawn "malleable jacobi and cg (-d)"
 J="$ROOT/$BUILD/bin/jacobi"
 JP="$ROOT/$BUILD/bin/jacobi-plain"
+C="$ROOT/$BUILD/bin/cg"
+CP="$ROOT/$BUILD/bin/cg-plain"
 
 field() { sed -n "s/^result:.* $1=\([^ ]*\).*/\1/p" "$2"; }
 
@@ -40,6 +42,7 @@ malleable() {
     RETRY_HOOK="rm -f '$out.csv'" launch_retry "$out" -np 2 "$@" -d --xmpi-si=20 \
         "--xmpi-rms=schedule:$TMP/events" --xmpi-oversubscribe "--xmpi-trace=$out.csv"
     local rc=$?
+    # mpirun's status includes the removed processes': one that exits non-zero makes it so.
     check "$name: exits 0" test $rc = 0
     [ $rc = 0 ] || sed 's/^/#   /' "$out" "$out.err" | tail -8
     check "$name: the static 2-process run's checksum" \
@@ -64,3 +67,11 @@ check "jacobi -d: rows= shows the final even blocks" test "$(field rows "$TMP/ja
 # which -d evens out; the residual is summed in row order, so it does not depend on them.
 malleable "jacobi -d -b" "$TMP/jacobi.ref" "$J" -n 300 -i 120 -s 5 -b --xmpi-lb-th1=0 --xmpi-lb-k=1
 echo "# jacobi -d -b: $(grep -c ',rebalance,' "$TMP/jacobi -d -b.csv") interval(s) after a rebalance"
+
+# CG carries r'r from one iteration to the next: the new processes must continue with its bits.
+# -t 0 runs all 120 iterations, so that every change happens before the end.
+"$LAUNCH" -np 2 "$CP" -g poisson3d:12 -t 0 -i 120 >"$TMP/cg.ref" 2>&1
+malleable "cg -d" "$TMP/cg.ref" "$C" -g poisson3d:12 -t 0 -i 120
+"$LAUNCH" -np 2 "$CP" -g uneven:3000 -t 0 -i 120 >"$TMP/cgu.ref" 2>&1
+malleable "cg -d -b" "$TMP/cgu.ref" "$C" -g uneven:3000 -t 0 -i 120 -b --xmpi-lb=nnz --xmpi-lb-th1=0 --xmpi-lb-k=1
+echo "# cg -d -b: $(grep -c ',rebalance,' "$TMP/cg -d -b.csv") interval(s) after a rebalance"
