@@ -41,7 +41,7 @@ enum { SRC_POISSON, SRC_UNEVEN, SRC_FILE };
 #define POISSON_MAX 1290
 /* Pasted into printf formats only, where %%%% prints the header's %%. */
 #define MM_ACCEPTED "%%%%MatrixMarket matrix coordinate real|integer|pattern general|symmetric"
-#define ACCEPTED "-g poisson3d:N|uneven:N[:SEED] -m FILE -i MAXIT -t TOL -v N -b --cg-shuffle=K -h"
+#define ACCEPTED "-g poisson3d:N|uneven:N[:SEED] -m FILE -i MAXIT -t TOL -v N -b -d --cg-shuffle=K -h"
 
 struct options {
     int source, source_given;
@@ -54,6 +54,7 @@ struct options {
     long verbose;
     long shuffle;
     int balance;     /* -b: XMPI_Eval_lbalance after each iteration */
+    int dynamic;     /* -d: grow and shrink as libxmpi's resource manager says */
     int help;
 };
 
@@ -90,7 +91,7 @@ static void usage(FILE *out)
 {
     fprintf(out,
             "usage: cg [-g poisson3d:N | -g uneven:N[:SEED] | -m FILE] [-i MAXIT] [-t TOL] [-v N]\n"
-            "          [-b] [--cg-shuffle=K] [-h]\n"
+            "          [-b] [-d] [--cg-shuffle=K] [-h]\n"
             "  -g poisson3d:N      7-point 3D Poisson stencil on an N x N x N grid, N from 1 to %d\n"
             "                      (default poisson3d:20)\n"
             "  -g uneven:N[:SEED]  N rows (1 to %d) with heavy-tailed nonzeros per row: the first\n"
@@ -104,6 +105,20 @@ static void usage(FILE *out)
             "  -v N                a progress line every N iterations on rank 0; 0: none (default 0)\n"
             "  -b                  balance the load with XMPI_Eval_lbalance after each iteration\n"
             "                      (--xmpi-lb=nnz weighs rows by their nonzeros; not in cg-plain)\n"
+            "  -d                  malleable: after each iteration ask libxmpi's resource manager\n"
+            "                      (--xmpi-rms) with XMPI_Get_system_status and grow or shrink the\n"
+            "                      job as it says. On spawn, XMPI_Spawn starts the offered processes\n"
+            "                      of this program with the same options, and the matrix and b, x, r,\n"
+            "                      p move to even blocks over the grown job; the new processes\n"
+            "                      receive their rows (XMPI_Get_data) and CG's scalars from rank 0,\n"
+            "                      and resume at the next iteration without building the matrix. On\n"
+            "                      shrink, XMPI_Remove takes spawned processes out: they hand their\n"
+            "                      rows to the others and exit 0 without a result line, and the rows\n"
+            "                      are evened out again. Each iteration then ends its monitored\n"
+            "                      iteration itself (spawning is refused inside one). Rank 0 prints\n"
+            "                      a line per change; the result, whose ranks= shows the final job,\n"
+            "                      is the same bits as a static run. May be given with -b; not in\n"
+            "                      cg-plain\n"
             "  --cg-shuffle=K      test: every K iterations move the rows to another partition with\n"
             "                      XMPI_Redistribute_data (not in cg-plain); the answer must not change\n"
             "  -h                  print this help\n"
@@ -177,7 +192,7 @@ static int parse_options(int argc, char **argv, struct options *o, struct failur
 
     opterr = 0;
     int c;
-    while ((c = getopt(argc, argv, ":g:m:i:t:v:bh")) != -1) {
+    while ((c = getopt(argc, argv, ":g:m:i:t:v:bdh")) != -1) {
         switch (c) {
         case 'g':
             if (o->file || o->source_given)
@@ -218,6 +233,12 @@ static int parse_options(int argc, char **argv, struct options *o, struct failur
             if (!CAN_MOVE)
                 return fail(f, EXIT_USAGE, "cg: -b needs libxmpi to move rows; cg-plain cannot balance\n");
             o->balance = 1;
+            break;
+        case 'd':
+            if (!CAN_MOVE)
+                return fail(f, EXIT_USAGE,
+                            "cg: -d needs libxmpi to spawn and remove processes; cg-plain cannot (use cg)\n");
+            o->dynamic = 1;
             break;
         case 'h':
             o->help = 1;
@@ -749,6 +770,25 @@ static int refresh(struct problem *P, int rank, int nprocs, struct failure *f)
     return 0;
 }
 
+/* The loop re-reads everything it uses through these addresses after a move. A process that
+ * -d spawned registers the same structures, in the same order, with NULL pointers. */
+static int register_rows(struct problem *P, int rank, struct failure *f)
+{
+    int rc = REGISTER_SPARSE(&P->ia, &P->ja, &P->a, P->n);
+    if (!rc)
+        rc = REGISTER_VECTOR(&P->b, P->n);
+    if (!rc)
+        rc = REGISTER_VECTOR(&P->x, P->n);
+    if (!rc)
+        rc = REGISTER_VECTOR(&P->r, P->n);
+    if (!rc)
+        rc = REGISTER_VECTOR(&P->p, P->n);
+    if (rc)
+        return fail(f, EXIT_RUNTIME, "cg: rank %d: registering the distributed arrays failed: %s\n", rank,
+                    MONITOR_ERROR_STRING(rc));
+    return 0;
+}
+
 static int setup(struct problem *P, const struct options *o, int rank, int nprocs, struct failure *f)
 {
     if (o->source == SRC_FILE) {
@@ -784,19 +824,8 @@ static int setup(struct problem *P, const struct options *o, int rank, int nproc
         P->r[ii] = s;
         P->p[ii] = s;
     }
-    /* The loop re-reads everything it uses through these addresses after a move. */
-    int rc = REGISTER_SPARSE(&P->ia, &P->ja, &P->a, P->n);
-    if (!rc)
-        rc = REGISTER_VECTOR(&P->b, P->n);
-    if (!rc)
-        rc = REGISTER_VECTOR(&P->x, P->n);
-    if (!rc)
-        rc = REGISTER_VECTOR(&P->r, P->n);
-    if (!rc)
-        rc = REGISTER_VECTOR(&P->p, P->n);
-    if (rc)
-        return fail(f, EXIT_RUNTIME, "cg: rank %d: registering the distributed arrays failed: %s\n", rank,
-                    MONITOR_ERROR_STRING(rc));
+    if (register_rows(P, rank, f))
+        return -1;
     return refresh(P, rank, nprocs, f);
 }
 
@@ -860,9 +889,104 @@ static double gathered_sum(struct problem *P)
     return ordered_sum(P->prod, P->n);
 }
 
+#ifndef XMPI_PLAIN
+#define JOINING() (XMPI_Get_process_status() == XMPI_NEWLY_SPAWNED)
+
+/* What a spawned process cannot take from its options or the moved rows: the order (a -m file's
+ * is in the file, which it does not read), the nonzeros for the result line, and the scalars CG
+ * carries from one iteration to the next, as bits, so that it goes on exactly as the others. */
+struct join_header {
+    int n;
+    long long nnz;
+    double rr, bb;
+};
+
+/* After the job changed: rank and size from the new XMPI_COMM_WORLD, the per-rank arrays sized
+ * for it, every rank's block from the library; then one reduction (new processes included)
+ * saying whether any process failed. */
+static int settle(struct problem *P, int *rank, int *nprocs, struct failure *f)
+{
+    MPI_Comm_rank(COMM, rank);
+    MPI_Comm_size(COMM, nprocs);
+    free(P->counts);
+    free(P->displs);
+    free(P->part);
+    P->counts = alloc_array((size_t)*nprocs, sizeof *P->counts, f);
+    P->displs = alloc_array((size_t)*nprocs, sizeof *P->displs, f);
+    P->part = alloc_array(4 * (size_t)*nprocs + 1, sizeof *P->part, f);
+    if (P->counts && P->displs && P->part)
+        refresh(P, *rank, *nprocs, f);
+    int bad = f->code != 0, any;
+    MPI_Allreduce(&bad, &any, 1, MPI_INT, MPI_MAX, COMM);
+    return any;
+}
+
+/* -d, at the end of an iteration: follows the resource manager. 0: go on; 1: this process was
+ * removed and must leave; -1: stop, on every process that stays. */
+static int adapt(struct problem *P, const char *prog, char **args, int *rank, int *nprocs, int it, double rr,
+                 double bb, struct failure *f)
+{
+    int howmany = 0, what = follow_rms(prog, args, it, &howmany, f);
+    if (what == FOLLOW_NONE) return 0;
+    if (what == FOLLOW_LEFT) return 1;
+    if (what == FOLLOW_FAILED) return -1;
+    if (what == FOLLOW_SPAWNED) {
+        struct join_header h = {P->n, P->nnz, rr, bb};
+        MPI_Bcast(&h, (int)sizeof h, MPI_BYTE, 0, COMM);
+        if (move_to_even(P->n, P->count, P->displ, it, f)) return -1;
+    } else {
+        /* XMPI_Remove handed the leavers' rows to the others in proportion to what each held;
+         * even blocks make the job the same as one started at this size. */
+        int r, np, c, d;
+        MPI_Comm_rank(COMM, &r);
+        MPI_Comm_size(COMM, &np);
+        XMPI_Get_wsize(r, np, P->n, &c, &d);
+        if (!partition_is_even(P->n, np) && move_to_even(P->n, c, d, it, f)) return -1;
+    }
+    if (settle(P, rank, nprocs, f)) return -1;
+    announce(*rank, it, what, howmany, *nprocs);
+    return 0;
+}
+
+/* A process that -d spawned: the header from rank 0, the structures registered empty, then its
+ * rows and the iteration to resume at, collectively with the parents' adapt(). It builds and
+ * reads no matrix. */
+static int join(struct problem *P, int *rank, int *nprocs, int *it, double *rr, double *bb, struct failure *f)
+{
+    struct join_header h;
+    MPI_Bcast(&h, (int)sizeof h, MPI_BYTE, 0, COMM);
+    P->n = h.n;
+    P->nnz = h.nnz;
+    *rr = h.rr;
+    *bb = h.bb;
+    P->full = alloc_array((size_t)P->n, sizeof *P->full, f);
+    P->prod = alloc_array((size_t)P->n, sizeof *P->prod, f);
+    /* Even after a failure: XMPI_Get_data is what the parents wait for, and it fails for all. */
+    register_rows(P, *rank, f);
+    int rc = XMPI_Get_data(it);
+    if (rc)
+        return fail(f, EXIT_RUNTIME, "cg: XMPI_Get_data failed: %s\n", XMPI_Error_string(rc));
+    return settle(P, rank, nprocs, f) ? -1 : 0;
+}
+#else
+#define JOINING() 0
+static int adapt(struct problem *P, const char *prog, char **args, int *rank, int *nprocs, int it, double rr,
+                 double bb, struct failure *f)
+{
+    (void)P, (void)prog, (void)args, (void)rank, (void)nprocs, (void)it, (void)rr, (void)bb, (void)f;
+    return 0;
+}
+static int join(struct problem *P, int *rank, int *nprocs, int *it, double *rr, double *bb, struct failure *f)
+{
+    (void)P, (void)rank, (void)nprocs, (void)it, (void)rr, (void)bb;
+    return fail(f, EXIT_RUNTIME, "cg: cg-plain cannot be spawned\n");
+}
+#endif
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
+    double t0 = MPI_Wtime();   /* a spawned process's clock; the others restart it below */
     int rank, nprocs;
     MPI_Comm_rank(COMM, &rank);
     MPI_Comm_size(COMM, &nprocs);
@@ -870,49 +994,59 @@ int main(int argc, char **argv)
     struct options opt;
     struct failure f = {0};
     struct problem P = {0};
-    int status = 0;
+    int status = 0, stop = 0, left = 0, first = 0;
+    double bb = 0.0, rr = 0.0;
+    /* Before parsing, which takes --cg-shuffle out of argv. */
+    char **args = copy_args(argc, argv, &f);
+    const int joining = JOINING();
 
     parse_options(argc, argv, &opt, &f);
     balance_enabled = opt.balance;
-    if ((status = agree(&f, rank, nprocs)))
-        goto done;
-    if (opt.help) {
-        if (rank == 0)
-            usage(stdout);
-        goto done;
+    if (joining) {
+        /* Started by -d: the parents accepted these options and wait for it in adapt(). */
+        stop = join(&P, &rank, &nprocs, &first, &rr, &bb, &f) != 0;
+    } else {
+        if ((status = agree(&f, rank, nprocs)))
+            goto done;
+        if (opt.help) {
+            if (rank == 0)
+                usage(stdout);
+            goto done;
+        }
+
+        setup(&P, &opt, rank, nprocs, &f);
+        if ((status = agree(&f, rank, nprocs)))
+            goto done;
+
+        /* How uneven the matrix is: per rank (the load) and per row (the shape). */
+        long long mine_nnz = P.ia[P.count], ext[4] = {-mine_nnz, mine_nnz, -(long long)INT_MAX, 0}, all_ext[4];
+        for (int ii = 0; ii < P.count; ii++) {
+            long long len = P.ia[ii + 1] - P.ia[ii];
+            ext[2] = ext[2] > -len ? ext[2] : -len;
+            ext[3] = ext[3] > len ? ext[3] : len;
+        }
+        MPI_Allreduce(&mine_nnz, &P.nnz, 1, MPI_LONG_LONG, MPI_SUM, COMM);
+        MPI_Allreduce(ext, all_ext, 4, MPI_LONG_LONG, MPI_MAX, COMM);
+        for (int ii = 0; ii < P.count; ii++)
+            P.prod[P.displ + ii] = P.b[ii] * P.b[ii];
+        bb = gathered_sum(&P);
+        rr = bb; /* r = b since x starts at 0 */
+        if (rank == 0) {
+            printf("cg: rows %d, nnz %lld (per row %lld to %lld, per rank %lld to %lld), ranks %d, source %s, "
+                   "library %s\n",
+                   P.n, P.nnz, -all_ext[2], all_ext[3], -all_ext[0], all_ext[1], nprocs,
+                   opt.file ? opt.file : opt.source_text, LIBRARY_NAME);
+            fflush(stdout);
+        }
+        MPI_Barrier(COMM);
+        t0 = MPI_Wtime();
     }
 
-    setup(&P, &opt, rank, nprocs, &f);
-    if ((status = agree(&f, rank, nprocs)))
-        goto done;
-
-    /* How uneven the matrix is: per rank (the load) and per row (the shape). */
-    long long mine_nnz = P.ia[P.count], ext[4] = {-mine_nnz, mine_nnz, -(long long)INT_MAX, 0}, all_ext[4];
-    for (int ii = 0; ii < P.count; ii++) {
-        long long len = P.ia[ii + 1] - P.ia[ii];
-        ext[2] = ext[2] > -len ? ext[2] : -len;
-        ext[3] = ext[3] > len ? ext[3] : len;
-    }
-    MPI_Allreduce(&mine_nnz, &P.nnz, 1, MPI_LONG_LONG, MPI_SUM, COMM);
-    MPI_Allreduce(ext, all_ext, 4, MPI_LONG_LONG, MPI_MAX, COMM);
-    for (int ii = 0; ii < P.count; ii++)
-        P.prod[P.displ + ii] = P.b[ii] * P.b[ii];
-    const double bb = gathered_sum(&P), bnorm = sqrt(bb);
-    if (rank == 0) {
-        printf("cg: rows %d, nnz %lld (per row %lld to %lld, per rank %lld to %lld), ranks %d, source %s, "
-               "library %s\n",
-               P.n, P.nnz, -all_ext[2], all_ext[3], -all_ext[0], all_ext[1], nprocs,
-               opt.file ? opt.file : opt.source_text, LIBRARY_NAME);
-        fflush(stdout);
-    }
-
-    int warned = 0, done_iters = 0, moves = 0, began = 0;
-    double rr = bb; /* r = b since x starts at 0 */
-    MPI_Barrier(COMM);
-    double t0 = MPI_Wtime();
-    for (int it = 0; it < opt.maxit && rr > 0; it++) {
+    const double bnorm = sqrt(bb);
+    int warned = 0, done_iters = first, moves = 0, in_iter = 0;
+    for (int it = first; !stop && it < opt.maxit && rr > 0; it++) {
         monitor_check(MONITOR_SI_INIT(), "XMPI_Monitor_si_init", rank, &f, &warned);
-        began = 1;
+        in_iter = 1;
         /* Re-read at the top: a move at the end of the last iteration may have replaced them. */
         const int count = P.count, displ = P.displ;
         const int *ia = P.ia, *ja = P.ja;
@@ -947,6 +1081,12 @@ int main(int argc, char **argv)
         rr = rr_new;
         monitor_check(MONITOR_ADD_WORK(2.0 * (double)ia[count] + 10.0 * count), "XMPI_Monitor_add_work", rank, &f,
                       &warned);
+        /* si_init would end the iteration only at the top of the next one, and the library
+         * refuses to spawn or remove inside a monitored iteration. */
+        if (opt.dynamic) {
+            monitor_check(MONITOR_END(), "XMPI_Monitor_iter_end", rank, &f, &warned);
+            in_iter = 0;
+        }
         done_iters++;
         if (opt.verbose && done_iters % opt.verbose == 0 && rank == 0) {
             printf("cg: iteration %d: relative residual %.6e\n", done_iters, sqrt(rr) / bnorm);
@@ -976,9 +1116,23 @@ int main(int argc, char **argv)
         MPI_Allreduce(&bad, &anybad, 1, MPI_INT, MPI_MAX, COMM);
         if (anybad)
             break;
+        /* Not after the last iteration (the breaks above), where more processes would do nothing. */
+        if (opt.dynamic) {
+            int a = adapt(&P, argv[0], args, &rank, &nprocs, done_iters, rr, bb, &f);
+            if (a) {
+                left = a > 0;
+                break;
+            }
+        }
     }
-    if (began)
+    /* A removed process is no member of XMPI_COMM_WORLD any more: nothing to report. */
+    if (left)
+        goto done;
+    if (in_iter)
         monitor_check(MONITOR_END(), "XMPI_Monitor_iter_end", rank, &f, &warned);
+    /* A stop in the middle of a change may leave rank and size stale. */
+    MPI_Comm_rank(COMM, &rank);
+    MPI_Comm_size(COMM, &nprocs);
     double mine_t[2] = {MPI_Wtime() - t0, f.code ? 1.0 : 0.0}, all_t[2];
     MPI_Allreduce(mine_t, all_t, 2, MPI_DOUBLE, MPI_MAX, COMM);
     if (all_t[1] != 0.0) {
@@ -1020,6 +1174,7 @@ int main(int argc, char **argv)
 
 done:
     release(&P);
+    free(args);
     MPI_Finalize();
     return status;
 }

@@ -37,6 +37,7 @@ struct options {
     const char *file;
     double tol;
     int balance;   /* -b: register the rows and call XMPI_Eval_lbalance each iteration */
+    int dynamic;   /* -d: grow and shrink as libxmpi's resource manager says */
     double weights[MAX_WEIGHTS];   /* -p: initial blocks in proportion to these, one per rank */
     int nweights;
     int help;
@@ -56,7 +57,8 @@ struct problem {
 static void usage(FILE *out)
 {
     fprintf(out,
-            "usage: jacobi [-n ORDER] [-i ITERATIONS] [-s SEED] [-f FILE] [-t TOL] [-p W,W,...] [-b] [-h]\n"
+            "usage: jacobi [-n ORDER] [-i ITERATIONS] [-s SEED] [-f FILE] [-t TOL] [-p W,W,...] [-b] [-d]\n"
+            "              [-h]\n"
             "  -n ORDER       order of the generated system, 1 to %d (default 1000)\n"
             "  -i ITERATIONS  Jacobi sweeps to run, 0 to %d (default 100)\n"
             "  -s SEED        seed of the generated matrix, 0 to %llu (default 1)\n"
@@ -68,6 +70,17 @@ static void usage(FILE *out)
             "                 blocks\n"
             "  -b             balance the load: register A, b and x's rows with libxmpi and call\n"
             "                 XMPI_Eval_lbalance after each iteration (not in jacobi-plain)\n"
+            "  -d             malleable: after each iteration ask libxmpi's resource manager\n"
+            "                 (--xmpi-rms) with XMPI_Get_system_status and grow or shrink the job as it\n"
+            "                 says. On spawn, XMPI_Spawn starts the offered processes of this program\n"
+            "                 with the same options, and A, b and x move to even blocks over the grown\n"
+            "                 job; the new processes receive their rows (XMPI_Get_data) and resume at\n"
+            "                 the next iteration. On shrink, XMPI_Remove takes spawned processes out:\n"
+            "                 they hand their rows to the others and exit 0 without a result line,\n"
+            "                 and the rows are evened out again. Registers the rows as -b does (both\n"
+            "                 may be given) and x as a replicated vector. Rank 0 prints a line per\n"
+            "                 change; the result, whose ranks= and rows= show the final job, is the\n"
+            "                 same bits as a static run. Not in jacobi-plain\n"
             "  -h             print this help\n",
             INT_MAX, INT_MAX, (unsigned long long)UINT64_MAX, MM_HEADER);
 }
@@ -121,7 +134,7 @@ static int parse_options(int argc, char **argv, struct options *o, struct failur
 
     opterr = 0;
     int c;
-    while ((c = getopt(argc, argv, ":n:i:s:f:t:p:bh")) != -1) {
+    while ((c = getopt(argc, argv, ":n:i:s:f:t:p:bdh")) != -1) {
         switch (c) {
         case 'n':
             if (parse_long(optarg, 1, INT_MAX, &o->order))
@@ -162,6 +175,13 @@ static int parse_options(int argc, char **argv, struct options *o, struct failur
                 return fail(f, EXIT_USAGE, "jacobi: -b needs libxmpi; jacobi-plain cannot balance\n");
             o->balance = 1;
             break;
+        case 'd':
+            if (!HAVE_LBALANCE)
+                return fail(f, EXIT_USAGE,
+                            "jacobi: -d needs libxmpi to spawn and remove processes; jacobi-plain cannot "
+                            "(use jacobi)\n");
+            o->dynamic = 1;
+            break;
         case 'h':
             o->help = 1;
             return 0;
@@ -171,16 +191,16 @@ static int parse_options(int argc, char **argv, struct options *o, struct failur
             if (optopt != '-')
                 return fail(f, EXIT_USAGE,
                             "jacobi: unknown option '-%c'; accepted: -n ORDER -i ITERATIONS -s SEED -f FILE "
-                            "-t TOL -p W,W,... -b -h\n",
+                            "-t TOL -p W,W,... -b -d -h\n",
                             optopt);
             /* getopt sees '--name' as an unknown '-' and does not say which word it was. */
             for (int k = 1; k < argc; k++)
                 if (strncmp(argv[k], "--", 2) == 0 && argv[k][2] != '\0')
                     return fail(f, EXIT_USAGE,
                                 "jacobi: unknown option '%s'; long options are not accepted, only -n ORDER "
-                                "-i ITERATIONS -s SEED -f FILE -t TOL -p W,W,... -b -h\n",
+                                "-i ITERATIONS -s SEED -f FILE -t TOL -p W,W,... -b -d -h\n",
                                 argv[k]);
-            return fail(f, EXIT_USAGE, "jacobi: unknown option '-'; accepted: -n -i -s -f -t -p -b -h\n");
+            return fail(f, EXIT_USAGE, "jacobi: unknown option '-'; accepted: -n -i -s -f -t -p -b -d -h\n");
         }
     }
     if (optind < argc)
@@ -426,18 +446,65 @@ static double sweep(struct problem *p)
     return diff;
 }
 
+/* ||A x - b|| / ||b|| (rank 0), summed over the rows in global order rather than per rank, so
+ * that it is the same bits whatever partition -b and -d have left. Returns agree()'s verdict. */
+static int true_residual(const struct problem *p, int rank, int nprocs, double *out, struct failure *f)
+{
+    const int n = p->n;
+    double *mine = alloc_array(2 * (size_t)p->count, sizeof *mine, f);
+    double *all = rank == 0 ? alloc_array(2 * (size_t)n, sizeof *all, f) : NULL;
+    int status = agree(f, rank, nprocs);
+    if (!status) {
+        for (int ii = 0; ii < p->count; ii++) {
+            const double *row = p->a + (size_t)ii * n;
+            double s = 0.0;
+            for (int j = 0; j < n; j++)
+                s += row[j] * p->x[j];
+            double r = s - p->b[ii];
+            mine[2 * ii] = r * r;
+            mine[2 * ii + 1] = p->b[ii] * p->b[ii];
+        }
+        /* One element per row keeps the counts within int for any order. */
+        MPI_Datatype pair;
+        MPI_Type_contiguous(2, MPI_DOUBLE, &pair);
+        MPI_Type_commit(&pair);
+        MPI_Gatherv(mine, p->count, pair, all, p->counts, p->displs, pair, 0, COMM);
+        MPI_Type_free(&pair);
+        if (rank == 0) {
+            double rr = 0.0, bb = 0.0;
+            for (int i = 0; i < n; i++) {
+                rr += all[2 * i];
+                bb += all[2 * i + 1];
+            }
+            *out = bb > 0 ? sqrt(rr) / sqrt(bb) : sqrt(rr);
+        }
+    }
+    free(mine);
+    free(all);
+    return status;
+}
+
 #if HAVE_LBALANCE
+#define JOINING() (XMPI_Get_process_status() == XMPI_NEWLY_SPAWNED)
+
 /* The rows move with their data: A, b and x's local part are registered, and the library
- * frees the old buffers and stores the new ones in p after a move. */
-static int register_rows(struct problem *p, struct failure *f)
+ * frees the old buffers and stores the new ones in p after a move. -d also registers the whole
+ * x as replicated, so that a spawned process receives it with its rows. `record` tells the
+ * library the uneven blocks -p starts from; a spawned process, which registers the same
+ * structures with NULL pointers, records nothing. */
+static int register_rows(struct problem *p, int with_x, int record, struct failure *f)
 {
     int rc = XMPI_Register_dense(&p->a, p->n, MPI_DOUBLE, XMPI_DISTRIBUTED);
     if (!rc) rc = XMPI_Register_vector(&p->b, p->n, MPI_DOUBLE, XMPI_DISTRIBUTED);
     if (!rc) rc = XMPI_Register_vector(&p->xloc, p->n, MPI_DOUBLE, XMPI_DISTRIBUTED);
-    /* Record the blocks jacobi actually uses (they are the library's even blocks anyway). */
-    if (!rc) rc = XMPI_Redistribute_data(p->count, p->displ, p->count, p->displ);
-    if (rc) return fail(f, EXIT_RUNTIME, "jacobi: registering the rows failed: %s\n", XMPI_Error_string(rc));
-    return 0;
+    if (!rc && with_x) rc = XMPI_Register_vector(&p->x, p->n, MPI_DOUBLE, XMPI_REPLICATED);
+    if (rc) fail(f, EXIT_RUNTIME, "jacobi: registering the rows failed: %s\n", XMPI_Error_string(rc));
+    /* Called even after a failed registration: the library then refuses the move on every
+     * process alike, where skipping it here would leave the others waiting in it. */
+    if (record && (rc = XMPI_Redistribute_data(p->count, p->displ, p->count, p->displ)))
+        fail(f, EXIT_RUNTIME, "jacobi: XMPI_Redistribute_data recording the initial blocks failed: %s\n",
+             XMPI_Error_string(rc));
+    return f->code ? -1 : 0;
 }
 
 static int rebalance(struct problem *p, int rank, int nprocs, int it, int maxit, struct failure *f)
@@ -447,18 +514,106 @@ static int rebalance(struct problem *p, int rank, int nprocs, int it, int maxit,
     for (int r = 0; r < nprocs; r++) XMPI_Get_wsize(r, nprocs, p->n, &p->counts[r], &p->displs[r]);
     return 0;
 }
+
+/* What a spawned process cannot take from its options: a -f file's order is in the file, which
+ * it does not read (the rows come from the other processes). */
+struct join_header {
+    int n;
+    int from_file;
+};
+
+/* After the job changed: rank and size from the new XMPI_COMM_WORLD, every rank's block from
+ * the library, and one reduction (new processes included) saying whether any process failed. */
+static int settle(struct problem *p, int *rank, int *nprocs, struct failure *f)
+{
+    MPI_Comm_rank(COMM, rank);
+    MPI_Comm_size(COMM, nprocs);
+    free(p->counts);
+    free(p->displs);
+    p->counts = alloc_array((size_t)*nprocs, sizeof *p->counts, f);
+    p->displs = alloc_array((size_t)*nprocs, sizeof *p->displs, f);
+    if (p->counts && p->displs) {
+        for (int r = 0; r < *nprocs; r++)
+            XMPI_Get_wsize(r, *nprocs, p->n, &p->counts[r], &p->displs[r]);
+        p->count = p->counts[*rank];
+        p->displ = p->displs[*rank];
+    }
+    int bad = f->code != 0, any;
+    MPI_Allreduce(&bad, &any, 1, MPI_INT, MPI_MAX, COMM);
+    return any;
+}
+
+/* -d, at the end of an iteration: follows the resource manager. 0: go on; 1: this process was
+ * removed and must leave; -1: stop, on every process that stays. */
+static int adapt(struct problem *p, const char *prog, char **args, int *rank, int *nprocs, int it,
+                 struct failure *f)
+{
+    int howmany = 0, what = follow_rms(prog, args, it, &howmany, f);
+    if (what == FOLLOW_NONE) return 0;
+    if (what == FOLLOW_LEFT) return 1;
+    if (what == FOLLOW_FAILED) return -1;
+    if (what == FOLLOW_SPAWNED) {
+        struct join_header h = {p->n, p->from_file};
+        MPI_Bcast(&h, (int)sizeof h, MPI_BYTE, 0, COMM);
+        if (move_to_even(p->n, p->count, p->displ, it, f)) return -1;
+    } else {
+        /* XMPI_Remove handed the leavers' rows to the others in proportion to what each held;
+         * even blocks make the job the same as one started at this size. */
+        int r, np, c, d;
+        MPI_Comm_rank(COMM, &r);
+        MPI_Comm_size(COMM, &np);
+        XMPI_Get_wsize(r, np, p->n, &c, &d);
+        if (!partition_is_even(p->n, np) && move_to_even(p->n, c, d, it, f)) return -1;
+    }
+    if (settle(p, rank, nprocs, f)) return -1;
+    announce(*rank, it, what, howmany, *nprocs);
+    return 0;
+}
+
+/* A process that -d spawned: the order from rank 0, the structures registered empty in the
+ * parents' order, then its rows and the iteration to resume at, collectively with the parents'
+ * adapt(). It reads and generates nothing. */
+static int join(struct problem *p, int *rank, int *nprocs, int *it, struct failure *f)
+{
+    struct join_header h;
+    MPI_Bcast(&h, (int)sizeof h, MPI_BYTE, 0, COMM);
+    p->n = h.n;
+    p->from_file = h.from_file;
+    register_rows(p, 1, 0, f);
+    int rc = XMPI_Get_data(it);
+    if (rc)
+        return fail(f, EXIT_RUNTIME, "jacobi: XMPI_Get_data failed: %s\n", XMPI_Error_string(rc));
+    return settle(p, rank, nprocs, f) ? -1 : 0;
+}
 #else
-static int register_rows(struct problem *p, struct failure *f) { (void)p; (void)f; return 0; }
+#define JOINING() 0
+static int register_rows(struct problem *p, int with_x, int record, struct failure *f)
+{
+    (void)p; (void)with_x; (void)record; (void)f;
+    return 0;
+}
 static int rebalance(struct problem *p, int rank, int nprocs, int it, int maxit, struct failure *f)
 {
     (void)p; (void)rank; (void)nprocs; (void)it; (void)maxit; (void)f;
     return 0;
+}
+static int adapt(struct problem *p, const char *prog, char **args, int *rank, int *nprocs, int it,
+                 struct failure *f)
+{
+    (void)p; (void)prog; (void)args; (void)rank; (void)nprocs; (void)it; (void)f;
+    return 0;
+}
+static int join(struct problem *p, int *rank, int *nprocs, int *it, struct failure *f)
+{
+    (void)p; (void)rank; (void)nprocs; (void)it;
+    return fail(f, EXIT_RUNTIME, "jacobi: jacobi-plain cannot be spawned\n");
 }
 #endif
 
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
+    double t0 = MPI_Wtime();   /* a spawned process's clock; the others restart it below */
     int rank, nprocs;
     MPI_Comm_rank(COMM, &rank);
     MPI_Comm_size(COMM, &nprocs);
@@ -466,43 +621,54 @@ int main(int argc, char **argv)
     struct options opt;
     struct failure f = {0};
     struct problem p = {0};
-    int status = 0;
+    int status = 0, stop = 0, left = 0, warned = 0, done_iters = 0;
+    char **args = copy_args(argc, argv, &f);
+    const int joining = JOINING();
 
     parse_options(argc, argv, &opt, &f);
-    if ((status = agree(&f, rank, nprocs)))
-        goto done;
-    if (opt.help) {
-        if (rank == 0)
-            usage(stdout);
-        goto done;
-    }
-
-    if (opt.nweights && opt.nweights != nprocs) {
-        fail(&f, EXIT_USAGE, "jacobi: -p gives %d weight(s) for %d ranks; give one per rank\n", opt.nweights,
-             nprocs);
-    } else if (opt.file) {
-        read_matrix(&p, &opt, rank, nprocs, &f);
+    if (joining) {
+        /* Started by -d: the parents accepted these options and wait for it in adapt(). */
+        stop = join(&p, &rank, &nprocs, &done_iters, &f) != 0;
     } else {
-        p.n = (int)opt.order;
-        if (allocate(&p, &opt, rank, nprocs, &f) == 0)
-            generate(&p, opt.seed);
-    }
-    if (!f.code && opt.balance)
-        register_rows(&p, &f);
-    if ((status = agree(&f, rank, nprocs)))
-        goto done;
+        if ((status = agree(&f, rank, nprocs)))
+            goto done;
+        if (opt.help) {
+            if (rank == 0)
+                usage(stdout);
+            goto done;
+        }
 
-    if (rank == 0) {
-        printf("jacobi: order %d, iterations %ld, ranks %d, source %s, library %s\n", p.n, opt.iterations, nprocs,
-               opt.file ? opt.file : "generated", LIBRARY_NAME);
-        fflush(stdout);
+        if (opt.nweights && opt.nweights != nprocs) {
+            fail(&f, EXIT_USAGE, "jacobi: -p gives %d weight(s) for %d ranks; give one per rank\n", opt.nweights,
+                 nprocs);
+        } else if (opt.file) {
+            read_matrix(&p, &opt, rank, nprocs, &f);
+        } else {
+            p.n = (int)opt.order;
+            if (allocate(&p, &opt, rank, nprocs, &f) == 0)
+                generate(&p, opt.seed);
+        }
+        /* Registration ends in a collective: every rank must get there, or none. */
+        if ((status = agree(&f, rank, nprocs)))
+            goto done;
+        /* Even blocks are what the library assumes at the first registration; only -p's need
+         * recording, and a recording move would show in the trace as the first interval's action. */
+        if (opt.balance || opt.dynamic)
+            register_rows(&p, opt.dynamic, opt.nweights > 0, &f);
+        if ((status = agree(&f, rank, nprocs)))
+            goto done;
+
+        if (rank == 0) {
+            printf("jacobi: order %d, iterations %ld, ranks %d, source %s, library %s\n", p.n, opt.iterations,
+                   nprocs, opt.file ? opt.file : "generated", LIBRARY_NAME);
+            fflush(stdout);
+        }
+        MPI_Barrier(COMM);
+        t0 = MPI_Wtime();
     }
 
     const int n = p.n;
-    int warned = 0, done_iters = 0;
-    MPI_Barrier(COMM);
-    double t0 = MPI_Wtime();
-    while (done_iters < opt.iterations) {
+    while (!stop && done_iters < opt.iterations) {
         monitor_check(MONITOR_BEGIN(), "XMPI_Monitor_iter_begin", rank, &f, &warned);
         double diff = sweep(&p);
         monitor_check(MONITOR_ADD_WORK(2.0 * p.count * n), "XMPI_Monitor_add_work", rank, &f, &warned);
@@ -519,33 +685,32 @@ int main(int argc, char **argv)
             break;
         if (opt.tol > 0 && all[0] < opt.tol)
             break;
-    }
-    double mine_t[2] = {MPI_Wtime() - t0, f.code ? 1.0 : 0.0}, all_t[2];
-    MPI_Allreduce(mine_t, all_t, 2, MPI_DOUBLE, MPI_MAX, COMM);
-    if (all_t[1] != 0.0) {
-        if (f.code) {
-            fputs(f.msg, stderr);
-            fflush(stderr);
+        /* Outside the monitored iteration, where the library allows spawning; not after the last
+         * one, where there is nothing left to do with more processes. */
+        if (opt.dynamic && done_iters < opt.iterations) {
+            int a = adapt(&p, argv[0], args, &rank, &nprocs, done_iters, &f);
+            if (a) {
+                left = a > 0;
+                break;
+            }
         }
-        status = EXIT_RUNTIME;
+    }
+    /* A removed process is no member of XMPI_COMM_WORLD any more: nothing to report. */
+    if (left)
         goto done;
-    }
-    double elapsed = all_t[0];
+    /* A stop in the middle of a change may leave rank and size stale. */
+    MPI_Comm_rank(COMM, &rank);
+    MPI_Comm_size(COMM, &nprocs);
+    double mine_t = MPI_Wtime() - t0, elapsed;
+    if ((status = agree(&f, rank, nprocs)))
+        goto done;
+    MPI_Allreduce(&mine_t, &elapsed, 1, MPI_DOUBLE, MPI_MAX, COMM);
 
-    double sums[2] = {0.0, 0.0}, total[2];
-    for (int ii = 0; ii < p.count; ii++) {
-        const double *row = p.a + (size_t)ii * n;
-        double s = 0.0;
-        for (int j = 0; j < n; j++)
-            s += row[j] * p.x[j];
-        double r = s - p.b[ii];
-        sums[0] += r * r;
-        sums[1] += p.b[ii] * p.b[ii];
-    }
-    MPI_Allreduce(sums, total, 2, MPI_DOUBLE, MPI_SUM, COMM);
+    double residual = 0.0;
+    if ((status = true_residual(&p, rank, nprocs, &residual, &f)))
+        goto done;
 
     if (rank == 0) {
-        double residual = total[1] > 0 ? sqrt(total[0]) / sqrt(total[1]) : sqrt(total[0]);
         double error = 0.0;
         for (int i = 0; i < n; i++) {
             double e = fabs(p.x[i] - x_true(&p, i));
@@ -565,6 +730,7 @@ int main(int argc, char **argv)
 
 done:
     release(&p);
+    free(args);
     MPI_Finalize();
     return status;
 }

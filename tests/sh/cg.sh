@@ -118,6 +118,7 @@ bad "unknown long option refused" "--long" "$C" --long
 bad "--cg-shuffle=0 refused" "--cg-shuffle=0" "$C" --cg-shuffle=0
 bad "--cg-shuffle refused by cg-plain" "cg-plain" "$CP" --cg-shuffle=3
 bad "-b refused by cg-plain" "cg-plain cannot balance" "$CP" -b
+bad "-d refused by cg-plain" "-d needs libxmpi.*cg-plain cannot" "$CP" -d
 bad "-g and -m together refused" "one matrix source" "$C" -g uneven:10 -m "$TMP/sym.mtx"
 bad "missing file refused" "none.mtx" "$C" -m "$TMP/none.mtx"
 judge_bad

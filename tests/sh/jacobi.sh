@@ -23,6 +23,9 @@ check "same solution on 1 rank" test "$c" = "$(field checksum "$TMP/xmpi1")"
 check "same solution on 3 ranks" test "$c" = "$(field checksum "$TMP/xmpi3")"
 check "same residual with and without libxmpi" \
     test "$(field residual "$TMP/plain2")" = "$(field residual "$TMP/xmpi2")"
+# Summed over the rows in global order, the residual does not depend on the partition either.
+check "same residual on 1 and 3 ranks" \
+    test "$(field residual "$TMP/xmpi1")" = "$(field residual "$TMP/xmpi3")" -a -n "$(field residual "$TMP/xmpi1")"
 # b = A x* with a known x*: the error is measured against it, not against another run.
 check "converges to the known solution (max error < 1e-10)" \
     awk -v e="$(field error "$TMP/xmpi3")" 'BEGIN { exit !(e != "" && e + 0 < 1e-10) }'
@@ -86,3 +89,10 @@ check "-p 1,1,2 with -b on 3 ranks starts from 60/60/120 and keeps the solution"
 bad "-p with a zero weight refused" "-p" -p 1,0
 bad "-p with an empty weight refused" "-p" -p 1,,2
 bad "-p with one weight for 2 ranks refused" "one per rank" -p 1
+
+# -d spawns and removes processes (tests/sh/malleable.sh); the plain build cannot, and says so
+# once, before any work.
+"$LAUNCH" -np 2 "$JP" -n 100 -d >"$TMP/plaind" 2>&1
+rc=$?
+check "-d refused by jacobi-plain: exit 2, one message, no result" \
+    test $rc = 2 -a "$(grep -c '^jacobi: -d needs libxmpi' "$TMP/plaind")" = 1 -a "$(grep -c '^result:' "$TMP/plaind")" = 0
