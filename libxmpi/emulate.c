@@ -235,9 +235,18 @@ static int up(char *rel)
     return 1;
 }
 
+static long base_period = PERIOD_US;
+
+int xmpi_emulate_set_period(long us)
+{
+    if (us < MIN_QUOTA_US || us > MAX_PERIOD_US) return -1;
+    base_period = us;
+    return 0;
+}
+
 static long period_us(double speed)
 {
-    if (speed * (double)PERIOD_US >= (double)MIN_QUOTA_US) return PERIOD_US;
+    if (speed * (double)base_period >= (double)MIN_QUOTA_US) return base_period;
     double p = ceil((double)MIN_QUOTA_US / speed);
     return p > (double)MAX_PERIOD_US ? MAX_PERIOD_US : (long)p;
 }

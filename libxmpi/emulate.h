@@ -10,6 +10,10 @@
  * no writable cgroup CPU controller exists (msg says why; the caller runs unlimited), -1
  * on a bad argument or a failure that left nothing behind (msg says what). */
 int xmpi_emulate_limit(double speed, const char *tag, char *msg, size_t msglen);
+/* The quota period for speeds that fit it (default 10000 us; speeds whose quota would be
+ * under the kernel's 1 ms minimum get a longer one, up to 100000 us). 0, or -1 when `us` is
+ * outside 1000..100000 (the period stays). Applies to later xmpi_emulate_limit calls. */
+int xmpi_emulate_set_period(long us);
 /* Moves the process back to its original cgroup and removes the one it created. Safe to
  * call when nothing was limited, and more than once. */
 void xmpi_emulate_release(void);

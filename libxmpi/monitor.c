@@ -34,12 +34,22 @@ static struct {
     int have_summary;
     struct xmpi_rank_record *ranks;      /* gather buffer, size nprocs */
     int ranks_cap;
-    char action[32];                     /* for the next trace row; "" = none */
+    char action[96];                     /* for the next trace row; "" = none */
 } mon;
 
 void xmpi_monitor_set_action(const char *action)
 {
-    snprintf(mon.action, sizeof mon.action, "%s", action);
+    /* Several things can happen between two rows (a spawn, then the move of the data): the
+     * row names each kind once, in order, joined by '+'. */
+    size_t n = strlen(action), have = strlen(mon.action);
+    for (const char *p = mon.action; *p;) {
+        const char *e = strchr(p, '+');
+        size_t len = e ? (size_t)(e - p) : strlen(p);
+        if (len == n && !strncmp(p, action, n)) return;
+        p += len + (e ? 1 : 0);
+    }
+    if (have + (have ? 1 : 0) + n >= sizeof mon.action) return;
+    snprintf(mon.action + have, sizeof mon.action - have, "%s%s", have ? "+" : "", action);
 }
 
 static double cpu_now(void)

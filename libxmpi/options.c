@@ -79,6 +79,10 @@ static const struct optdef table[] = {
     {"lb-k", K_INT, 1, 64, OFF(lb_k), 0, "3", "an integer from 1 to 64",
      "interference lasting k sampling intervals in a row is long-term and rebalanced; shorter "
      "bursts are tolerated", NULL, NULL},
+    {"emulate-period", K_INT, 1000, 100000, OFF(emulate_period), 0, "10000",
+     "an integer number of microseconds from 1000 to 100000",
+     "the CPU-quota period of emulated classes (a class runs speed x period of every period; "
+     "a speed whose quota would be under 1 ms gets a longer period)", NULL, NULL},
     {"calibration", K_STRING, 0, 0, OFF(calibration), SZ(calibration),
      "(the defaults measured on the project's machine)",
      "a calibration file, e.g. written by xmpi-calibrate",
@@ -96,6 +100,7 @@ void xmpi_options_defaults(struct xmpi_options *o)
     o->lb_th1 = 10;
     o->lb_th2 = 5;
     o->lb_k = 3;
+    o->emulate_period = 10000;
 }
 
 static const struct optdef *lookup(const char *name, size_t len, int env)

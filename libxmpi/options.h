@@ -25,6 +25,7 @@ struct xmpi_options {
     long lb_th1;                    /* imbalance threshold, percent */
     long lb_th2;                    /* non-dedicated threshold, percent */
     long lb_k;                      /* intervals that make interference long-term */
+    long emulate_period;            /* CPU-quota period of emulated classes, microseconds */
     char calibration[XMPI_PATH_MAX]; /* calibration file; "" = the documented defaults */
 };
 

@@ -64,6 +64,7 @@ static int emulate_self(double speed, char *msg, size_t len)
     snprintf(tag, sizeof tag, "p%ld", (long)getpid());
     /* Groups of processes killed before they could remove theirs; only empty ones go. */
     xmpi_emulate_cleanup();
+    xmpi_emulate_set_period(xmpi_rt.opts.emulate_period);
     w.my_speed_applied = xmpi_emulate_limit(speed, tag, msg, len) == 0;
     return w.my_speed_applied ? 0 : 1;
 }

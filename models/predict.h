@@ -128,7 +128,7 @@ struct xmpi_prediction {
     double t_comp;       /* Eq. 5.3 */
     double t_comm;       /* replay / lambda */
     double t_spawn, t_remove;
-    double t_redist;     /* Eq. 5.8, / lambda */
+    double t_redist;     /* Eq. 5.8, without lambda (predict.c says why) */
     double redist_bytes;
     int nspawn, nremove;
     double t_total;      /* Eq. 5.2 */

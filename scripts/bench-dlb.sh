@@ -130,7 +130,7 @@ late_imbalance() {
         for (i = 1; i <= k; i++) for (j = i + 1; j <= k; j++) if (a[j] < a[i]) { x = a[i]; a[i] = a[j]; a[j] = x }
         if (k == 0) print "nan"; else printf "%.3f\n", k % 2 ? a[(k + 1) / 2] : (a[k / 2] + a[k / 2 + 1]) / 2 }' "$1"
 }
-moves() { awk -F, 'NR > 1 && $10 == "rebalance" { n++ } END { print n + 0 }' "$1"; }
+moves() { awk -F, 'NR > 1 && $10 ~ /(^|[+])rebalance([+]|$)/ { n++ } END { print n + 0 }' "$1"; }
 
 # record EXP NAME VARIANT REP EXTRA: one row of runs.csv for the run just made.
 record() {
@@ -321,7 +321,7 @@ if want c; then
             long=$(awk -v t0="$t0" '$3 == "long" { printf "%.2f", $1 - t0 }' "$OUT/$name.interfere.log")
             early=nan
             [ "$RUN_TIME" != nan ] && [ -n "$long" ] &&
-                early=$(awk -F, -v l="$long" 'NR > 1 && $10 == "rebalance" && $4 < l { n++ } END { print n + 0 }' "$OUT/$name.csv")
+                early=$(awk -F, -v l="$long" 'NR > 1 && $10 ~ /(^|[+])rebalance([+]|$)/ && $4 < l { n++ } END { print n + 0 }' "$OUT/$name.csv")
             record c "$name" "k$k" "$rep" "moves before the long load $early; final rows $(grep -o 'rows=[0-9,]*' "$OUT/$name.log" | tail -n 1 | cut -d= -f2)"
         done
     done

@@ -22,6 +22,8 @@ expect_stop() {
 }
 
 expect_stop "si=0 is refused" "option --xmpi-si: '0' is not accepted; expected an integer" -- --xmpi-si=0
+expect_stop "emulate-period=999 is refused" "option --xmpi-emulate-period: '999' is not accepted; expected an integer number of microseconds from 1000 to 100000" -- --xmpi-emulate-period=999
+expect_stop "emulate-period=100001 is refused" "option --xmpi-emulate-period: '100001'" -- --xmpi-emulate-period=100001
 expect_stop "si=abc is refused" "option --xmpi-si: 'abc'" -- --xmpi-si=abc
 expect_stop "verbose=7 is refused" "option --xmpi-verbose: '7'" -- --xmpi-verbose=7
 expect_stop "empty events refused" "option --xmpi-events" -- --xmpi-events=

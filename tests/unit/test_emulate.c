@@ -368,6 +368,46 @@ END_TEST
 /* 0.29 and 0.57 are just below whole microseconds in binary, so truncating would show. */
 static const double speeds[] = {1.0, 0.75, 0.5, 0.29, 0.57, 0.1, 0.0999, 0.05, 0.02, 0.01, 0.005, 1e-9};
 
+/* --xmpi-emulate-period: another base period, the same rule below the 1 ms minimum quota. */
+START_TEST(test_period_option)
+{
+    ck_assert_int_eq(xmpi_emulate_set_period(999), -1);
+    ck_assert_int_eq(xmpi_emulate_set_period(100001), -1);
+    ck_assert_int_eq(xmpi_emulate_set_period(2000), 0);
+    char before[16384], tag[64], prefix[64];
+    tag_for(tag, sizeof tag, "per");
+    snprintf(prefix, sizeof prefix, "ut%ld-", (long)getpid());
+    self_cgroup(before, sizeof before);
+    int rc = xmpi_emulate_limit(0.5, tag, err, sizeof err);
+    if (rc == 1) {
+        xmpi_emulate_set_period(10000);
+        assert_unavailable(before, prefix);
+        return;
+    }
+    ck_assert_msg(rc == 0, "rc %d: %s", rc, err);
+    struct found g;
+    ck_assert(find_group(tag, &g));
+    long want_q = 1000, want_p = 2000;   /* 0.5 x 2 ms */
+    for (int step = 0; step < 2; step++) {
+        long period = 0, quota;
+        if (g.v2) {
+            quota = read_long_file(g.dir, "cpu.max", &period);
+        } else {
+            quota = read_long_file(g.dir, "cpu.cfs_quota_us", NULL);
+            period = read_long_file(g.dir, "cpu.cfs_period_us", NULL);
+        }
+        ck_assert_int_eq(quota, want_q);
+        ck_assert_int_eq(period, want_p);
+        /* 0.3 x 2 ms is under 1 ms: the period grows to 1 ms / 0.3. */
+        ck_assert_msg(xmpi_emulate_limit(0.3, tag, err, sizeof err) == 0, "%s", err);
+        want_q = 1000;
+        want_p = 3334;
+    }
+    xmpi_emulate_set_period(10000);
+    release_restores(before, g.dir);
+}
+END_TEST
+
 START_TEST(test_quota_values)
 {
     char before[16384], tag[64], prefix[64];
@@ -676,6 +716,7 @@ Suite *emulate_suite(void)
 
     tc = tcase_create("limit");
     tcase_add_test(tc, test_limit_update_release);
+    tcase_add_test(tc, test_period_option);
     tcase_add_loop_test(tc, test_quota_values, 0, (int)(sizeof speeds / sizeof speeds[0]));
     tcase_add_test(tc, test_release_without_limit);
     tcase_add_test(tc, test_release_then_limit_again);
