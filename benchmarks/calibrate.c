@@ -27,6 +27,7 @@ struct args {
     const char *spawn_file;
     long spawn;   /* spawn/remove cycles; 0: not asked */
     int help;
+    int link_child;   /* internal: a process spawned to measure the spawned link */
 };
 
 static void usage(FILE *f)
@@ -40,11 +41,17 @@ static void usage(FILE *f)
             "                 (default 16 MiB), REPS samples per size (default 15, the median is kept),\n"
             "                 then a least-squares fit of t = alpha + n * beta weighted by 1/t^2\n"
             "    gamma        MPI_Reduce_local(MPI_SUM) over 2 Mi doubles, per byte\n"
+            "    copy         memcpy into a freshly allocated 64 MiB buffer, per byte, page\n"
+            "                 faults included (a redistribution fills new buffers)\n"
             "    spawn_single, spawn_group, remove\n"
             "                 --spawn-file FILE: taken from FILE (xmpi-spawnbench's output, or any\n"
             "                 calibration file); --spawn: XMPI_Spawn and XMPI_Remove of 1 process,\n"
             "                 CYCLES times (default 3, median), giving spawn_single and remove; the\n"
             "                 others keep their defaults, which the summary marks.\n"
+            "    alpha_spawned, beta_spawned\n"
+            "                 with --spawn: one more process is spawned and the ping-pong runs\n"
+            "                 between rank 0 and it (up to 4 MiB): the link between processes of\n"
+            "                 different spawns, which Open MPI 4.1 joins over TCP even on one host\n"
             "  -h prints this help. Bad options exit with status 2.\n");
 }
 
@@ -109,6 +116,8 @@ static int parse_args(int argc, char **argv, struct args *a, char *err, size_t l
                 return bad_value(err, len, "--spawn-file", v ? v : "(no value)",
                                  "a calibration file, e.g. xmpi-spawnbench's output");
             a->spawn_file = v;
+        } else if (!strcmp(o, "--link-child")) {
+            a->link_child = 1;
         } else if (!strcmp(o, "--spawn")) {
             a->spawn = 3;
         } else if (!strncmp(o, "--spawn=", 8)) {
@@ -132,15 +141,16 @@ static int parse_args(int argc, char **argv, struct args *a, char *err, size_t l
     return 0;
 }
 
-/* `m` round trips of n bytes between ranks 0 and 1, bypassing the library's profiling
- * wrappers (PMPI_), so that what is measured is MPI's own cost. Seconds on rank 0. */
-static double round_trips(int rank, char *buf, int n, long m)
+/* `m` round trips of n bytes between rank 0 and `peer`, bypassing the library's profiling
+ * wrappers (PMPI_), so that what is measured is MPI's own cost. Seconds on rank 0; the other
+ * ranks do nothing. */
+static double round_trips(int rank, int peer, char *buf, int n, long m)
 {
     double t0 = MPI_Wtime();
-    for (long i = 0; i < m; i++) {
+    for (long i = 0; i < m && (rank == 0 || rank == peer); i++) {
         if (rank == 0) {
-            PMPI_Send(buf, n, MPI_BYTE, 1, TAG, XMPI_COMM_WORLD);
-            PMPI_Recv(buf, n, MPI_BYTE, 1, TAG, XMPI_COMM_WORLD, MPI_STATUS_IGNORE);
+            PMPI_Send(buf, n, MPI_BYTE, peer, TAG, XMPI_COMM_WORLD);
+            PMPI_Recv(buf, n, MPI_BYTE, peer, TAG, XMPI_COMM_WORLD, MPI_STATUS_IGNORE);
         } else {
             PMPI_Recv(buf, n, MPI_BYTE, 0, TAG, XMPI_COMM_WORLD, MPI_STATUS_IGNORE);
             PMPI_Send(buf, n, MPI_BYTE, 0, TAG, XMPI_COMM_WORLD);
@@ -160,8 +170,25 @@ struct pingpong {
     const char *how;         /* NULL: the fit; else why another estimate was used */
 };
 
-static void ping_pong(int rank, const struct args *a, struct pingpong *p)
+/* A barrier that sleeps while it waits: a process busy-polling beside the two that measure
+ * would take a core from them on a small machine. */
+static void sleepy_barrier(void)
 {
+    MPI_Request rq;
+    int done = 0;
+    PMPI_Ibarrier(XMPI_COMM_WORLD, &rq);
+    while (PMPI_Test(&rq, &done, MPI_STATUS_IGNORE) == MPI_SUCCESS && !done)
+        nanosleep(&(struct timespec){0, 1000000L}, NULL);
+}
+
+/* Collective over XMPI_COMM_WORLD; the ping-pong runs between rank 0 and `peer` while the
+ * others sleep. */
+static void ping_pong(int rank, int peer, const struct args *a, struct pingpong *p)
+{
+    if (rank != 0 && rank != peer) {
+        sleepy_barrier();
+        return;
+    }
     char *buf = malloc((size_t)a->max_bytes);
     if (!buf) {
         fprintf(stderr, "xmpi-calibrate: rank %d: cannot allocate %ld bytes\n", rank, a->max_bytes);
@@ -177,20 +204,22 @@ static void ping_pong(int rank, const struct args *a, struct pingpong *p)
     double samples[MAX_REPS];
     for (int s = 0; s < p->nsizes; s++) {
         int n = (int)p->bytes[s];
-        round_trips(rank, buf, n, 2);   /* warm-up: connection, buffers, protocol switch */
+        round_trips(rank, peer, buf, n, 2);   /* warm-up: connection, buffers, protocol switch */
         long m = 0;
         if (rank == 0) {
-            double pilot = round_trips(rank, buf, n, 4) / 4;
+            double pilot = round_trips(rank, peer, buf, n, 4) / 4;
             double want = SAMPLE_SECONDS / (pilot > 0 ? pilot : 1e-9);
             m = want < 1 ? 1 : want > 100000 ? 100000 : (long)ceil(want);
         } else {
-            round_trips(rank, buf, n, 4);
+            round_trips(rank, peer, buf, n, 4);
         }
-        PMPI_Bcast(&m, 1, MPI_LONG, 0, XMPI_COMM_WORLD);
-        for (long r = 0; r < a->reps; r++) samples[r] = round_trips(rank, buf, n, m) / (2.0 * m);
+        if (rank == 0) PMPI_Send(&m, 1, MPI_LONG, peer, TAG, XMPI_COMM_WORLD);
+        else PMPI_Recv(&m, 1, MPI_LONG, 0, TAG, XMPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        for (long r = 0; r < a->reps; r++) samples[r] = round_trips(rank, peer, buf, n, m) / (2.0 * m);
         p->t[s] = median(samples, (int)a->reps);
     }
     free(buf);
+    sleepy_barrier();
 
     /* Weighted by 1/t^2, i.e. relative errors: unweighted, the milliseconds of the largest
      * messages would decide alpha, which is a microsecond, and could make it negative. */
@@ -250,6 +279,57 @@ static double measure_gamma(int rank, long reps, double *median_s)
     return g;
 }
 
+/* An allgather and a barrier over XMPI_COMM_WORLD: every pair of processes has exchanged a
+ * message afterwards. */
+static void touch_all_pairs(void)
+{
+    int me = 0, size = 1;
+    MPI_Comm_rank(XMPI_COMM_WORLD, &me);
+    MPI_Comm_size(XMPI_COMM_WORLD, &size);
+    int *all = malloc(sizeof *all * (size_t)size);
+    if (all) {
+        /* Point to point to each, not a collective whose algorithm may skip pairs. */
+        for (int r = 0; r < size; r++) {
+            if (r == me) continue;
+            PMPI_Sendrecv(&me, 1, MPI_INT, r, TAG, &all[r], 1, MPI_INT, r, TAG, XMPI_COMM_WORLD,
+                          MPI_STATUS_IGNORE);
+        }
+        free(all);
+    }
+    PMPI_Barrier(XMPI_COMM_WORLD);
+}
+
+/* Seconds per byte of filling freshly allocated memory (memcpy into a new 64 MiB buffer, page
+ * faults included), as a redistribution fills its new buffers; on rank 0. Large blocks come
+ * from mmap and go back with free, so every sample gets fresh pages. */
+#define COPY_BYTES (64L << 20)
+static double measure_copy(int rank, long reps)
+{
+    double c = 0;
+    if (rank == 0) {
+        char *src = malloc(COPY_BYTES);
+        if (src) {
+            memset(src, 1, COPY_BYTES);
+            double samples[MAX_REPS];
+            long n = 0;
+            for (long r = 0; r < reps; r++) {
+                double t0 = MPI_Wtime();
+                char *dst = malloc(COPY_BYTES);
+                if (!dst) break;
+                memcpy(dst, src, COPY_BYTES);
+                samples[n++] = MPI_Wtime() - t0;
+                /* Read one byte so that the copy cannot be optimized away. */
+                if (dst[COPY_BYTES - 1] != 1) fprintf(stderr, "xmpi-calibrate: copy check failed\n");
+                free(dst);
+            }
+            if (n) c = median(samples, (int)n) / (double)COPY_BYTES;
+            free(src);
+        }
+    }
+    PMPI_Barrier(XMPI_COMM_WORLD);
+    return c;
+}
+
 /* XMPI_Spawn and XMPI_Remove of one process (this program), `cycles` times. 0, or -1 when a
  * spawn failed (rank 0 said why; nothing is left running). */
 static int measure_spawn(int rank, const char *self, long cycles, double *spawn, double *remove)
@@ -269,7 +349,12 @@ static int measure_spawn(int rank, const char *self, long cycles, double *spawn,
                         rc == XMPI_ERR_RESOURCES ? " (add --xmpi-oversubscribe on small machines)" : "");
             return -1;
         }
-        MPI_Barrier(XMPI_COMM_WORLD);   /* the child is in; it removes itself with us */
+        /* The child is in; it removes itself with us. Every pair talks once first: MPI opens
+         * connections on first contact (TCP to a spawned process), which a running job has
+         * long paid when it removes processes. Then the child reaches XMPI_Remove first, so
+         * that the time is the removal's own, not the wait for the last process. */
+        touch_all_pairs();
+        nanosleep(&(struct timespec){0, 20000000L}, NULL);
         t0 = MPI_Wtime();
         XMPI_Remove(1, NULL);
         rm[c] = MPI_Wtime() - t0;
@@ -279,12 +364,44 @@ static int measure_spawn(int rank, const char *self, long cycles, double *spawn,
     return 0;
 }
 
-/* A process started by --spawn: join, take part in its own removal, leave. */
-static int child(void)
+/* The spawned link: on a host where MPI's shared-memory transport cannot join processes of
+ * different jobs (Open MPI 4.1), a parent and a spawned process talk over TCP. Rank 0 and a
+ * spawned process (rank 2) run the ping-pong; at most 4 MiB, since the link is slower. */
+#define LINK_MAX_BYTES (4L << 20)
+
+/* A process started by --spawn: join, run the link's ping-pong when asked, take part in its
+ * own removal, leave. */
+static int child(int argc, char **argv)
 {
-    MPI_Barrier(XMPI_COMM_WORLD);
+    struct args a;
+    char err[256];
+    if (parse_args(argc, argv, &a, err, sizeof err) == 0 && a.link_child) {
+        int rank;
+        MPI_Comm_rank(XMPI_COMM_WORLD, &rank);
+        struct pingpong p;
+        ping_pong(rank, rank, &a, &p);
+    }
+    touch_all_pairs();
     XMPI_Remove(1, NULL);
     MPI_Finalize();
+    return 0;
+}
+
+/* One more spawn, and the ping-pong between rank 0 and the new process. 0, or -1 when the
+ * spawn failed. */
+static int measure_link(int rank, const char *self, const struct args *a, struct pingpong *p)
+{
+    char reps[32], bytes[32];
+    long m = a->max_bytes < LINK_MAX_BYTES ? a->max_bytes : LINK_MAX_BYTES;
+    snprintf(reps, sizeof reps, "%ld", a->reps);
+    snprintf(bytes, sizeof bytes, "%ld", m);
+    char *args[] = {"--link-child", "-r", reps, "-m", bytes, NULL};
+    if (XMPI_Spawn(self, args, 1, MPI_INFO_NULL, NULL) != XMPI_SUCCESS) return -1;
+    struct args la = *a;
+    la.max_bytes = m;
+    ping_pong(rank, 2, &la, p);
+    touch_all_pairs();
+    XMPI_Remove(1, NULL);
     return 0;
 }
 
@@ -306,7 +423,7 @@ static int agree(int code)
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
-    if (XMPI_Get_process_status() == XMPI_NEWLY_SPAWNED) return child();
+    if (XMPI_Get_process_status() == XMPI_NEWLY_SPAWNED) return child(argc, argv);
     int rank, size;
     MPI_Comm_rank(XMPI_COMM_WORLD, &rank);
     MPI_Comm_size(XMPI_COMM_WORLD, &size);
@@ -359,15 +476,18 @@ int main(int argc, char **argv)
     }
 
     struct pingpong p;
-    ping_pong(rank, &a, &p);
+    ping_pong(rank, 1, &a, &p);
     double gamma_median = 0;
     double gamma = measure_gamma(rank, a.reps, &gamma_median);
+    double copy = measure_copy(rank, a.reps);
 
     /* Where each spawn/remove figure comes from, for the summary and the file's comments. */
     const char *src[3] = {"default", "default", "default"};
     char fsrc[3][4200];
     double sp = 0, rm = 0;
     int spawned = a.spawn && measure_spawn(rank, argv[0], a.spawn, &sp, &rm) == 0;
+    struct pingpong link;
+    int linked = spawned && measure_link(rank, argv[0], &a, &link) == 0;
     if (rank != 0) {
         MPI_Finalize();
         return 0;
@@ -376,6 +496,7 @@ int main(int argc, char **argv)
     cal.net.alpha = p.alpha;
     cal.net.beta = p.beta;
     if (gamma > 0) cal.net.gamma = gamma;
+    if (copy > 0) cal.net.copy = cal.spawned.copy = copy;
     if (a.spawn_file) {
         static const unsigned bits[3] = {XMPI_CAL_SPAWN_SINGLE, XMPI_CAL_SPAWN_GROUP, XMPI_CAL_REMOVE};
         cal.spawn_single = from_file.spawn_single;
@@ -398,6 +519,10 @@ int main(int argc, char **argv)
         src[1] = "default (--spawn spawns one process at a time)";
     } else if (a.spawn) {
         src[0] = src[1] = src[2] = "default (spawning failed)";
+    }
+    if (linked) {
+        cal.spawned.alpha = link.alpha;
+        cal.spawned.beta = link.beta;
     }
 
     char host[MPI_MAX_PROCESSOR_NAME] = "";
@@ -423,9 +548,18 @@ int main(int argc, char **argv)
            1e-9 / cal.net.beta);
     printf("%-13s %-14.4g %s\n", "gamma", cal.net.gamma,
            gamma > 0 ? "MPI_Reduce_local (s/byte)" : "default (the reduction was too fast to time)");
+    printf("%-13s %-14.4g %s\n", "copy", cal.net.copy,
+           copy > 0 ? "memcpy into a fresh 64 MiB buffer (s/byte)" : "default (no memory for the copy test)");
     printf("%-13s %-14.4g %s\n", "spawn_single", cal.spawn_single, src[0]);
     printf("%-13s %-14.4g %s\n", "spawn_group", cal.spawn_group, src[1]);
     printf("%-13s %-14.4g %s\n", "remove", cal.remove, src[2]);
+    printf("%-13s %-14.4g %s\n", "alpha_spawned", cal.spawned.alpha,
+           linked ? "ping-pong fit, rank 0 and a spawned process (s)" : "default (needs --spawn)");
+    printf("%-13s %-14.4g %s\n", "beta_spawned", cal.spawned.beta,
+           linked ? "ping-pong fit, rank 0 and a spawned process (s/byte)" : "default (needs --spawn)");
+    if (linked)
+        printf("spawned link: %d sizes from 0 B to %s, fit residual rms %.1f%%\n", link.nsizes,
+               size_text(b1, link.bytes[link.nsizes - 1]), 100 * link.rms);
 
     int rc = 0;
     FILE *f = fopen(tmp, "w");

@@ -45,7 +45,7 @@ void xmpi_predictor_observe(const struct xmpi_interval *s, const int *rank_class
 void xmpi_predictor_plan(const char *action, long iteration, const int *current,
                          const int *candidate, const int *rank_class,
                          const struct xmpi_struct_desc *d, int nd, const long *count,
-                         const long *displ, int nparts)
+                         const long *displ, int nparts, int mixed_now, int mixed_next)
 {
     if (!P.on) return;
     const struct xmpi_interval *s = xmpi_monitor_summary();
@@ -60,7 +60,8 @@ void xmpi_predictor_plan(const char *action, long iteration, const int *current,
     struct xmpi_predict_request rq = {
         .interval = s, .current = current, .candidate = candidate, .structs = d,
         .nstructs = count && displ ? nd : 0,
-        .part = {nparts, count, displ}, .rank_class = rank_class, .next = NULL};
+        .part = {nparts, count, displ}, .rank_class = rank_class, .next = NULL,
+        .mixed_now = mixed_now, .mixed_next = mixed_next};
     int rc = xmpi_model_predict(&P.m, &rq, &P.p);
     if (rc != XMPI_MODEL_OK) {
         xmpi_note(1, "prediction model: cannot predict the %s (code %d: %s)", action, rc,

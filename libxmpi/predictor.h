@@ -15,12 +15,13 @@ void xmpi_predictor_observe(const struct xmpi_interval *s, const int *rank_class
 
 /* Rank 0, just before a reconfiguration is carried out. current/candidate: processes per class
  * (nclasses entries); rank_class: the class of each current rank; the registered structures
- * and the current partition (nd 0: nothing registered). The prediction is kept until the first
+ * and the current partition (nd 0: nothing registered); mixed_now/next: the job holds, or will
+ * hold, processes of different spawns (see struct xmpi_predict_request). The prediction is kept until the first
  * interval that starts after `iteration` (the monitored iterations done now). */
 void xmpi_predictor_plan(const char *action, long iteration, const int *current,
                          const int *candidate, const int *rank_class,
                          const struct xmpi_struct_desc *d, int nd, const long *count,
-                         const long *displ, int nparts);
+                         const long *displ, int nparts, int mixed_now, int mixed_next);
 /* Rank 0: the spawn or removal just planned took `seconds` in all (a removal's hand-off of
  * rows, already reported through xmpi_predictor_moved, is taken out). */
 void xmpi_predictor_reconfigured(double seconds);

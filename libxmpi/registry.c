@@ -604,6 +604,9 @@ static int redistribute(int scount, int sdispl, int rcount, int rdispl, int join
     if (PMPI_Allgather(&mine, DESC_LL, MPI_LONG_LONG, pl.d, DESC_LL, MPI_LONG_LONG,
                        xmpi_rt.comm) == MPI_SUCCESS)
         rc = judge(&pl, leaving, nleaving, why, sizeof why);
+    /* Every process is in the call from here: what came before was waiting for the last one
+     * to arrive (in XMPI_Remove, the leaving processes: part of removing them). */
+    double t_all = PMPI_Wtime();
     if (rc == XMPI_SUCCESS) {
         /* Every new buffer exists on every process before any data moves. */
         int bad = 0, problem = prepare(&pl, &bad);
@@ -643,7 +646,7 @@ static int redistribute(int scount, int sdispl, int rcount, int rdispl, int join
         if (xmpi_rt.status == XMPI_NEWLY_SPAWNED) R.got_data = 1;
         R.stats.moves++;
         R.stats.seconds = PMPI_Wtime() - t0;
-        if (xmpi_rt.rank == 0) xmpi_predictor_moved(R.stats.seconds);
+        if (xmpi_rt.rank == 0) xmpi_predictor_moved(PMPI_Wtime() - t_all);
         if (iteration) {
             *iteration = 0;
             for (int i = 0; i < pl.p; i++)

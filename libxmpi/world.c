@@ -139,9 +139,18 @@ static void predict_action(const char *action, const int *new_hosts, int nnew, c
             else candidate[c]++;
         }
         for (int i = 0; ok && i < nleave; i++) candidate[rank_class[leaving[i]]]--;
+        /* Processes of different spawns (mpirun's are one) talk over another link. */
+        int mixed_now = 0, mixed_next = nnew > 0;
+        for (int i = 1; i < p; i++) {
+            int gone = 0;
+            for (int j = 0; j < nleave; j++) gone |= leaving[j] == i;
+            if (w.sched.procs[i].group == w.sched.procs[0].group) continue;
+            mixed_now = 1;
+            if (!gone) mixed_next = 1;
+        }
         if (ok)
             xmpi_predictor_plan(action, xmpi_monitor_iterations(), current, candidate, rank_class, d,
-                                nd, nd ? part : NULL, nd ? part + p : NULL, p);
+                                nd, nd ? part : NULL, nd ? part + p : NULL, p, mixed_now, mixed_next);
     }
     free(rank_class);
     free(part);

@@ -24,7 +24,12 @@
  *   per process over k = 1..4 and the raw MPI calls).
  * - spawn_group: 0.38 of single, the measured ratio of a group spawn of 4 (131 ms per
  *   process) to single spawns (347 ms): 0.38 x 0.32 s.
- * - remove: 6-16 ms per process measured by make bench-spawn; 10 ms. */
+ * - remove: 6-16 ms per process measured by make bench-spawn; 10 ms.
+ * - alpha_spawned, beta_spawned: Open MPI 4.1's shared-memory transport cannot join
+ *   processes of different jobs, so a parent and a spawned process talk over TCP loopback:
+ *   a ping-pong between them gave 6.8 us at 8 B and 4.0-5.6 GB/s at 1-16 MiB (2.5e-10).
+ * - copy: memcpy into freshly allocated memory, 2.0-2.7 GB/s with its page faults (make
+ *   bench-redist), i.e. 3.7-5e-10 s/byte; 4.4e-10. */
 
 struct key {
     const char *name;
@@ -40,11 +45,15 @@ static const struct key keys[] = {
     {"spawn_single", XMPI_CAL_SPAWN_SINGLE, 3600, "seconds per process"},
     {"spawn_group", XMPI_CAL_SPAWN_GROUP, 3600, "seconds per process"},
     {"remove", XMPI_CAL_REMOVE, 3600, "seconds per process"},
+    {"alpha_spawned", XMPI_CAL_ALPHA_SPAWNED, 1, "seconds"},
+    {"beta_spawned", XMPI_CAL_BETA_SPAWNED, 1e-3, "seconds per byte"},
+    {"copy", XMPI_CAL_COPY, 1e-3, "seconds per byte"},
 };
 #define NKEYS ((int)(sizeof keys / sizeof keys[0]))
 
 #define ACCEPTED                                                                        \
-    "alpha, beta, gamma, spawn_single, spawn_group, remove, power, or a benchmark line " \
+    "alpha, beta, gamma, spawn_single, spawn_group, remove, alpha_spawned, beta_spawned, copy, " \
+    "power, or a benchmark line " \
     "'spawn|remove|raw MODE K SECONDS_PER_PROCESS'"
 
 static double *field_of(struct xmpi_calibration *c, unsigned bit)
@@ -55,6 +64,9 @@ static double *field_of(struct xmpi_calibration *c, unsigned bit)
     case XMPI_CAL_GAMMA: return &c->net.gamma;
     case XMPI_CAL_SPAWN_SINGLE: return &c->spawn_single;
     case XMPI_CAL_SPAWN_GROUP: return &c->spawn_group;
+    case XMPI_CAL_ALPHA_SPAWNED: return &c->spawned.alpha;
+    case XMPI_CAL_BETA_SPAWNED: return &c->spawned.beta;
+    case XMPI_CAL_COPY: return &c->net.copy;
     default: return &c->remove;
     }
 }
@@ -68,6 +80,10 @@ void xmpi_calibration_defaults(struct xmpi_calibration *c)
     c->spawn_single = XMPI_CAL_DEFAULT_SPAWN_SINGLE;
     c->spawn_group = XMPI_CAL_DEFAULT_SPAWN_GROUP;
     c->remove = XMPI_CAL_DEFAULT_REMOVE;
+    c->spawned.alpha = XMPI_CAL_DEFAULT_ALPHA_SPAWNED;
+    c->spawned.beta = XMPI_CAL_DEFAULT_BETA_SPAWNED;
+    c->spawned.gamma = XMPI_CAL_DEFAULT_GAMMA;
+    c->net.copy = c->spawned.copy = XMPI_CAL_DEFAULT_COPY;
 }
 
 /* A decimal number, as people write them in a file: [+-]digits[.digits][e[+-]digits].
@@ -252,6 +268,8 @@ int xmpi_calibration_parse(struct xmpi_calibration *c, FILE *f, const char *fnam
         }
         if (!from_bench) def |= keys[i].bit;
     }
+    tmp.spawned.gamma = tmp.net.gamma;
+    tmp.spawned.copy = tmp.net.copy;
     *c = tmp;
     if (defaulted) *defaulted = def;
     return 0;
@@ -289,6 +307,12 @@ int xmpi_calibration_write(const struct xmpi_calibration *c, FILE *f)
     fprintf(f, "spawn_group %s   # seconds per process, spawned together\n",
             num(b, c->spawn_group));
     fprintf(f, "remove %s   # seconds per process\n", num(b, c->remove));
+    fprintf(f, "alpha_spawned %s   # seconds per message between processes of different spawns\n",
+            num(b, c->spawned.alpha));
+    fprintf(f, "beta_spawned %s   # seconds per byte between processes of different spawns\n",
+            num(b, c->spawned.beta));
+    fprintf(f, "copy %s   # seconds per byte written into freshly allocated memory\n",
+            num(b, c->net.copy));
     for (int i = 0; i < c->nclasses; i++)
         fprintf(f, "power %s %s   # work per second of one process\n", c->cls[i].name,
                 num(b, c->cls[i].power));

@@ -17,6 +17,11 @@
  *   spawn_single SECONDS     spawn cost per process, one per spawn   0 .. 3600
  *   spawn_group SECONDS      spawn cost per process, one group       0 .. 3600
  *   remove SECONDS           remove cost per process                 0 .. 3600
+ *   copy SECONDS             writing a byte into freshly allocated memory 0 .. 1e-3
+ *                            (a redistribution fills new buffers)
+ *   alpha_spawned SECONDS    alpha and beta of the link between processes that different
+ *   beta_spawned SECONDS     spawns started (Open MPI connects them over TCP even on one
+ *                            host); same ranges as alpha and beta
  *   power CLASS WORK_PER_S   work per second of one process of CLASS, > 0 (at most
  *                            XMPI_CAL_CLASSES_MAX classes, each once)
  *
@@ -39,6 +44,9 @@
 #define XMPI_CAL_DEFAULT_SPAWN_SINGLE 0.32
 #define XMPI_CAL_DEFAULT_SPAWN_GROUP 0.12
 #define XMPI_CAL_DEFAULT_REMOVE 0.010
+#define XMPI_CAL_DEFAULT_COPY 4.4e-10
+#define XMPI_CAL_DEFAULT_ALPHA_SPAWNED 7.0e-6
+#define XMPI_CAL_DEFAULT_BETA_SPAWNED 2.5e-10
 
 /* Bits of the keys a parse left at their default. */
 enum {
@@ -48,7 +56,10 @@ enum {
     XMPI_CAL_SPAWN_SINGLE = 1 << 3,
     XMPI_CAL_SPAWN_GROUP = 1 << 4,
     XMPI_CAL_REMOVE = 1 << 5,
-    XMPI_CAL_ALL = (1 << 6) - 1,
+    XMPI_CAL_ALPHA_SPAWNED = 1 << 6,
+    XMPI_CAL_BETA_SPAWNED = 1 << 7,
+    XMPI_CAL_COPY = 1 << 8,
+    XMPI_CAL_ALL = (1 << 9) - 1,
 };
 
 struct xmpi_cal_class {
@@ -58,6 +69,9 @@ struct xmpi_cal_class {
 
 struct xmpi_calibration {
     struct xmpi_hockney net;
+    /* The link between processes of different spawns (and mpirun's): alpha and beta measured
+     * across it; gamma and copy are the net's. */
+    struct xmpi_hockney spawned;
     double spawn_single;   /* seconds per process, one MPI_Comm_spawn each */
     double spawn_group;    /* seconds per process, all in one MPI_Comm_spawn */
     double remove;         /* seconds per process */

@@ -20,6 +20,8 @@ struct xmpi_hockney {
     double alpha;   /* seconds per message (latency) */
     double beta;    /* seconds per byte transferred */
     double gamma;   /* seconds per byte reduced */
+    double copy;    /* seconds per byte written into freshly allocated memory (page faults
+                     * included); only the redistribution uses it (0: not counted) */
 };
 
 /* MPICH's algorithm switch points, in bytes, as its defaults ship (MPIR_CVAR_* of MPICH

@@ -347,16 +347,20 @@ static void moves_of(const struct xmpi_partition *from, const struct xmpi_partit
     }
 }
 
-/* Eq. 5.9 for one array of row_bytes per row. */
+/* Eq. 5.9 for one array of row_bytes per row, plus what the thesis leaves out and this
+ * library's move costs: every process fills a freshly allocated buffer with its whole new
+ * block (a replicated array: the whole array), page faults and all (h->copy per byte). */
 static double array_cost(const struct xmpi_hockney *h, const struct moves *mv, double row_bytes,
-                         int replicated, double *bytes)
+                         int replicated, long total, double *bytes)
 {
     if (replicated) {
         *bytes += mv->replicas * row_bytes;
-        return xmpi_hockney_allgatherv(h, mv->max_new * row_bytes, mv->nid);
+        return xmpi_hockney_allgatherv(h, mv->max_new * row_bytes, mv->nid) +
+               (double)total * row_bytes * h->copy;
     }
     *bytes += mv->received * row_bytes;
-    return xmpi_hockney_alltoallv(h, mv->max_moved * row_bytes, mv->max_peers);
+    return xmpi_hockney_alltoallv(h, mv->max_moved * row_bytes, mv->max_peers) +
+           (double)mv->max_new * row_bytes * h->copy;
 }
 
 int xmpi_predict_redist(const struct xmpi_hockney *h, const struct xmpi_struct_desc *d, int nd,
@@ -376,17 +380,17 @@ int xmpi_predict_redist(const struct xmpi_hockney *h, const struct xmpi_struct_d
     for (int i = 0; mv.changed && i < nd; i++) {
         const struct xmpi_struct_desc *s = &d[i];
         switch (s->kind) {
-        case XMPI_STRUCT_VECTOR: sum += array_cost(h, &mv, s->elem_size, s->replicated, &b); break;
+        case XMPI_STRUCT_VECTOR: sum += array_cost(h, &mv, s->elem_size, s->replicated, tf, &b); break;
         case XMPI_STRUCT_DENSE:
-            sum += array_cost(h, &mv, s->elem_size * s->row_len, s->replicated, &b);
+            sum += array_cost(h, &mv, s->elem_size * s->row_len, s->replicated, tf, &b);
             break;
         default: {
             /* Eq. 5.10: IA is always distributed; JA and A follow the scheme. Rows carry
              * the mean nonzeros per row: the description has no per-row counts. */
             double per_row = s->rows > 0 ? s->nnz / s->rows : 0;
-            sum += array_cost(h, &mv, s->index_size, 0, &b);
-            sum += array_cost(h, &mv, per_row * s->index_size, s->replicated, &b);
-            sum += array_cost(h, &mv, per_row * s->elem_size, s->replicated, &b);
+            sum += array_cost(h, &mv, s->index_size, 0, tf, &b);
+            sum += array_cost(h, &mv, per_row * s->index_size, s->replicated, tf, &b);
+            sum += array_cost(h, &mv, per_row * s->elem_size, s->replicated, tf, &b);
         }
         }
     }
@@ -477,7 +481,7 @@ static int request_part_ok(const struct xmpi_model *m, const struct xmpi_predict
 }
 
 static int predict_redist(const struct xmpi_model *m, const struct xmpi_predict_request *rq,
-                          int ncur, double *bytes, double *t)
+                          const struct xmpi_hockney *net, int ncur, double *bytes, double *t)
 {
     *bytes = *t = 0;
     if (rq->nstructs == 0 || !rq->part.count) return XMPI_MODEL_OK;
@@ -485,8 +489,7 @@ static int predict_redist(const struct xmpi_model *m, const struct xmpi_predict_
     if (!rq->structs || rq->nstructs < 0 || !partition_ok(&rq->part, &total))
         return XMPI_MODEL_EARG;
     if (rq->next)
-        return xmpi_predict_redist(&m->cal.net, rq->structs, rq->nstructs, &rq->part, rq->next,
-                                   bytes, t);
+        return xmpi_predict_redist(net, rq->structs, rq->nstructs, &rq->part, rq->next, bytes, t);
     /* Keeping the configuration moves nothing: rebalancing is the load balancer's
      * decision, not a consequence of this candidate. */
     if (same_counts(m, rq->current, rq->candidate)) return XMPI_MODEL_OK;
@@ -496,7 +499,7 @@ static int predict_redist(const struct xmpi_model *m, const struct xmpi_predict_
     int rc = layout(m, rq, total, &count, &displ, &nid);
     if (rc) return rc;
     struct xmpi_partition next = {nid, count, displ};
-    rc = xmpi_predict_redist(&m->cal.net, rq->structs, rq->nstructs, &rq->part, &next, bytes, t);
+    rc = xmpi_predict_redist(net, rq->structs, rq->nstructs, &rq->part, &next, bytes, t);
     free(count);
     free(displ);
     return rc;
@@ -523,9 +526,11 @@ int xmpi_model_predict(const struct xmpi_model *m, const struct xmpi_predict_req
     p.work = wpi * s->iterations;
     if ((rc = xmpi_predict_comp(m, p.work, rq->candidate, &p.t_comp))) return rc;
 
+    const struct xmpi_hockney *now = rq->mixed_now ? &m->cal.spawned : &m->cal.net;
+    const struct xmpi_hockney *next = rq->mixed_next ? &m->cal.spawned : &m->cal.net;
     double est_last, raw;
-    if ((rc = xmpi_predict_comm(s, &m->cal.net, s->nprocs, &est_last))) return rc;
-    if ((rc = xmpi_predict_comm(s, &m->cal.net, ncand, &raw))) return rc;
+    if ((rc = xmpi_predict_comm(s, now, s->nprocs, &est_last))) return rc;
+    if ((rc = xmpi_predict_comm(s, next, ncand, &raw))) return rc;
     p.lambda = xmpi_predict_lambda(est_last, xmpi_interval_comm_time(s));
     p.t_comm = raw / p.lambda;
 
@@ -541,7 +546,10 @@ int xmpi_model_predict(const struct xmpi_model *m, const struct xmpi_predict_req
      * for slower ones inside MPI calls (an Allgatherv after uneven compute), often 100 times
      * the transfer itself; a bulk move has no such wait, and dividing by that lambda predicted
      * seconds for moves of milliseconds (make bench-model). The move is priced as it is. */
-    if ((rc = predict_redist(m, rq, ncur, &p.redist_bytes, &p.t_redist))) return rc;
+    /* The move crosses the spawned link when either side of it has processes of two spawns. */
+    if ((rc = predict_redist(m, rq, rq->mixed_now || rq->mixed_next ? &m->cal.spawned : &m->cal.net,
+                             ncur, &p.redist_bytes, &p.t_redist)))
+        return rc;
 
     p.t_total = p.t_comp + p.t_comm + p.t_spawn + p.t_remove + p.t_redist;
     *out = p;

@@ -118,6 +118,10 @@ struct xmpi_predict_request {
     /* The new partition by process identity (see struct xmpi_partition); NULL: the model
      * lays it out as the scheduler and the load balancer would (see predict.c). */
     const struct xmpi_partition *next;
+    /* 1 when the configuration (now, or the candidate) holds processes that different spawns
+     * started (mpirun's count as one): their messages cross the calibration's `spawned` link,
+     * priced for every operation, since a collective waits for its slowest link. */
+    int mixed_now, mixed_next;
 };
 
 struct xmpi_prediction {

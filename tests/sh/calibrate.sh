@@ -45,7 +45,7 @@ check "XMPI_CALIBRATION in the environment is read" grep -q "^xmpi: calibration:
 printf 'alpha 1e-6\nspawn single 1 0.25\n' >"$TMP/part.txt"
 "$LAUNCH" -np 1 "$J" -n 60 -i 2 "--xmpi-calibration=$TMP/part.txt" --xmpi-verbose >"$TMP/j" 2>&1
 check "a partial file: the note lists the keys left at their defaults" \
-    grep -q "^xmpi: calibration: $TMP/part.txt (defaults for beta, gamma, spawn_group, remove)" "$TMP/j"
+    grep -q "^xmpi: calibration: $TMP/part.txt (defaults for beta, gamma, spawn_group, remove, alpha_spawned, beta_spawned, copy)" "$TMP/j"
 
 # XMPI_Get_option("calibration"): the path, or "" without the option.
 cat >"$TMP/getopt.c" <<'EOF'
@@ -132,3 +132,14 @@ check "a refused run writes nothing" test ! -e "$TMP/x.txt"
 "$LAUNCH" -np 2 "$CAL" -h >"$TMP/b" 2>&1
 rc=$?
 check "-h prints the usage once and exits 0" test $rc = 0 -a "$(grep -c '^usage: ' "$TMP/b")" = 1
+
+# --spawn also measures the link to a spawned process (alpha_spawned, beta_spawned).
+if [ "${LIBXMPI_TEST_SPAWN:-yes}" = yes ]; then
+    "$LAUNCH" -np 2 "$CAL" -m 65536 -r 3 --spawn=1 --xmpi-oversubscribe -o "$TMP/link.txt" >"$TMP/link" 2>&1
+    check "--spawn: the spawned link is measured" grep -q '^alpha_spawned .*ping-pong fit, rank 0 and a spawned process' "$TMP/link"
+    check "--spawn: the file has alpha_spawned > 0 and beta_spawned > 0" \
+        awk -v a="$(key alpha_spawned "$TMP/link.txt")" -v b="$(key beta_spawned "$TMP/link.txt")" \
+        'BEGIN { exit !(a != "" && b != "" && a + 0 > 0 && b + 0 > 0) }'
+else
+    echo "ok - the spawned link # SKIP this MPI cannot spawn processes"
+fi

@@ -55,6 +55,9 @@ START_TEST(test_good_file)
                                 "spawn_single 0.5197\n"
                                 "spawn_group .2\n"
                                 "remove 0.000801\n"
+                                "alpha_spawned 7.5e-6\n"
+                                "beta_spawned 3e-10\n"
+                                "copy 5e-10\n"
                                 "power C1 2.5e9\n"
                                 "power fast-node.x 1e10\n",
                                 &def),
@@ -67,6 +70,11 @@ START_TEST(test_good_file)
     ck_assert_double_eq(c.spawn_single, 0.5197);
     ck_assert_double_eq(c.spawn_group, 0.2);
     ck_assert_double_eq(c.remove, 0.000801);
+    ck_assert_double_eq(c.spawned.alpha, 7.5e-6);
+    ck_assert_double_eq(c.spawned.beta, 3e-10);
+    ck_assert_double_eq(c.spawned.gamma, 1.6e-11);   /* the net's: a reduction is local */
+    ck_assert_double_eq(c.net.copy, 5e-10);
+    ck_assert_double_eq(c.spawned.copy, 5e-10);        /* and so is filling memory */
     ck_assert_int_eq(c.nclasses, 2);
     ck_assert_str_eq(c.cls[0].name, "C1");
     ck_assert_double_eq(c.cls[0].power, 2.5e9);
@@ -85,15 +93,20 @@ START_TEST(test_partial_file)
     ck_assert_double_eq(c.net.beta, XMPI_CAL_DEFAULT_BETA);
     ck_assert_double_eq(c.spawn_single, XMPI_CAL_DEFAULT_SPAWN_SINGLE);
     ck_assert_uint_eq(def, XMPI_CAL_BETA | XMPI_CAL_GAMMA | XMPI_CAL_SPAWN_SINGLE |
-                               XMPI_CAL_SPAWN_GROUP);
-    char names[128];
+                               XMPI_CAL_SPAWN_GROUP | XMPI_CAL_ALPHA_SPAWNED |
+                               XMPI_CAL_BETA_SPAWNED | XMPI_CAL_COPY);
+    ck_assert_double_eq(c.net.copy, XMPI_CAL_DEFAULT_COPY);
+    ck_assert_double_eq(c.spawned.alpha, XMPI_CAL_DEFAULT_ALPHA_SPAWNED);
+    ck_assert_double_eq(c.spawned.beta, XMPI_CAL_DEFAULT_BETA_SPAWNED);
+    char names[160];
     xmpi_calibration_defaulted_names(def, names, sizeof names);
-    ck_assert_str_eq(names, "beta, gamma, spawn_single, spawn_group");
+    ck_assert_str_eq(names, "beta, gamma, spawn_single, spawn_group, alpha_spawned, beta_spawned, copy");
 
     ck_assert_int_eq(parse_text(&c, "# nothing but a comment\n\n", &def), 0);
     ck_assert_uint_eq(def, XMPI_CAL_ALL);
     xmpi_calibration_defaulted_names(def, names, sizeof names);
-    ck_assert_str_eq(names, "alpha, beta, gamma, spawn_single, spawn_group, remove");
+    ck_assert_str_eq(names, "alpha, beta, gamma, spawn_single, spawn_group, remove, alpha_spawned, "
+                            "beta_spawned, copy");
     xmpi_calibration_defaulted_names(0, names, sizeof names);
     ck_assert_str_eq(names, "");
     /* A short buffer is cut, never overrun. */
@@ -130,7 +143,8 @@ START_TEST(test_spawnbench_file)
     ck_assert(fabs(c.spawn_single - (0.3201 + 0.3358) / 2) < 1e-12);
     ck_assert(fabs(c.spawn_group - 0.131) < 1e-12);
     ck_assert(fabs(c.remove - (0.01609 + 0.01206 + 0.00601) / 3) < 1e-12);
-    ck_assert_uint_eq(def, XMPI_CAL_ALPHA | XMPI_CAL_BETA | XMPI_CAL_GAMMA);
+    ck_assert_uint_eq(def, XMPI_CAL_ALPHA | XMPI_CAL_BETA | XMPI_CAL_GAMMA | XMPI_CAL_ALPHA_SPAWNED |
+                               XMPI_CAL_BETA_SPAWNED | XMPI_CAL_COPY);
 
     /* A key line wins over the benchmark, wherever it stands. */
     ck_assert_int_eq(parse_text(&c, "spawn single 1 0.3\nspawn_single 0.5\nspawn group 1 0.2\n",
@@ -152,11 +166,16 @@ START_TEST(test_malformed)
     } t[] = {
         {"alpha 1e-6\n\nfoo 1\n",
          "cal.txt:3: unknown key 'foo'; expected one of alpha, beta, gamma, spawn_single, "
-         "spawn_group, remove, power, or a benchmark line 'spawn|remove|raw MODE K "
+         "spawn_group, remove, alpha_spawned, beta_spawned, copy, power, or a benchmark line 'spawn|remove|raw MODE K "
          "SECONDS_PER_PROCESS'"},
         {"# c\nbeta abc\n",
          "cal.txt:2: field beta: 'abc' is not accepted; expected a number of seconds per byte "
          "from 0 to 0.001"},
+        {"beta_spawned 0.002\n",
+         "cal.txt:1: field beta_spawned: '0.002' is not accepted; expected a number of seconds per "
+         "byte from 0 to 0.001"},
+        {"alpha_spawned 1e-5\nalpha_spawned 2e-5\n",
+         "cal.txt:2: key alpha_spawned given again; first given on line 1"},
         {"alpha -1e-6\n",
          "cal.txt:1: field alpha: '-1e-6' is not accepted; expected a number of seconds from 0 "
          "to 1"},

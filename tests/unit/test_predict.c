@@ -8,7 +8,7 @@
 #include "../../models/predict.h"
 #include "suites.h"
 
-static const struct xmpi_hockney H = {1e-5, 1e-9, 1e-9};
+static const struct xmpi_hockney H = {1e-5, 1e-9, 1e-9, 0};
 static const double A = 1e-5, B = 1e-9, G = 1e-9;
 
 #define NEAR(got, want)                                                                    \
@@ -125,7 +125,7 @@ END_TEST
  * the true time, and for the last configuration it is exactly what was measured. */
 START_TEST(test_lambda_series)
 {
-    const struct xmpi_hockney truth = {3 * A, 3 * B, 3 * G};
+    const struct xmpi_hockney truth = {3 * A, 3 * B, 3 * G, 0};
     const int series[] = {2, 4, 8, 3, 6};
     struct xmpi_model m;
     model_with_net(&m, 0);
@@ -493,6 +493,19 @@ START_TEST(test_redist_dense_and_vector)
     ck_assert_int_eq(xmpi_predict_redist(&H, d, 1, &from, &grown, &bytes, &t), 0);
     NEAR(bytes, 100 * 8 + 50 * 8 + 50 * 8);
     ck_assert(t > 0);
+
+    /* Filling fresh buffers: the largest new block (25 rows) per distributed array, the whole
+     * array per replicated one, at `copy` per byte; nothing when nothing changes. */
+    struct xmpi_hockney hc = H;
+    hc.copy = 7e-10;
+    d[0].replicated = 0;
+    ck_assert_int_eq(xmpi_predict_redist(&hc, d + 1, 1, &from, &to, &bytes, &t), 0);
+    NEAR(t, 3 * A + 50 * 800 * B + 25 * 800 * 7e-10);
+    d[0].replicated = 1;
+    ck_assert_int_eq(xmpi_predict_redist(&hc, d, 1, &from, &to, &bytes, &t), 0);
+    NEAR(t, 2 * A + 3 * 200 * B + 100 * 8 * 7e-10);
+    ck_assert_int_eq(xmpi_predict_redist(&hc, d, 2, &to, &to, &bytes, &t), 0);
+    NEAR(t, 0);
 }
 END_TEST
 
@@ -632,6 +645,44 @@ START_TEST(test_predict_entry)
 }
 END_TEST
 
+/* Processes of two spawns talk over the calibration's spawned link: a candidate that has them
+ * prices its messages and the move there; the last interval's estimate (for lambda) uses the
+ * link of the configuration it ran on. */
+START_TEST(test_predict_mixed_link)
+{
+    struct xmpi_model m;
+    struct xmpi_interval s;
+    struct xmpi_rank_record r[2];
+    jacobi_like(&m, &s, r);
+    const double A2 = 10 * A, B2 = 3 * B;
+    m.cal.spawned = (struct xmpi_hockney){A2, B2, G, 0};
+    const int cur[1] = {2}, cand[1] = {4};
+    const long pc[2] = {50, 50}, pd[2] = {0, 50};
+    const int rank_class[2] = {0, 0};
+    const struct xmpi_struct_desc matrix = {XMPI_STRUCT_DENSE, 0, 8, 100, 100, 0, 0};
+    struct xmpi_predict_request rq = {
+        .interval = &s, .current = cur, .candidate = cand, .structs = &matrix, .nstructs = 1,
+        .part = {2, pc, pd}, .rank_class = rank_class, .mixed_next = 1,
+    };
+    struct xmpi_prediction out;
+    ck_assert_int_eq(xmpi_model_predict(&m, &rq, &out), 0);
+    NEAR(out.lambda, 0.5);
+    /* Allreduce of 16 bytes on 4: 2 rounds of alpha + n beta + n gamma, 2 x 100 calls. */
+    NEAR(out.t_comm, 2 * 100 * (2 * A2 + 16 * 2 * B2 + 16 * 2 * G));
+    NEAR(out.t_redist, 3 * A2 + 50 * 800 * B2);
+
+    rq.mixed_now = 1;
+    ck_assert_int_eq(xmpi_model_predict(&m, &rq, &out), 0);
+    double est = 100 * (A2 + 16 * B2 + 16 * G), meas = 2 * 100 * (A + 16 * B + 16 * G);
+    NEAR(out.lambda, est / meas);
+    NEAR(out.t_comm, 100 * (2 * A2 + 16 * 2 * B2 + 16 * 2 * G) / (est / meas));
+    /* Neither side mixed: the net, as before. */
+    rq.mixed_now = rq.mixed_next = 0;
+    ck_assert_int_eq(xmpi_model_predict(&m, &rq, &out), 0);
+    NEAR(out.t_redist, 3 * A + 50 * 800 * B);
+}
+END_TEST
+
 /* Removing: the most recently spawned process of the class goes, the others share the rows
  * by power as the library splits them (boundaries at round(100/3) and round(200/3)).
  * Classes a, b at equal power; ranks a b a b with 25 rows each; one a leaves: rank 2 (not
@@ -738,6 +789,7 @@ Suite *predict_suite(void)
     tcase_add_test(tc, test_redist_sparse);
     tcase_add_test(tc, test_redist_invalid);
     tcase_add_test(tc, test_predict_entry);
+    tcase_add_test(tc, test_predict_mixed_link);
     tcase_add_test(tc, test_predict_remove_layout);
     tcase_add_test(tc, test_predict_errors);
     suite_add_tcase(s, tc);
