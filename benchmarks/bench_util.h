@@ -266,6 +266,17 @@ static inline void announce(int rank, int it, int what, int howmany, int nprocs)
            howmany, howmany == 1 ? "" : "es", nprocs);
     fflush(stdout);
 }
+
+/* After XMPI_Remove: the leavers' rows went to the others in proportion to what each held;
+ * even blocks make the job the same as one started at this size. 0, or -1 (f says why). */
+static inline int even_after_remove(int n, int it, struct failure *f)
+{
+    int r, np, c, d;
+    MPI_Comm_rank(COMM, &r);
+    MPI_Comm_size(COMM, &np);
+    XMPI_Get_wsize(r, np, n, &c, &d);
+    return !partition_is_even(n, np) && move_to_even(n, c, d, it, f) ? -1 : 0;
+}
 #endif
 
 /* Matrix Market lines (jacobi -f, cg -m). */

@@ -934,14 +934,8 @@ static int adapt(struct problem *P, const char *prog, char **args, int *rank, in
         struct join_header h = {P->n, P->nnz, rr, bb};
         MPI_Bcast(&h, (int)sizeof h, MPI_BYTE, 0, COMM);
         if (move_to_even(P->n, P->count, P->displ, it, f)) return -1;
-    } else {
-        /* XMPI_Remove handed the leavers' rows to the others in proportion to what each held;
-         * even blocks make the job the same as one started at this size. */
-        int r, np, c, d;
-        MPI_Comm_rank(COMM, &r);
-        MPI_Comm_size(COMM, &np);
-        XMPI_Get_wsize(r, np, P->n, &c, &d);
-        if (!partition_is_even(P->n, np) && move_to_even(P->n, c, d, it, f)) return -1;
+    } else if (even_after_remove(P->n, it, f)) {
+        return -1;
     }
     if (settle(P, rank, nprocs, f)) return -1;
     announce(*rank, it, what, howmany, *nprocs);
