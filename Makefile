@@ -79,11 +79,11 @@ $(BUILD)/bin/overhead-micro: benchmarks/overhead_micro.c include/xmpi.h $(LIBSO)
 	@mkdir -p $(@D)
 	$(MPICC) $(CFLAGS) $(XCFLAGS) -o $@ $< $(LINK_XMPI)
 
-$(BUILD)/bin/xmpi-spawnbench: benchmarks/spawnbench.c include/xmpi.h $(LIBSO)
+$(BUILD)/bin/xmpi-spawnbench: benchmarks/spawnbench.c benchmarks/bench_median.h include/xmpi.h $(LIBSO)
 	@mkdir -p $(@D)
 	$(MPICC) $(CFLAGS) $(XCFLAGS) -o $@ $< $(LINK_XMPI)
 
-$(BUILD)/bin/xmpi-redistbench: benchmarks/redistbench.c include/xmpi.h $(LIBSO)
+$(BUILD)/bin/xmpi-redistbench: benchmarks/redistbench.c benchmarks/bench_median.h include/xmpi.h $(LIBSO)
 	@mkdir -p $(@D)
 	$(MPICC) $(CFLAGS) $(XCFLAGS) -o $@ $< $(LINK_XMPI)
 
@@ -91,14 +91,14 @@ $(BUILD)/bin/xmpi-redistbench: benchmarks/redistbench.c include/xmpi.h $(LIBSO)
 # own copies of those two pure objects (already built for the library) and links the library
 # for MPI_Init, XMPI_Spawn and XMPI_Remove.
 CALIB_OBJ = $(BUILD)/obj/models/calibration.o $(BUILD)/obj/libxmpi/textfile.o
-$(BUILD)/bin/xmpi-calibrate: benchmarks/calibrate.c include/xmpi.h models/calibration.h $(CALIB_OBJ) $(LIBSO)
+$(BUILD)/bin/xmpi-calibrate: benchmarks/calibrate.c benchmarks/bench_median.h include/xmpi.h models/calibration.h $(CALIB_OBJ) $(LIBSO)
 	@mkdir -p $(@D)
 	$(MPICC) $(CFLAGS) $(XCFLAGS) -o $@ $< $(CALIB_OBJ) $(LINK_XMPI) -lm
 
 # Plain MPI, without libxmpi: the model's own objects predict, so the prediction is judged
 # against MPI alone.
 OPMODEL_OBJ = $(BUILD)/obj/models/hockney.o $(CALIB_OBJ)
-$(BUILD)/bin/xmpi-opmodel: benchmarks/opmodel.c models/hockney.h models/calibration.h $(OPMODEL_OBJ)
+$(BUILD)/bin/xmpi-opmodel: benchmarks/opmodel.c benchmarks/bench_median.h models/hockney.h models/calibration.h $(OPMODEL_OBJ)
 	@mkdir -p $(@D)
 	$(MPICC) $(CFLAGS) $(XCFLAGS) -o $@ $< $(OPMODEL_OBJ) -lm
 

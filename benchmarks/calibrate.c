@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "xmpi.h"
+#include "bench_median.h"
 #include "../models/calibration.h"
 
 enum { EXIT_RUNTIME = 1, EXIT_USAGE = 2 };
@@ -53,18 +54,6 @@ static void usage(FILE *f)
             "                 between rank 0 and it (up to 4 MiB): the link between processes of\n"
             "                 different spawns, which Open MPI 4.1 joins over TCP even on one host\n"
             "  -h prints this help. Bad options exit with status 2.\n");
-}
-
-static int cmp(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double median(double *v, int n)
-{
-    qsort(v, (size_t)n, sizeof *v, cmp);
-    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
 static int bad_value(char *err, size_t len, const char *opt, const char *v, const char *expected)
@@ -216,7 +205,7 @@ static void ping_pong(int rank, int peer, const struct args *a, struct pingpong 
         if (rank == 0) PMPI_Send(&m, 1, MPI_LONG, peer, TAG, XMPI_COMM_WORLD);
         else PMPI_Recv(&m, 1, MPI_LONG, 0, TAG, XMPI_COMM_WORLD, MPI_STATUS_IGNORE);
         for (long r = 0; r < a->reps; r++) samples[r] = round_trips(rank, peer, buf, n, m) / (2.0 * m);
-        p->t[s] = median(samples, (int)a->reps);
+        p->t[s] = bench_median(samples, (int)a->reps);
     }
     free(buf);
     sleepy_barrier();
@@ -270,7 +259,7 @@ static double measure_gamma(int rank, long reps, double *median_s)
             PMPI_Reduce_local(in, io, (int)GAMMA_DOUBLES, MPI_DOUBLE, MPI_SUM);
             samples[r] = MPI_Wtime() - t0;
         }
-        *median_s = median(samples, (int)reps);
+        *median_s = bench_median(samples, (int)reps);
         g = *median_s / (double)(GAMMA_DOUBLES * sizeof(double));
         free(in);
         free(io);
@@ -322,7 +311,7 @@ static double measure_copy(int rank, long reps)
                 if (dst[COPY_BYTES - 1] != 1) fprintf(stderr, "xmpi-calibrate: copy check failed\n");
                 free(dst);
             }
-            if (n) c = median(samples, (int)n) / (double)COPY_BYTES;
+            if (n) c = bench_median(samples, (int)n) / (double)COPY_BYTES;
             free(src);
         }
     }
@@ -359,8 +348,8 @@ static int measure_spawn(int rank, const char *self, long cycles, double *spawn,
         XMPI_Remove(1, NULL);
         rm[c] = MPI_Wtime() - t0;
     }
-    *spawn = median(sp, (int)cycles);
-    *remove = median(rm, (int)cycles);
+    *spawn = bench_median(sp, (int)cycles);
+    *remove = bench_median(rm, (int)cycles);
     return 0;
 }
 

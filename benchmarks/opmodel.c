@@ -11,6 +11,7 @@
 
 #include "../models/calibration.h"
 #include "../models/hockney.h"
+#include "bench_median.h"
 
 enum { EXIT_RUNTIME = 1, EXIT_USAGE = 2 };
 enum { MAX_REPS = 1000, MAX_SIZES = 32, TAG = 61, DEFAULT_REPS = 11 };
@@ -198,18 +199,6 @@ static double batch(enum kind k, const struct bufs *b, int n, long m, int rank)
     return (MPI_Wtime() - t0) / (double)m;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double median(double *v, long n)
-{
-    qsort(v, (size_t)n, sizeof *v, cmp_double);
-    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
 /* The median over reps samples of the slowest rank's time per call, on rank 0 (0 elsewhere).
  * For the ping-pong a call is a round trip, so the one-way time is half of it. */
 static double measure(enum kind k, const struct bufs *b, int n, long reps, int rank)
@@ -226,7 +215,7 @@ static double measure(enum kind k, const struct bufs *b, int n, long reps, int r
         MPI_Reduce(&t, &samples[r], 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
     }
     if (rank != 0) return 0;
-    double t = median(samples, reps);
+    double t = bench_median(samples, reps);
     return k == K_SEND ? t / 2 : t;
 }
 

@@ -7,6 +7,7 @@
 #include <sys/resource.h>
 
 #include "xmpi.h"
+#include "bench_median.h"
 
 enum { DENSE, VECTOR, CSR, NKIND };
 static const char *const kind_name[NKIND] = {"dense", "vector", "csr"};
@@ -31,18 +32,12 @@ static void usage(FILE *out)
             "  and checked byte for byte.\n");
 }
 
-static int cmp(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
+/* The median without reordering v: the per-repetition values are printed afterwards. */
 static double median(const double *v, int n)
 {
     double s[MAXREPS];
     memcpy(s, v, sizeof *s * (size_t)n);
-    qsort(s, (size_t)n, sizeof *s, cmp);
-    return n % 2 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
+    return bench_median(s, n);
 }
 
 static void *xmalloc(size_t n)

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "xmpi.h"
+#include "bench_median.h"
 
 enum { OP_STOP, OP_SPAWN, OP_REMOVE };
 enum { MAXK = 64, MAXREPS = 50 };
@@ -21,18 +22,6 @@ static void usage(FILE *out)
             "  xmpi-calibration.txt): lines 'spawn|remove|raw MODE K SECONDS_PER_PROCESS', replacing\n"
             "  earlier lines of the same kind, mode and k, keeping all other lines.\n"
             "  Run it with --xmpi-oversubscribe (or a resource file) on machines with few cores.\n");
-}
-
-static int cmp(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double median(double *v, int n)
-{
-    qsort(v, (size_t)n, sizeof *v, cmp);
-    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
 /* Spawned by XMPI_Spawn: follow rank 0's commands until removed or told to stop. */
@@ -182,9 +171,9 @@ int main(int argc, char **argv)
             XMPI_Remove(ks[i], NULL);
             rm[r] = (MPI_Wtime() - t0) / ks[i];
         }
-        res[i][0] = median(sp, reps);
-        res[i][1] = median(rm, reps);
-        res[i][2] = median(raw, reps);
+        res[i][0] = bench_median(sp, reps);
+        res[i][1] = bench_median(rm, reps);
+        res[i][2] = bench_median(raw, reps);
         if (rank == 0)
             printf("spawnbench: %s k=%d: XMPI_Spawn %.4f s/process, raw spawn+merge %.4f s/process "
                    "(library %+.1f%%), XMPI_Remove %.5f s/process\n", mode, ks[i], res[i][0], res[i][2],

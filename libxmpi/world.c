@@ -23,6 +23,7 @@ static struct {
     double my_speed;           /* this process's emulated speed, 0 = real */
     int my_speed_applied;      /* the cgroup quota for my_speed is in force */
     int emulation_reported;    /* rank 0 said once that emulation is unavailable */
+    int *host_class;           /* rank 0: the model's class index of each pool host */
 } w;
 
 /* What every member learns after each merge; new processes take their state from it. */
@@ -76,33 +77,30 @@ double xmpi_world_emulated_speed(void)
 
 /* ---- the prediction model's view of the job (rank 0) ---------------------------------- */
 
-/* The distinct node classes in resource-file order are the model's class indices. */
-static int class_index(const char *cls)
-{
-    int k = 0;
-    for (int h = 0; h < w.pool.nhosts; h++) {
-        int first = 1;
-        for (int j = 0; j < h && first; j++) first = strcmp(w.pool.hosts[j].cls, w.pool.hosts[h].cls) != 0;
-        if (!first) continue;
-        if (!strcmp(w.pool.hosts[h].cls, cls)) return k;
-        k++;
-    }
-    return -1;
-}
-
+/* The distinct node classes in resource-file order are the model's class indices; each host's
+ * is found once, at start-up, since the pool's hosts do not change. */
 static void predictor_start(void)
 {
     char *names[XMPI_MODEL_CLASSES_MAX];
     double speeds[XMPI_MODEL_CLASSES_MAX];
     int n = 0;
+    w.host_class = malloc(sizeof *w.host_class * (size_t)(w.pool.nhosts ? w.pool.nhosts : 1));
+    if (!w.host_class) return;
     for (int h = 0; h < w.pool.nhosts; h++) {
-        int c = class_index(w.pool.hosts[h].cls);
-        if (c != n) continue;   /* seen before */
+        int j = 0;
+        while (j < h && strcmp(w.pool.hosts[j].cls, w.pool.hosts[h].cls)) j++;
+        if (j < h) {
+            w.host_class[h] = w.host_class[j];
+            continue;
+        }
         if (n == XMPI_MODEL_CLASSES_MAX) {
             xmpi_note(1, "prediction model: more than %d node classes; the model is off",
                       XMPI_MODEL_CLASSES_MAX);
+            free(w.host_class);
+            w.host_class = NULL;
             return;
         }
+        w.host_class[h] = n;
         names[n] = w.pool.hosts[h].cls;
         speeds[n] = w.pool.hosts[h].speed;
         n++;
@@ -112,8 +110,8 @@ static void predictor_start(void)
 
 int xmpi_world_rank_classes(int *cls, int n)
 {
-    if (!w.have_sched || n != w.sched.nprocs) return -1;
-    for (int i = 0; i < n; i++) cls[i] = class_index(w.pool.hosts[w.sched.procs[i].host].cls);
+    if (!w.have_sched || !w.host_class || n != w.sched.nprocs) return -1;
+    for (int i = 0; i < n; i++) cls[i] = w.host_class[w.sched.procs[i].host];
     return 0;
 }
 
@@ -129,16 +127,11 @@ static void predict_action(const char *action, const int *new_hosts, int nnew, c
     int nd = xmpi_registry_describe(d, MAXD, part, part ? part + p : NULL);
     int *rank_class = part ? malloc(sizeof *rank_class * (size_t)p) : NULL;
     if (rank_class && xmpi_world_rank_classes(rank_class, p) == 0) {
-        int current[XMPI_MODEL_CLASSES_MAX] = {0}, candidate[XMPI_MODEL_CLASSES_MAX] = {0}, ok = 1;
-        for (int i = 0; i < p; i++) ok &= rank_class[i] >= 0;
-        for (int i = 0; ok && i < p; i++) current[rank_class[i]]++;
+        int current[XMPI_MODEL_CLASSES_MAX] = {0}, candidate[XMPI_MODEL_CLASSES_MAX] = {0};
+        for (int i = 0; i < p; i++) current[rank_class[i]]++;
         memcpy(candidate, current, sizeof candidate);
-        for (int i = 0; ok && i < nnew; i++) {
-            int c = class_index(w.pool.hosts[new_hosts[i]].cls);
-            if (c < 0) ok = 0;
-            else candidate[c]++;
-        }
-        for (int i = 0; ok && i < nleave; i++) candidate[rank_class[leaving[i]]]--;
+        for (int i = 0; i < nnew; i++) candidate[w.host_class[new_hosts[i]]]++;
+        for (int i = 0; i < nleave; i++) candidate[rank_class[leaving[i]]]--;
         /* Processes of different spawns (mpirun's are one) talk over another link. */
         int mixed_now = 0, mixed_next = nnew > 0;
         for (int i = 1; i < p; i++) {
@@ -148,9 +141,8 @@ static void predict_action(const char *action, const int *new_hosts, int nnew, c
             mixed_now = 1;
             if (!gone) mixed_next = 1;
         }
-        if (ok)
-            xmpi_predictor_plan(action, xmpi_monitor_iterations(), current, candidate, rank_class, d,
-                                nd, nd ? part : NULL, nd ? part + p : NULL, p, mixed_now, mixed_next);
+        xmpi_predictor_plan(action, xmpi_monitor_iterations(), current, candidate, rank_class, d, nd,
+                            nd ? part : NULL, nd ? part + p : NULL, p, mixed_now, mixed_next);
     }
     free(rank_class);
     free(part);
@@ -523,6 +515,8 @@ void xmpi_world_stop(void)
         xmpi_rms_stop();
         xmpi_sched_free(&w.sched);
         xmpi_pool_free(&w.pool);
+        free(w.host_class);
+        w.host_class = NULL;
         w.have_sched = 0;
     }
     adopt(MPI_COMM_NULL);
