@@ -17,12 +17,16 @@ DEP_LIBS = $(PAPI_LIBS) $(HWLOC_LIBS) -lm
 CHECK_CFLAGS = $(shell pkg-config --cflags check 2>/dev/null)
 CHECK_LIBS = $(shell pkg-config --libs check 2>/dev/null || echo -lcheck)
 
-LIB_SRC := $(wildcard libxmpi/*.c models/*.c policies/*.c)
-LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
-# Modules without MPI calls: unit-tested directly and linked into the command-line tools.
-PURE_OBJ := $(filter $(BUILD)/obj/models/% $(BUILD)/obj/policies/%,$(LIB_OBJ)) \
-            $(addprefix $(BUILD)/obj/libxmpi/,options.o errors.o trace.o resources.o scheduler.o \
-                rms_state.o rms_schedule.o emulate.o textfile.o)
+# The pure layers (models/formats -> models -> policies) build with the plain C compiler into
+# one archive that the library, the unit tests and the tools link; libxmpi/ is the MPI runtime.
+PURE_SRC := $(wildcard models/formats/*.c models/*.c policies/*.c)
+PURE_OBJ := $(PURE_SRC:%.c=$(BUILD)/obj/%.o)
+RT_SRC   := $(wildcard libxmpi/*.c)
+RT_OBJ   := $(RT_SRC:%.c=$(BUILD)/obj/%.o)
+LIB_OBJ  := $(RT_OBJ) $(PURE_OBJ)
+LIBPURE = $(BUILD)/lib/libxmpi-pure.a
+# Runtime modules without MPI calls that the unit tests exercise directly.
+UNIT_RT_OBJ = $(addprefix $(BUILD)/obj/libxmpi/,errors.o emulate.o)
 LIBA  = $(BUILD)/lib/libxmpi.a
 LIBSO = $(BUILD)/lib/libxmpi.so.$(VERSION)
 BENCH = $(BUILD)/bin/jacobi $(BUILD)/bin/jacobi-plain $(BUILD)/bin/cg $(BUILD)/bin/cg-plain \
@@ -38,11 +42,20 @@ LINK_XMPI = -L$(BUILD)/lib -lxmpi -Wl,-rpath,'$$ORIGIN/../lib'
 .PHONY: all lib bench tools tests check demo demo-classes install uninstall clean bench-overhead bench-spawn bench-redist bench-dlb bench-model soak deps
 all: lib bench tools
 
-lib: $(LIBA) $(LIBSO)
+lib: $(LIBA) $(LIBSO) $(LIBPURE)
 
-$(BUILD)/obj/%.o: %.c Makefile
+$(BUILD)/obj/libxmpi/%.o: libxmpi/%.c Makefile
 	@mkdir -p $(@D)
 	$(MPICC) $(CFLAGS) $(XCFLAGS) -MMD -MP -c $< -o $@
+
+# No mpicc here: a pure module that reached for MPI would not compile.
+$(PURE_OBJ): $(BUILD)/obj/%.o: %.c Makefile
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(XCFLAGS) -MMD -MP -c $< -o $@
+
+$(LIBPURE): $(PURE_OBJ)
+	@mkdir -p $(@D)
+	rm -f $@ && ar rcs $@ $^
 
 $(LIBA): $(LIB_OBJ)
 	@mkdir -p $(@D)
@@ -58,10 +71,11 @@ bench: $(BENCH)
 
 tools: $(TOOLS)
 
-# Command-line tools use only the pure modules (no MPI at run time).
-$(BUILD)/bin/%: tools/%.c $(PURE_OBJ)
+# Command-line tools use only the pure archive (no MPI), and the linker takes from it only
+# the modules a tool calls.
+$(BUILD)/bin/%: tools/%.c $(LIBPURE)
 	@mkdir -p $(@D)
-	$(MPICC) $(CFLAGS) $(XCFLAGS) -o $@ $< $(PURE_OBJ) $(HWLOC_LIBS) -lm
+	$(CC) $(CFLAGS) $(XCFLAGS) -o $@ $< $(LIBPURE) $(HWLOC_LIBS) -lm
 
 $(BUILD)/bin/jacobi: benchmarks/jacobi.c benchmarks/bench_util.h include/xmpi.h $(LIBSO)
 	@mkdir -p $(@D)
@@ -87,20 +101,17 @@ $(BUILD)/bin/xmpi-redistbench: benchmarks/redistbench.c benchmarks/bench_median.
 	@mkdir -p $(@D)
 	$(MPICC) $(CFLAGS) $(XCFLAGS) -o $@ $< $(LINK_XMPI)
 
-# The calibration file's writer and parser are hidden inside libxmpi.so: the binary carries its
-# own copies of those two pure objects (already built for the library) and links the library
-# for MPI_Init, XMPI_Spawn and XMPI_Remove.
-CALIB_OBJ = $(BUILD)/obj/models/calibration.o $(BUILD)/obj/libxmpi/textfile.o
-$(BUILD)/bin/xmpi-calibrate: benchmarks/calibrate.c benchmarks/bench_median.h include/xmpi.h models/calibration.h $(CALIB_OBJ) $(LIBSO)
+# The calibration file's writer and parser are hidden inside libxmpi.so: the binary takes
+# them from the pure archive and links the library for MPI_Init, XMPI_Spawn and XMPI_Remove.
+$(BUILD)/bin/xmpi-calibrate: benchmarks/calibrate.c benchmarks/bench_median.h include/xmpi.h models/calibration.h $(LIBPURE) $(LIBSO)
 	@mkdir -p $(@D)
-	$(MPICC) $(CFLAGS) $(XCFLAGS) -o $@ $< $(CALIB_OBJ) $(LINK_XMPI) -lm
+	$(MPICC) $(CFLAGS) $(XCFLAGS) -o $@ $< $(LIBPURE) $(LINK_XMPI) -lm
 
 # Plain MPI, without libxmpi: the model's own objects predict, so the prediction is judged
 # against MPI alone.
-OPMODEL_OBJ = $(BUILD)/obj/models/hockney.o $(CALIB_OBJ)
-$(BUILD)/bin/xmpi-opmodel: benchmarks/opmodel.c benchmarks/bench_median.h models/hockney.h models/calibration.h $(OPMODEL_OBJ)
+$(BUILD)/bin/xmpi-opmodel: benchmarks/opmodel.c benchmarks/bench_median.h models/hockney.h models/calibration.h $(LIBPURE)
 	@mkdir -p $(@D)
-	$(MPICC) $(CFLAGS) $(XCFLAGS) -o $@ $< $(OPMODEL_OBJ) -lm
+	$(MPICC) $(CFLAGS) $(XCFLAGS) -o $@ $< $(LIBPURE) -lm
 
 # The raw-MPI child of the spawn benchmark must not link libxmpi.
 $(BUILD)/bin/xmpi-spawnbench-child: benchmarks/spawnbench_child.c
@@ -121,9 +132,9 @@ $(BUILD)/bin/epidemic-plain: benchmarks/epidemic.c benchmarks/bench_util.h
 
 tests: $(BUILD)/tests/unit $(MPI_TESTS)
 
-$(BUILD)/tests/unit: $(UNIT_SRC) $(wildcard tests/unit/*.h) $(PURE_OBJ)
+$(BUILD)/tests/unit: $(UNIT_SRC) $(wildcard tests/unit/*.h) $(LIBPURE) $(UNIT_RT_OBJ)
 	@mkdir -p $(@D)
-	$(MPICC) $(CFLAGS) $(XCFLAGS) $(CHECK_CFLAGS) -o $@ $(UNIT_SRC) $(PURE_OBJ) $(CHECK_LIBS) $(HWLOC_LIBS) -lm
+	$(MPICC) $(CFLAGS) $(XCFLAGS) $(CHECK_CFLAGS) -o $@ $(UNIT_SRC) $(UNIT_RT_OBJ) $(LIBPURE) $(CHECK_LIBS) $(HWLOC_LIBS) -lm
 
 $(BUILD)/tests/%: tests/mpi/%.c include/xmpi.h $(LIBA)
 	@mkdir -p $(@D)

@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "options.h"
+#include "../models/formats/options.h"
 
 static struct xmpi_calibration cal;
 static int ready;             /* cal holds the defaults or a loaded file */

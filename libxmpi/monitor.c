@@ -11,7 +11,7 @@
 #include "predictor.h"
 #include "profile.h"
 #include "runtime.h"
-#include "trace.h"
+#include "../models/trace.h"
 #include "world.h"
 #include "xmpi.h"
 

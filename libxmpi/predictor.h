@@ -4,7 +4,7 @@
 #define XMPI_PREDICTOR_H
 
 #include "../models/predict.h"
-#include "trace.h"
+#include "../models/trace.h"
 
 /* Rank 0 at start-up, after the calibration is loaded: the node classes in the order that
  * defines their indices, with their declared relative speeds (0: not declared). */

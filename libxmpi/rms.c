@@ -6,8 +6,8 @@
 #include <string.h>
 
 #include "monitor.h"
-#include "rms_schedule.h"
-#include "rms_state.h"
+#include "../models/formats/rms_schedule.h"
+#include "../models/formats/rms_state.h"
 #include "runtime.h"
 #include "xmpi.h"
 

@@ -5,7 +5,7 @@
 
 #include <stddef.h>
 
-#include "scheduler.h"
+#include "../policies/scheduler.h"
 
 /* Rank 0, at start-up: loads the schedule, or creates/adopts the state file with the
  * initial processes as allocated. -1 with a message on a bad file. */

@@ -10,7 +10,7 @@
 #include "calib.h"
 #include "monitor.h"
 #include "registry.h"
-#include "trace.h"
+#include "../models/trace.h"
 #include "world.h"
 #include "xmpi.h"
 

@@ -6,7 +6,7 @@
 #include <mpi.h>
 #include <stdio.h>
 
-#include "options.h"
+#include "../models/formats/options.h"
 
 enum xmpi_phase { XMPI_PHASE_BEFORE = 0, XMPI_PHASE_RUNNING, XMPI_PHASE_DONE };
 

@@ -6,8 +6,8 @@
 #include <mpi.h>
 #include <stddef.h>
 
-#include "rms_state.h"
-#include "scheduler.h"
+#include "../models/formats/rms_state.h"
+#include "../policies/scheduler.h"
 
 /* Start-up of the processes mpirun started (collective over MPI_COMM_WORLD): the resource
  * pool, the placement of the initial processes and the resource manager on rank 0.

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../libxmpi/textfile.h"
+#include "formats/textfile.h"
 
 /* Where the defaults come from (2-core VM, Debian 12, Open MPI 4.1.4, both ranks on one
  * host, so "network" means shared memory):

@@ -6,7 +6,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "../libxmpi/resources.h"
+#include "formats/resources.h"
 #include "hockney.h"
 
 /* File format, one setting per line, '#' starts a comment, blank lines are skipped:

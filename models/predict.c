@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../libxmpi/textfile.h"
+#include "formats/textfile.h"
 #include "partition.h"
 
 void xmpi_model_init(struct xmpi_model *m, const struct xmpi_calibration *cal, int spawn_group)

@@ -11,8 +11,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../libxmpi/resources.h"
-#include "../libxmpi/rms_state.h"
+#include "../models/formats/resources.h"
+#include "../models/formats/rms_state.h"
 
 #define PROG "xmpi-rms"
 #define N_MAX 1000000

@@ -8,7 +8,7 @@
 #include "xmpi.h"
 #include "../../libxmpi/monitor.h"
 #include "../../libxmpi/runtime.h"
-#include "../../libxmpi/trace.h"
+#include "../../models/trace.h"
 
 enum { ITERS = 10, VEC = 3 };
 static int rank, size;

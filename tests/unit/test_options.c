@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../libxmpi/options.h"
+#include "../../models/formats/options.h"
 #include "suites.h"
 
 #define MAXARGS 32

@@ -6,7 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../../libxmpi/resources.h"
+#include "../../models/formats/resources.h"
 #include "suites.h"
 
 static char err[1024];   /* the size runtime.c passes */

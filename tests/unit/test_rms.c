@@ -11,8 +11,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "../../libxmpi/rms_schedule.h"
-#include "../../libxmpi/rms_state.h"
+#include "../../models/formats/rms_schedule.h"
+#include "../../models/formats/rms_state.h"
 #include "rng.h"
 #include "suites.h"
 

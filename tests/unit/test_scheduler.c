@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../libxmpi/scheduler.h"
+#include "../../policies/scheduler.h"
 #include "rng.h"
 #include "suites.h"
 

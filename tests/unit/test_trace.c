@@ -9,7 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../../libxmpi/trace.h"
+#include "../../models/trace.h"
 #include "rng.h"
 #include "suites.h"
 

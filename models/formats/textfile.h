@@ -9,6 +9,8 @@
 /* A bad value is echoed at most this long, so that "expected ..." always fits in err. */
 #define XMPI_TEXT_ECHO_MAX 40
 #define XMPI_TEXT_ECHO_SIZE (XMPI_TEXT_ECHO_MAX + 4)
+/* Host and node-class names, in every file format and in the pool. */
+#define XMPI_NAME_MAX 64
 
 struct xmpi_text_lines {
     FILE *f;

@@ -3,7 +3,7 @@
 #ifndef XMPI_SCHEDULER_H
 #define XMPI_SCHEDULER_H
 
-#include "resources.h"
+#include "../models/formats/resources.h"
 
 enum xmpi_sched_policy { XMPI_SCHED_BALANCE_ALL = 0, XMPI_SCHED_BALANCE_OCCUPIED };
 

@@ -2,7 +2,7 @@
  * which dynamic ones leave, by balance-all or balance-occupied (FLEX-MPI 4.4.1, 4.4.2). */
 #include "scheduler.h"
 
-#include "textfile.h"
+#include "../models/formats/textfile.h"
 
 #include <ctype.h>
 #include <limits.h>

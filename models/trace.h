@@ -4,7 +4,7 @@
 #define XMPI_TRACE_H
 
 #include <stdio.h>
-#include "../models/interval.h"
+#include "interval.h"
 
 /* The header row, without the newline. */
 extern const char xmpi_trace_header[];

@@ -10,7 +10,6 @@
 #include <string.h>
 #include <sys/types.h>
 
-#include "resources.h"
 
 /* After a prefix of w characters, so that the message is cut where one snprintf of the
  * whole would cut it. */

@@ -6,7 +6,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#define XMPI_NAME_MAX 64
+#include "textfile.h"
 
 struct xmpi_host {
     char name[XMPI_NAME_MAX];   /* host name as MPI_Comm_spawn's "host" key takes it */
