@@ -33,16 +33,6 @@ struct hier {
     char rel[PATH_MAX];   /* our cgroup below the mount: "" for its root, else "/a/b" */
 };
 
-/* The one group of this process. `owner` lets a forked child, which inherits this state
- * but not the group's ownership, drop the state instead of tearing down its parent's. */
-static struct {
-    int active;
-    int v2;
-    pid_t owner;
-    char group[PATH_MAX];
-    char orig[PATH_MAX];
-} st;
-static int atexit_done;
 
 static void say(char *msg, size_t len, const char *fmt, ...)
 {
@@ -235,25 +225,29 @@ static int up(char *rel)
     return 1;
 }
 
-static long base_period = PERIOD_US;
+void xmpi_emulate_init(struct xmpi_emulation *em)
+{
+    memset(em, 0, sizeof *em);
+    em->base_period = PERIOD_US;
+}
 
-int xmpi_emulate_set_period(long us)
+int xmpi_emulate_set_period(struct xmpi_emulation *em, long us)
 {
     if (us < MIN_QUOTA_US || us > MAX_PERIOD_US) return -1;
-    base_period = us;
+    em->base_period = us;
     return 0;
 }
 
-static long period_us(double speed)
+static long period_us(const struct xmpi_emulation *em, double speed)
 {
-    if (speed * (double)base_period >= (double)MIN_QUOTA_US) return base_period;
+    if (speed * (double)em->base_period >= (double)MIN_QUOTA_US) return em->base_period;
     double p = ceil((double)MIN_QUOTA_US / speed);
     return p > (double)MAX_PERIOD_US ? MAX_PERIOD_US : (long)p;
 }
 
-static long quota_us(double speed)
+static long quota_us(const struct xmpi_emulation *em, double speed)
 {
-    long period = period_us(speed);
+    long period = period_us(em, speed);
     long q = (long)(speed * (double)period + 0.5);
     if (q < MIN_QUOTA_US) q = MIN_QUOTA_US;
     if (q > period) q = period;
@@ -282,9 +276,10 @@ static int write_long(char *bad, size_t len, const char *group, const char *file
 }
 
 /* Writes the quota and period for `speed` to `group`; on failure names the file in `bad`. */
-static int set_quota(const char *group, int v2, double speed, char *bad, size_t len)
+static int set_quota(const struct xmpi_emulation *em, const char *group, int v2, double speed,
+                     char *bad, size_t len)
 {
-    long q = quota_us(speed), period = period_us(speed);
+    long q = quota_us(em, speed), period = period_us(em, speed);
     if (v2) {
         char val[64];
         snprintf(val, sizeof val, "%ld %ld", q, period);
@@ -366,8 +361,8 @@ static int v2_base(const struct hier *h, char *base, size_t len, char *why, size
 
 /* 0: limited; 1: this hierarchy cannot be used (why says so); 2: failed after creating
  * the group, undone (msg says so); -1: the tag's group is in use. */
-static int try_hier(const struct hier *h, double speed, const char *tag, char *msg,
-                    size_t msglen, char *why, size_t wlen)
+static int try_hier(struct xmpi_emulation *em, const struct hier *h, double speed,
+                    const char *tag, char *msg, size_t msglen, char *why, size_t wlen)
 {
     char base[PATH_MAX], xdir[PATH_MAX], group[PATH_MAX], orig[PATH_MAX], bad[PATH_MAX];
     if (h->v2) {
@@ -407,7 +402,7 @@ static int try_hier(const struct hier *h, double speed, const char *tag, char *m
             return -1;
         }
     }
-    int fail = set_quota(group, h->v2, speed, bad, sizeof bad) < 0;
+    int fail = set_quota(em, group, h->v2, speed, bad, sizeof bad) < 0;
     if (!fail) {
         join(bad, sizeof bad, group, "/cgroup.procs", NULL);
         fail = move_self(group) < 0;
@@ -419,11 +414,12 @@ static int try_hier(const struct hier *h, double speed, const char *tag, char *m
         say(msg, msglen, "cannot write %s: %s; running at full speed", bad, strerror(e));
         return 2;
     }
-    strcpy(st.group, group);
-    strcpy(st.orig, orig);
-    st.v2 = h->v2;
-    st.owner = getpid();
-    st.active = 1;
+    strcpy(em->group, group);
+    strcpy(em->orig, orig);
+    em->v2 = h->v2;
+    em->owner = getpid();
+    em->active = 1;
+    em->speed = speed;
     say(msg, msglen, "limited to %g of a core by %s", speed, group);
     return 0;
 }
@@ -451,7 +447,7 @@ static int tag_ok(const char *tag)
     return 1;
 }
 
-int xmpi_emulate_limit(double speed, const char *tag, char *msg, size_t msglen)
+int xmpi_emulate_limit(struct xmpi_emulation *em, double speed, const char *tag, char *msg, size_t msglen)
 {
     say(msg, msglen, "%s", "");
     if (!(speed > 0 && speed <= 1)) {
@@ -466,17 +462,18 @@ int xmpi_emulate_limit(double speed, const char *tag, char *msg, size_t msglen)
             "A-Z a-z 0-9 _ . - (not . or ..)", shown, MAX_TAG);
         return -1;
     }
-    if (st.active && st.owner != getpid()) st.active = 0;
-    if (st.active) {
+    if (em->active && em->owner != getpid()) em->active = 0;
+    if (em->active) {
         /* A speed change keeps the group: the process is already in it, and a second
          * group would need a second tag for the same process. */
         char bad[PATH_MAX];
-        if (set_quota(st.group, st.v2, speed, bad, sizeof bad) < 0) {
+        if (set_quota(em, em->group, em->v2, speed, bad, sizeof bad) < 0) {
             say(msg, msglen, "cannot write %s: %s; the previous speed stays", bad,
                 strerror(errno));
             return -1;
         }
-        say(msg, msglen, "limited to %g of a core by %s", speed, st.group);
+        say(msg, msglen, "limited to %g of a core by %s", speed, em->group);
+        em->speed = speed;
         return 0;
     }
     struct hier *h = malloc(MAX_HIERS * sizeof *h);
@@ -486,7 +483,7 @@ int xmpi_emulate_limit(double speed, const char *tag, char *msg, size_t msglen)
     }
     int n = find_hiers(h, MAX_HIERS), rc = 1;
     char why[PATH_MAX + 128] = "";
-    for (int i = 0; i < n && rc == 1; i++) rc = try_hier(&h[i], speed, tag, msg, msglen,
+    for (int i = 0; i < n && rc == 1; i++) rc = try_hier(em, &h[i], speed, tag, msg, msglen,
                                                           why, sizeof why);
     free(h);
     if (rc == 2) return 1;
@@ -497,17 +494,21 @@ int xmpi_emulate_limit(double speed, const char *tag, char *msg, size_t msglen)
                  "full speed");
         return 1;
     }
-    if (rc == 0 && !atexit_done) atexit_done = atexit(xmpi_emulate_release) == 0;
     return rc;
 }
 
-void xmpi_emulate_release(void)
+double xmpi_emulate_speed(const struct xmpi_emulation *em)
 {
-    if (!st.active) return;
-    st.active = 0;
-    if (st.owner != getpid()) return;
+    return em->active && em->owner == getpid() && em->speed > 0 && em->speed < 1 ? em->speed : 0;
+}
+
+void xmpi_emulate_release(struct xmpi_emulation *em)
+{
+    if (!em->active) return;
+    em->active = 0;
+    if (em->owner != getpid()) return;
     /* If the original group is gone the process stays; cleanup takes the group later. */
-    if (move_self(st.orig) == 0) remove_group(st.group);
+    if (move_self(em->orig) == 0) remove_group(em->group);
 }
 
 static int sweep(const char *xdir)

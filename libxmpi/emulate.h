@@ -1,22 +1,41 @@
 /* Emulated heterogeneous processors: this process confined to a fraction of one core
- * by a cgroup CPU quota (v2 cpu.max or v1 cpu.cfs_quota_us), and released at exit. */
+ * by a cgroup CPU quota (v2 cpu.max or v1 cpu.cfs_quota_us), and released on request. */
 #ifndef XMPI_EMULATE_H
 #define XMPI_EMULATE_H
 
+#include <limits.h>
 #include <stddef.h>
+#include <sys/types.h>
 
+/* The one group of this process. `owner` lets a forked child, which inherits this state
+ * but not the group's ownership, drop the state instead of tearing down its parent's. */
+struct xmpi_emulation {
+    int active;
+    int v2;
+    pid_t owner;
+    char group[PATH_MAX];
+    char orig[PATH_MAX];
+    long base_period;           /* microseconds; see xmpi_emulate_set_period */
+    double speed;               /* the speed asked for; 0: none */
+};
+
+void xmpi_emulate_init(struct xmpi_emulation *em);
 /* Limits the calling process to `speed` (0 < speed <= 1) of one core, in a cgroup named
  * after `tag` (unique per process, e.g. "job123-rank4"). Returns 0 when limited, 1 when
  * no writable cgroup CPU controller exists (msg says why; the caller runs unlimited), -1
- * on a bad argument or a failure that left nothing behind (msg says what). */
-int xmpi_emulate_limit(double speed, const char *tag, char *msg, size_t msglen);
+ * on a bad argument or a failure that left nothing behind (msg says what). The owner of
+ * `em` releases it (the runtime does so in MPI_Finalize and at exit). */
+int xmpi_emulate_limit(struct xmpi_emulation *em, double speed, const char *tag, char *msg,
+                       size_t msglen);
 /* The quota period for speeds that fit it (default 10000 us; speeds whose quota would be
  * under the kernel's 1 ms minimum get a longer one, up to 100000 us). 0, or -1 when `us` is
  * outside 1000..100000 (the period stays). Applies to later xmpi_emulate_limit calls. */
-int xmpi_emulate_set_period(long us);
+int xmpi_emulate_set_period(struct xmpi_emulation *em, long us);
+/* The speed this process runs at under a quota (0 < speed < 1), or 0 when unlimited. */
+double xmpi_emulate_speed(const struct xmpi_emulation *em);
 /* Moves the process back to its original cgroup and removes the one it created. Safe to
  * call when nothing was limited, and more than once. */
-void xmpi_emulate_release(void);
+void xmpi_emulate_release(struct xmpi_emulation *em);
 /* Removes empty cgroups left by processes that died before releasing (best effort);
  * returns how many were removed. */
 int xmpi_emulate_cleanup(void);

@@ -5,10 +5,14 @@
 #include <papi.h>
 #include <stdio.h>
 
-static int eventset = PAPI_NULL;
-static int running;
+void xmpi_hwcount_init(struct xmpi_hwcount *hw)
+{
+    hw->eventset = PAPI_NULL;
+    hw->running = 0;
+}
 
-int xmpi_hwcount_start(char *const names[], int n, char *why, size_t whylen)
+int xmpi_hwcount_start(struct xmpi_hwcount *hw, char *const names[], int n, char *why,
+                       size_t whylen)
 {
     int rc;
     if (n < 1 || n > XMPI_MAX_EVENTS) {
@@ -23,45 +27,45 @@ int xmpi_hwcount_start(char *const names[], int n, char *why, size_t whylen)
             return -1;
         }
     }
-    xmpi_hwcount_stop();
-    if ((rc = PAPI_create_eventset(&eventset)) != PAPI_OK) {
+    xmpi_hwcount_stop(hw);
+    if ((rc = PAPI_create_eventset(&hw->eventset)) != PAPI_OK) {
         snprintf(why, whylen, "PAPI_create_eventset: %s", PAPI_strerror(rc));
-        eventset = PAPI_NULL;
+        hw->eventset = PAPI_NULL;
         return -1;
     }
     for (int i = 0; i < n; i++) {
-        if ((rc = PAPI_add_named_event(eventset, names[i])) != PAPI_OK) {
+        if ((rc = PAPI_add_named_event(hw->eventset, names[i])) != PAPI_OK) {
             snprintf(why, whylen, "PAPI cannot count %s: %s", names[i], PAPI_strerror(rc));
-            xmpi_hwcount_stop();
+            xmpi_hwcount_stop(hw);
             return -1;
         }
     }
-    if ((rc = PAPI_start(eventset)) != PAPI_OK) {
+    if ((rc = PAPI_start(hw->eventset)) != PAPI_OK) {
         snprintf(why, whylen, "PAPI_start: %s", PAPI_strerror(rc));
-        xmpi_hwcount_stop();
+        xmpi_hwcount_stop(hw);
         return -1;
     }
-    running = 1;
+    hw->running = 1;
     return 0;
 }
 
-int xmpi_hwcount_read(long long *values)
+int xmpi_hwcount_read(struct xmpi_hwcount *hw, long long *values)
 {
-    if (!running) return -1;
-    if (PAPI_read(eventset, values) != PAPI_OK) {
-        xmpi_hwcount_stop();
+    if (!hw->running) return -1;
+    if (PAPI_read(hw->eventset, values) != PAPI_OK) {
+        xmpi_hwcount_stop(hw);
         return -1;
     }
     return 0;
 }
 
-void xmpi_hwcount_stop(void)
+void xmpi_hwcount_stop(struct xmpi_hwcount *hw)
 {
-    if (eventset == PAPI_NULL) return;
+    if (hw->eventset == PAPI_NULL) return;
     long long scratch[XMPI_MAX_EVENTS];
-    if (running) PAPI_stop(eventset, scratch);
-    PAPI_cleanup_eventset(eventset);
-    PAPI_destroy_eventset(&eventset);
-    eventset = PAPI_NULL;
-    running = 0;
+    if (hw->running) PAPI_stop(hw->eventset, scratch);
+    PAPI_cleanup_eventset(hw->eventset);
+    PAPI_destroy_eventset(&hw->eventset);
+    hw->eventset = PAPI_NULL;
+    hw->running = 0;
 }

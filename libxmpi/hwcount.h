@@ -7,11 +7,19 @@
 
 #define XMPI_MAX_EVENTS 8
 
+/* One PAPI event set: PAPI_NULL when none exists. */
+struct xmpi_hwcount {
+    int eventset;
+    int running;
+};
+
+void xmpi_hwcount_init(struct xmpi_hwcount *hw);
 /* Tries to count `names` (n >= 1) together. Returns 0 and starts counting, or -1
  * with the reason (naming the event PAPI refused) in why. Never aborts. */
-int xmpi_hwcount_start(char *const names[], int n, char *why, size_t whylen);
+int xmpi_hwcount_start(struct xmpi_hwcount *hw, char *const names[], int n, char *why,
+                       size_t whylen);
 /* Current counter values (n entries); -1 if PAPI failed, and counting stops. */
-int xmpi_hwcount_read(long long *values);
-void xmpi_hwcount_stop(void);
+int xmpi_hwcount_read(struct xmpi_hwcount *hw, long long *values);
+void xmpi_hwcount_stop(struct xmpi_hwcount *hw);
 
 #endif

@@ -1,30 +1,62 @@
-/* Per-iteration monitoring (wall time, CPU time, work, communication) and the
- * gathering of per-rank records into one interval summary every si iterations. */
+/* Per-iteration monitoring (wall time, CPU time, work, communication), the closing of a
+ * sampling interval every si iterations and the gather of the per-rank records into one
+ * interval summary (the pipeline's "measure" step). */
 #ifndef XMPI_MONITOR_H
 #define XMPI_MONITOR_H
 
+#include "../models/formats/options.h"
 #include "../models/interval.h"
+#include "hwcount.h"
 
-void xmpi_monitor_init(void);
-/* Closes an open iteration and reports a last, partial interval (collective). */
-void xmpi_monitor_finish(void);
+struct xmpi_ctx;
+
+struct xmpi_monitor {
+    int configured;                      /* events chosen (first iteration seen) */
+    int in_iter;
+    int nevents;                         /* requested events; counts[] has this many */
+    char names_buf[XMPI_EVENTS_MAX];
+    char *names[XMPI_MAX_EVENTS];
+    int papi;                            /* 1 when the events are being counted */
+    char source[XMPI_EVENTS_MAX + 8];
+    double declared;                     /* work declared in the current iteration */
+    double t_real0, t_cpu0;
+    long long hw0[XMPI_MAX_EVENTS];
+    struct xmpi_opstat snap[XMPI_OP_COUNT];
+    struct xmpi_rank_record iter;        /* last complete iteration */
+    struct xmpi_rank_record acc;         /* current interval so far */
+    struct xmpi_rank_record closed;      /* the interval closed and not yet gathered */
+    long closed_iteration;               /* iterations done when it closed */
+    int due;                             /* 1 while `closed` waits for the gather */
+    long iterations;
+    struct xmpi_interval summary;
+    int have_summary;
+    struct xmpi_rank_record *ranks;      /* gather buffer, size nprocs */
+    int ranks_cap;
+};
+
+void xmpi_monitor_init(struct xmpi_ctx *cx);
+void xmpi_monitor_free(struct xmpi_ctx *cx);
+
+/* Ends the current iteration (an XMPI code); *closed is 1 when it closed a sampling interval
+ * (the record waits in `closed`, due, for xmpi_monitor_gather). */
+int xmpi_monitor_end_iteration(struct xmpi_ctx *cx, long long *counts, int *closed);
+/* At MPI_Finalize: ends an open iteration and closes a last, partial interval if any rank
+ * has iterations left over (collective); returns 1 when one was closed. */
+int xmpi_monitor_close_last(struct xmpi_ctx *cx);
+/* Collective over the library's communicator: the due records of every rank become the
+ * interval summary. */
+void xmpi_monitor_gather(struct xmpi_ctx *cx);
 
 /* The last complete interval summary, or NULL before the first one. */
-const struct xmpi_interval *xmpi_monitor_summary(void);
+const struct xmpi_interval *xmpi_monitor_summary(const struct xmpi_ctx *cx);
 /* This rank's record of the last monitored iteration. */
-const struct xmpi_rank_record *xmpi_monitor_last_iteration(void);
+const struct xmpi_rank_record *xmpi_monitor_last_iteration(const struct xmpi_ctx *cx);
 /* Monitored iterations completed by this rank. */
-long xmpi_monitor_iterations(void);
+long xmpi_monitor_iterations(const struct xmpi_ctx *cx);
 /* Number of the last interval gathered (0 before the first). */
-int xmpi_monitor_interval_index(void);
-/* 1 between XMPI_Monitor_iter_begin and XMPI_Monitor_iter_end. */
-int xmpi_monitor_in_iteration(void);
+int xmpi_monitor_interval_index(const struct xmpi_ctx *cx);
 /* A spawned process counts on from its parents' iteration and interval numbers, so that
  * every member gathers the same intervals. */
-void xmpi_monitor_join(long iterations, int interval_index);
-
-/* What the library did since the last trace row ("rebalance", "spawn", ...): the next
- * row's action column. */
-void xmpi_monitor_set_action(const char *action);
+void xmpi_monitor_join(struct xmpi_ctx *cx, long iterations, int interval_index);
 
 #endif

@@ -2,10 +2,8 @@
  * timed and counted by type, bytes and communicator size, then passed on. */
 #include <mpi.h>
 
-#include "profile.h"
+#include "context.h"
 #include "xmpi.h"
-
-struct xmpi_opstat xmpi_profile_total[XMPI_OP_COUNT];
 
 /* Hot path: no allocation, no locks, no I/O; two clock reads and a few adds. */
 static inline void account(enum xmpi_op op, double bytes, double t0, MPI_Comm comm)
@@ -13,7 +11,7 @@ static inline void account(enum xmpi_op op, double bytes, double t0, MPI_Comm co
     double t = PMPI_Wtime() - t0;
     int p = 0;
     if (comm != MPI_COMM_NULL) PMPI_Comm_size(comm, &p);
-    struct xmpi_opstat *s = &xmpi_profile_total[op];
+    struct xmpi_opstat *s = &xmpi_ctx->profile[op];
     s->calls += 1;
     s->bytes += bytes;
     s->time += t;

@@ -1,5 +1,5 @@
-/* XMPI_Register_*, XMPI_Get_wsize, XMPI_Redistribute_data and XMPI_Get_data: the
- * registered structures, their current partition, and moving them between partitions. */
+/* XMPI_Register_*, XMPI_Unregister and XMPI_Get_wsize, and the collective move of every
+ * registered structure from one partition to another (the executor behind every move). */
 #include "registry.h"
 
 #include <limits.h>
@@ -9,70 +9,47 @@
 #include <string.h>
 
 #include "../models/partition.h"
-#include "monitor.h"
-#include "predictor.h"
-#include "runtime.h"
+#include "context.h"
 #include "xmpi.h"
 
-enum kind { K_VECTOR, K_DENSE, K_SPARSE };
 static const char *const kind_name[] = {"vector", "dense", "sparse"};
-
-struct reg {
-    enum kind kind;
-    void **data;          /* vector/dense buffer, or the sparse row pointers (int) */
-    void **ja, **a;       /* sparse: column indices (int) and values */
-    int size;
-    MPI_Datatype type;
-    size_t elsize;
-    XMPI_Scheme scheme;
-};
-
-static struct {
-    struct reg *r;
-    int n, cap;
-    /* This process's view of the partition: set by each move, at the first registration
-     * of a process mpirun started (even blocks), and shrunk by XMPI_Remove. */
-    int have_part, part_n, part_size;
-    int *count, *displ;
-    int got_data;         /* a spawned process has received its rows */
-    struct xmpi_redist_stats stats;
-} R;
 
 /* ---- registration ------------------------------------------------------------ */
 
-static int registered(const void *addr)
+static int registered(const struct xmpi_registry *R, const void *addr)
 {
-    for (int i = 0; i < R.n; i++)
-        if (R.r[i].data == addr || R.r[i].ja == addr || R.r[i].a == addr) return 1;
+    for (int i = 0; i < R->n; i++)
+        if (R->r[i].data == addr || R->r[i].ja == addr || R->r[i].a == addr) return 1;
     return 0;
 }
 
-static int set_part(int n, int size, const int *count, const int *displ)
+static int set_part(struct xmpi_registry *R, int n, int size, const int *count, const int *displ)
 {
     int *c = malloc(sizeof *c * ((size_t)n + 1) * 2);
     if (!c) return XMPI_ERR_NOMEM;
     memcpy(c, count, sizeof *c * (size_t)n);
     memcpy(c + n + 1, displ, sizeof *c * (size_t)n);
-    free(R.count);
-    R.count = c;
-    R.displ = c + n + 1;
-    R.part_n = n;
-    R.part_size = size;
-    R.have_part = 1;
+    free(R->count);
+    R->count = c;
+    R->displ = c + n + 1;
+    R->part_n = n;
+    R->part_size = size;
+    R->have_part = 1;
     return XMPI_SUCCESS;
 }
 
-static int add(enum kind kind, void *data, void *ja, void *a, int size, MPI_Datatype type,
-               XMPI_Scheme scheme)
+static int add(enum xmpi_reg_kind kind, void *data, void *ja, void *a, int size,
+               MPI_Datatype type, XMPI_Scheme scheme)
 {
-    int rc = xmpi_runtime_ready();
+    struct xmpi_ctx *cx = xmpi_ctx;
+    struct xmpi_registry *R = &cx->reg;
+    int rc = xmpi_member(cx);
     if (rc) return rc;
-    if (xmpi_rt.status == XMPI_REMOVED) return XMPI_ERR_STATE;
-    if (!data || registered(data)) return XMPI_ERR_ARG;
+    if (!data || registered(R, data)) return XMPI_ERR_ARG;
     if (kind == K_SPARSE &&
-        (!ja || !a || ja == data || a == data || ja == a || registered(ja) || registered(a)))
+        (!ja || !a || ja == data || a == data || ja == a || registered(R, ja) || registered(R, a)))
         return XMPI_ERR_ARG;
-    if (size < 0 || (R.n > 0 && size != R.r[0].size)) return XMPI_ERR_ARG;
+    if (size < 0 || (R->n > 0 && size != R->r[0].size)) return XMPI_ERR_ARG;
     if (scheme != XMPI_DISTRIBUTED && scheme != XMPI_REPLICATED) return XMPI_ERR_ARG;
     if (type == MPI_DATATYPE_NULL) return XMPI_ERR_ARG;
     int tsize = 0;
@@ -80,24 +57,24 @@ static int add(enum kind kind, void *data, void *ja, void *a, int size, MPI_Data
     if (PMPI_Type_size(type, &tsize) != MPI_SUCCESS || tsize <= 0 ||
         PMPI_Type_get_extent(type, &lb, &extent) != MPI_SUCCESS || lb != 0 || extent != tsize)
         return XMPI_ERR_ARG;
-    if (R.n == R.cap) {
-        int cap = R.cap ? 2 * R.cap : 8;
-        struct reg *r = realloc(R.r, sizeof *r * (size_t)cap);
+    if (R->n == R->cap) {
+        int cap = R->cap ? 2 * R->cap : 8;
+        struct xmpi_reg *r = realloc(R->r, sizeof *r * (size_t)cap);
         if (!r) return XMPI_ERR_NOMEM;
-        R.r = r;
-        R.cap = cap;
+        R->r = r;
+        R->cap = cap;
     }
     /* Processes mpirun started hold even blocks until a move says otherwise; spawned ones
      * hold nothing until XMPI_Get_data. */
-    if (R.n == 0 && xmpi_rt.status == XMPI_RUNNING && (!R.have_part || R.part_size != size)) {
-        int *c = malloc(sizeof *c * ((size_t)xmpi_rt.size + 1) * 2);
+    if (R->n == 0 && cx->status == XMPI_RUNNING && (!R->have_part || R->part_size != size)) {
+        int *c = malloc(sizeof *c * ((size_t)cx->size + 1) * 2);
         if (!c) return XMPI_ERR_NOMEM;
-        xmpi_part_even(size, xmpi_rt.size, c, c + xmpi_rt.size + 1);
-        rc = set_part(xmpi_rt.size, size, c, c + xmpi_rt.size + 1);
+        xmpi_part_even(size, cx->size, c, c + cx->size + 1);
+        rc = set_part(R, cx->size, size, c, c + cx->size + 1);
         free(c);
         if (rc) return rc;
     }
-    R.r[R.n++] = (struct reg){kind, data, ja, a, size, type, (size_t)tsize, scheme};
+    R->r[R->n++] = (struct xmpi_reg){kind, data, ja, a, size, type, (size_t)tsize, scheme};
     return XMPI_SUCCESS;
 }
 
@@ -119,12 +96,13 @@ int XMPI_Register_sparse(void *address_ia, void *address_ja, void *address_a, in
 
 int XMPI_Unregister(void *address)
 {
-    int rc = xmpi_runtime_ready();
+    struct xmpi_registry *R = &xmpi_ctx->reg;
+    int rc = xmpi_ready(xmpi_ctx);
     if (rc) return rc;
-    for (int i = 0; address && i < R.n; i++)
-        if (R.r[i].data == address) {
-            memmove(&R.r[i], &R.r[i + 1], sizeof *R.r * (size_t)(R.n - i - 1));
-            R.n--;
+    for (int i = 0; address && i < R->n; i++)
+        if (R->r[i].data == address) {
+            memmove(&R->r[i], &R->r[i + 1], sizeof *R->r * (size_t)(R->n - i - 1));
+            R->n--;
             return XMPI_SUCCESS;
         }
     return XMPI_ERR_ARG;
@@ -134,9 +112,10 @@ int XMPI_Get_wsize(int rank, int nprocs, int size, int *count, int *displ)
 {
     if (!count || !displ || nprocs < 1 || rank < 0 || rank >= nprocs || size < 0)
         return XMPI_ERR_ARG;
-    if (R.have_part && R.part_n == nprocs && R.part_size == size) {
-        *count = R.count[rank];
-        *displ = R.displ[rank];
+    const struct xmpi_registry *R = &xmpi_ctx->reg;
+    if (R->have_part && R->part_n == nprocs && R->part_size == size) {
+        *count = R->count[rank];
+        *displ = R->displ[rank];
         return XMPI_SUCCESS;
     }
     xmpi_part_even_block(rank, nprocs, size, count, displ);
@@ -164,16 +143,16 @@ static const char *const problem_text[] = {
     "could not exchange its nonzero counts (MPI error)",
 };
 
-static size_t rowlen(const struct reg *r)
+static size_t rowlen(const struct xmpi_reg *r)
 {
     return r->kind == K_DENSE ? (size_t)r->size : 1;
 }
 
-static long long fingerprint(void)
+static long long fingerprint(const struct xmpi_registry *R)
 {
     uint64_t h = 1469598103934665603ull;   /* FNV-1a */
-    for (int i = 0; i < R.n; i++) {
-        long long v[4] = {R.r[i].kind, R.r[i].size, (long long)R.r[i].elsize, R.r[i].scheme};
+    for (int i = 0; i < R->n; i++) {
+        long long v[4] = {R->r[i].kind, R->r[i].size, (long long)R->r[i].elsize, R->r[i].scheme};
         const unsigned char *p = (const unsigned char *)v;
         for (size_t k = 0; k < sizeof v; k++) h = (h ^ p[k]) * 1099511628211ull;
     }
@@ -182,7 +161,7 @@ static long long fingerprint(void)
 
 /* Checks what this process is about to read of structure r: its old rows. The row
  * pointers are read only once the blocks are known to lie inside [0, size) (check_ia). */
-static int local_problem(const struct reg *r, int scount, int sdispl, int check_ia)
+static int local_problem(const struct xmpi_reg *r, int scount, int sdispl, int check_ia)
 {
     if (scount <= 0 || sdispl < 0 || (long long)sdispl + scount > r->size)
         return P_NONE;   /* nothing to read, or a bad block the global check reports */
@@ -202,6 +181,8 @@ struct seg { int pos, peer; };   /* a sender's rows start at pos of the new bloc
 
 /* Everything one move needs, sized by the number of processes. */
 struct plan {
+    struct xmpi_ctx *cx;
+    struct xmpi_registry *R;
     int p, me, N;
     struct desc *d;
     int *oc, *od, *nc, *nd;          /* old and new blocks of every rank */
@@ -228,6 +209,7 @@ static void plan_free(struct plan *pl)
 
 static int plan_alloc(struct plan *pl)
 {
+    struct xmpi_registry *R = pl->R;
     size_t p = (size_t)pl->p, ns = (size_t)pl->nsparse + 1;
     pl->d = calloc(p, sizeof *pl->d);
     pl->oc = malloc(sizeof *pl->oc * p * 4);
@@ -236,7 +218,7 @@ static int plan_alloc(struct plan *pl)
     pl->segs = malloc(sizeof *pl->segs * p);
     pl->snnz = calloc(p * ns * 2, sizeof *pl->snnz);
     pl->newnnz = calloc(ns, sizeof *pl->newnnz);
-    pl->fresh = calloc((size_t)R.n * 3 + 1, sizeof *pl->fresh);
+    pl->fresh = calloc((size_t)R->n * 3 + 1, sizeof *pl->fresh);
     if (!pl->d || !pl->oc || !pl->sc || !pl->order || !pl->segs || !pl->snnz || !pl->newnnz || !pl->fresh)
         return -1;
     pl->od = pl->oc + p;
@@ -254,6 +236,7 @@ static int plan_alloc(struct plan *pl)
  * hand-off of XMPI_Remove. */
 static int judge(struct plan *pl, const int *leaving, int nleaving, char *why, size_t len)
 {
+    const struct xmpi_registry *R = pl->R;
     const struct desc *d = pl->d;
     int p = pl->p, any = 0;
     for (int i = 0; i < p; i++) any |= d[i].nreg > 0;
@@ -276,7 +259,7 @@ static int judge(struct plan *pl, const int *leaving, int nleaving, char *why, s
     for (int i = 0; i < p; i++) {
         if (d[i].bad) {
             int s = (int)d[i].bad - 1;
-            snprintf(why, len, "rank %d: structure %d (%s) %s", i, s, kind_name[R.r[s].kind],
+            snprintf(why, len, "rank %d: structure %d (%s) %s", i, s, kind_name[R->r[s].kind],
                      problem_text[d[i].problem]);
             return XMPI_ERR_ARG;
         }
@@ -299,25 +282,8 @@ static int judge(struct plan *pl, const int *leaving, int nleaving, char *why, s
         return XMPI_ERR_ARG;
     }
     if (leaving) {
-        double *power = malloc(sizeof *power * (size_t)p);
-        if (!power) {
-            snprintf(why, len, "out of memory");
-            return XMPI_ERR_NOMEM;
-        }
-        /* The stayers keep their proportions; one that held nothing counts as an average
-         * one, so that it gets rows too. */
-        double held = 0;
-        int holders = 0;
-        for (int i = 0; i < p; i++) power[i] = pl->oc[i];
-        for (int k = 0; k < nleaving; k++) power[leaving[k]] = -1;
-        for (int i = 0; i < p; i++)
-            if (power[i] > 0) held += power[i], holders++;
-        for (int i = 0; i < p; i++) {
-            if (power[i] < 0) power[i] = 0;
-            else if (power[i] == 0) power[i] = holders ? held / holders : 1;
-        }
-        int rc = xmpi_part_weighted(pl->N, p, NULL, power, pl->nc, pl->nd, sub, sizeof sub);
-        free(power);
+        int rc = xmpi_part_handoff(pl->N, p, pl->oc, leaving, nleaving, pl->nc, pl->nd, sub,
+                                   sizeof sub);
         if (rc) {
             snprintf(why, len, "no partition for the processes that stay: %s", sub);
             return rc == -2 ? XMPI_ERR_NOMEM : XMPI_ERR_ARG;
@@ -341,7 +307,7 @@ static int judge(struct plan *pl, const int *leaving, int nleaving, char *why, s
 }
 
 /* Nonzeros of this process's old rows [lo, lo + n) (global numbers) of sparse r. */
-static long long old_nnz(const struct plan *pl, const struct reg *r, int lo, int n)
+static long long old_nnz(const struct plan *pl, const struct xmpi_reg *r, int lo, int n)
 {
     if (n <= 0) return 0;
     const int *ia = *r->data;
@@ -353,13 +319,14 @@ static long long old_nnz(const struct plan *pl, const struct reg *r, int lo, int
  * returned problem is this process's; the caller agrees on it with the others. */
 static int prepare(struct plan *pl, int *bad)
 {
+    struct xmpi_registry *R = pl->R;
     int p = pl->p, me = pl->me, ns = pl->nsparse + 1, problem = P_NONE;
-    for (int s = 0; s < R.n && !problem; s++)
-        if (R.r[s].kind == K_SPARSE &&
-            (problem = local_problem(&R.r[s], pl->oc[me], pl->od[me], 1)))
+    for (int s = 0; s < R->n && !problem; s++)
+        if (R->r[s].kind == K_SPARSE &&
+            (problem = local_problem(&R->r[s], pl->oc[me], pl->od[me], 1)))
             *bad = s + 1;
-    for (int s = 0, k = 0; s < R.n && !problem; s++) {
-        const struct reg *r = &R.r[s];
+    for (int s = 0, k = 0; s < R->n && !problem; s++) {
+        const struct xmpi_reg *r = &R->r[s];
         if (r->kind != K_SPARSE) continue;
         for (int j = 0; j < p; j++) {
             int lo = 0, n;
@@ -372,11 +339,11 @@ static int prepare(struct plan *pl, int *bad)
         k++;
     }
     if (pl->nsparse &&
-        PMPI_Alltoall(pl->snnz, ns, MPI_LONG_LONG, pl->rnnz, ns, MPI_LONG_LONG, xmpi_rt.comm))
+        PMPI_Alltoall(pl->snnz, ns, MPI_LONG_LONG, pl->rnnz, ns, MPI_LONG_LONG, pl->cx->comm))
         return P_MPI;
     if (problem) return problem;
-    for (int s = 0, k = 0; s < R.n; s++) {
-        const struct reg *r = &R.r[s];
+    for (int s = 0, k = 0; s < R->n; s++) {
+        const struct xmpi_reg *r = &R->r[s];
         void **f = &pl->fresh[3 * s];
         size_t rows = r->scheme == XMPI_REPLICATED ? (size_t)pl->N : (size_t)pl->nc[me];
         if (r->kind != K_SPARSE) {
@@ -404,13 +371,14 @@ static int prepare(struct plan *pl, int *bad)
 
 static void free_fresh(struct plan *pl)
 {
-    for (int i = 0; i < 3 * R.n; i++) {
+    struct xmpi_registry *R = pl->R;
+    for (int i = 0; i < 3 * R->n; i++) {
         free(pl->fresh[i]);
         pl->fresh[i] = NULL;
     }
 }
 
-static char dummy[16];   /* a send buffer for processes that send nothing */
+static const char dummy[16];   /* a send buffer for processes that send nothing (never written) */
 
 static int by_pos(const void *a, const void *b)
 {
@@ -449,7 +417,7 @@ static void nnz_starts(const struct plan *pl, const int *count, const int *pos, 
     }
 }
 
-static MPI_Datatype row_type(const struct reg *r, size_t len)
+static MPI_Datatype row_type(const struct xmpi_reg *r, size_t len)
 {
     MPI_Datatype t;
     PMPI_Type_contiguous((int)len, r->type, &t);
@@ -459,14 +427,15 @@ static MPI_Datatype row_type(const struct reg *r, size_t len)
 
 static void count_bytes(struct plan *pl, size_t unit)
 {
+    struct xmpi_registry *R = pl->R;
     for (int j = 0; j < pl->p; j++) {
         if (j == pl->me) continue;
-        R.stats.bytes_sent += (double)pl->sc[j] * (double)unit;
-        R.stats.bytes_recv += (double)pl->rc[j] * (double)unit;
+        R->stats.bytes_sent += (double)pl->sc[j] * (double)unit;
+        R->stats.bytes_recv += (double)pl->rc[j] * (double)unit;
     }
 }
 
-static int move_dense(struct plan *pl, struct reg *r, void **f)
+static int move_dense(struct plan *pl, struct xmpi_reg *r, void **f)
 {
     int p = pl->p, me = pl->me, rc;
     MPI_Datatype t = row_type(r, rowlen(r));
@@ -481,7 +450,7 @@ static int move_dense(struct plan *pl, struct reg *r, void **f)
         }
         void *old = *r->data;
         rc = PMPI_Alltoallv(old ? old : dummy, pl->sc, pl->sd, t, f[0], pl->rc, pl->rd, t,
-                            xmpi_rt.comm);
+                            pl->cx->comm);
         count_bytes(pl, unit);
         free(old);
         *r->data = f[0];
@@ -494,7 +463,7 @@ static int move_dense(struct plan *pl, struct reg *r, void **f)
         }
         count_bytes(pl, unit);
         rc = PMPI_Allgatherv(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, buf, pl->oc, pl->od, t,
-                             xmpi_rt.comm);
+                             pl->cx->comm);
         if (f[0]) {
             free(*r->data);
             *r->data = f[0];
@@ -505,7 +474,7 @@ static int move_dense(struct plan *pl, struct reg *r, void **f)
     return rc == MPI_SUCCESS ? XMPI_SUCCESS : XMPI_ERR_MPI;
 }
 
-static int move_sparse(struct plan *pl, struct reg *r, void **f, int k, int *jstart)
+static int move_sparse(struct plan *pl, struct xmpi_reg *r, void **f, int k, int *jstart)
 {
     int p = pl->p, me = pl->me, ns = pl->nsparse + 1, rc = MPI_SUCCESS;
     int *oldia = *r->data, *newia = f[0];
@@ -525,7 +494,7 @@ static int move_sparse(struct plan *pl, struct reg *r, void **f, int k, int *jst
         nnz_starts(pl, pl->rc, pos, k, jstart);
         count_bytes(pl, sizeof(int));
         rc |= PMPI_Alltoallv(oldia ? (void *)oldia : dummy, pl->sc, pl->sd, MPI_INT, newia,
-                             pl->rc, pos, MPI_INT, xmpi_rt.comm);
+                             pl->rc, pos, MPI_INT, pl->cx->comm);
         rebase(newia, rows, pl->rc, pos, jstart, p, pl->newnnz[k]);
         /* The nonzeros: counts per peer from the exchange, offsets from the old pointers. */
         for (int j = 0; j < p; j++) {
@@ -537,9 +506,9 @@ static int move_sparse(struct plan *pl, struct reg *r, void **f, int k, int *jst
         }
         count_bytes(pl, sizeof(int) + r->elsize);
         rc |= PMPI_Alltoallv(oldja ? oldja : dummy, pl->sc, pl->sd, MPI_INT, f[1], pl->rc,
-                             pl->rd, MPI_INT, xmpi_rt.comm);
+                             pl->rd, MPI_INT, pl->cx->comm);
         rc |= PMPI_Alltoallv(olda ? olda : dummy, pl->sc, pl->sd, t, f[2], pl->rc, pl->rd, t,
-                             xmpi_rt.comm);
+                             pl->cx->comm);
     } else {
         rows = pl->N;
         nnz_starts(pl, pl->oc, pl->od, k, jstart);
@@ -550,7 +519,7 @@ static int move_sparse(struct plan *pl, struct reg *r, void **f, int k, int *jst
         count_bytes(pl, sizeof(int));
         int mine = pl->oc[me], from = pl->od[me];
         rc |= PMPI_Allgatherv(mine ? (void *)(oldia + from) : dummy, mine, MPI_INT, newia,
-                              pl->oc, pl->od, MPI_INT, xmpi_rt.comm);
+                              pl->oc, pl->od, MPI_INT, pl->cx->comm);
         rebase(newia, rows, pl->oc, pl->od, jstart, p, pl->newnnz[k]);
         /* Each owner's nonzeros, as many as its rows hold, after those of earlier rows. */
         int nnz = (int)pl->snnz[(size_t)me * ns + k], at = mine ? oldia[from] : 0;
@@ -561,9 +530,9 @@ static int move_sparse(struct plan *pl, struct reg *r, void **f, int k, int *jst
         count_bytes(pl, sizeof(int) + r->elsize);
         pl->rc[me] = nnz;
         rc |= PMPI_Allgatherv(nnz ? (char *)oldja + sizeof(int) * (size_t)at : dummy, nnz,
-                              MPI_INT, f[1], pl->rc, jstart, MPI_INT, xmpi_rt.comm);
+                              MPI_INT, f[1], pl->rc, jstart, MPI_INT, pl->cx->comm);
         rc |= PMPI_Allgatherv(nnz ? (char *)olda + r->elsize * (size_t)at : dummy, nnz, t,
-                              f[2], pl->rc, jstart, t, xmpi_rt.comm);
+                              f[2], pl->rc, jstart, t, pl->cx->comm);
     }
     PMPI_Type_free(&t);
     free(oldia);
@@ -579,21 +548,23 @@ static int move_sparse(struct plan *pl, struct reg *r, void **f, int k, int *jst
 /* The collective move. joining: this process takes the rows nobody else's new block covers
  * (XMPI_Get_data). leaving: the hand-off of XMPI_Remove (the new blocks are computed).
  * Returns an XMPI code (the same on every process), or -1 when nothing is registered. */
-static int redistribute(int scount, int sdispl, int rcount, int rdispl, int joining,
-                        const int *leaving, int nleaving, long *iteration, const char *call)
+int xmpi_registry_move(struct xmpi_ctx *cx, struct xmpi_move *mv)
 {
+    struct xmpi_registry *R = &cx->reg;
+    int scount = mv->scount, sdispl = mv->sdispl, rcount = mv->rcount, rdispl = mv->rdispl;
+    const char *call = mv->call;
     double t0 = PMPI_Wtime();
-    struct plan pl = {.p = xmpi_rt.size, .me = xmpi_rt.rank, .N = R.n ? R.r[0].size : 0};
-    for (int s = 0; s < R.n; s++) pl.nsparse += R.r[s].kind == K_SPARSE;
+    struct plan pl = {.cx = cx, .R = R, .p = cx->size, .me = cx->rank,
+                      .N = R->n ? R->r[0].size : 0};
+    for (int s = 0; s < R->n; s++) pl.nsparse += R->r[s].kind == K_SPARSE;
     if (plan_alloc(&pl)) {
         /* Bookkeeping of a few words per process is missing: the others would wait. */
-        fprintf(stderr, "xmpi: rank %d: out of memory in %s\n", xmpi_rt.rank, call);
-        PMPI_Abort(MPI_COMM_WORLD, 3);
+        xmpi_die_nomem(cx, call);
     }
-    struct desc mine = {scount, sdispl, rcount, rdispl, joining, R.n, fingerprint(),
-                        xmpi_monitor_iterations(), 0, 0};
-    for (int s = 0; s < R.n && !mine.bad; s++) {
-        int pr = local_problem(&R.r[s], scount, sdispl, 0);
+    struct desc mine = {scount, sdispl, rcount, rdispl, mv->joining, R->n, fingerprint(R),
+                        mv->iterations, 0, 0};
+    for (int s = 0; s < R->n && !mine.bad; s++) {
+        int pr = local_problem(&R->r[s], scount, sdispl, 0);
         if (pr) {
             mine.bad = s + 1;
             mine.problem = pr;
@@ -602,8 +573,8 @@ static int redistribute(int scount, int sdispl, int rcount, int rdispl, int join
     char why[768] = "";
     int rc = XMPI_ERR_MPI;
     if (PMPI_Allgather(&mine, DESC_LL, MPI_LONG_LONG, pl.d, DESC_LL, MPI_LONG_LONG,
-                       xmpi_rt.comm) == MPI_SUCCESS)
-        rc = judge(&pl, leaving, nleaving, why, sizeof why);
+                       cx->comm) == MPI_SUCCESS)
+        rc = judge(&pl, mv->leaving, mv->nleaving, why, sizeof why);
     /* Every process is in the call from here: what came before was waiting for the last one
      * to arrive (in XMPI_Remove, the leaving processes: part of removing them). */
     double t_all = PMPI_Wtime();
@@ -611,8 +582,8 @@ static int redistribute(int scount, int sdispl, int rcount, int rdispl, int join
         /* Every new buffer exists on every process before any data moves. */
         int bad = 0, problem = prepare(&pl, &bad);
         int st[2] = {problem, bad}, *all = malloc(sizeof *all * 2 * (size_t)pl.p);
-        if (!all || PMPI_Allgather(st, 2, MPI_INT, all, 2, MPI_INT, xmpi_rt.comm)) {
-            fprintf(stderr, "xmpi: rank %d: %s could not agree on buffers\n", xmpi_rt.rank, call);
+        if (!all || PMPI_Allgather(st, 2, MPI_INT, all, 2, MPI_INT, cx->comm)) {
+            fprintf(stderr, "xmpi: rank %d: %s could not agree on buffers\n", cx->rank, call);
             PMPI_Abort(MPI_COMM_WORLD, 3);
         }
         /* A bad argument explains a failed allocation elsewhere: report it first. */
@@ -621,7 +592,7 @@ static int redistribute(int scount, int sdispl, int rcount, int rdispl, int join
                 int pr = all[2 * i], s = all[2 * i + 1] - 1;
                 if (!pr || (!pass && pr == P_NOMEM)) continue;
                 snprintf(why, sizeof why, "rank %d: structure %d (%s) %s", i, s,
-                         kind_name[R.r[s].kind], problem_text[pr]);
+                         kind_name[R->r[s].kind], problem_text[pr]);
                 rc = pr == P_NOMEM ? XMPI_ERR_NOMEM : pr == P_MPI ? XMPI_ERR_MPI : XMPI_ERR_ARG;
             }
         }
@@ -630,71 +601,46 @@ static int redistribute(int scount, int sdispl, int rcount, int rdispl, int join
     }
     if (rc == XMPI_SUCCESS) {
         int *jstart = malloc(sizeof *jstart * (size_t)pl.p);
-        if (!jstart) {
-            fprintf(stderr, "xmpi: rank %d: out of memory in %s\n", xmpi_rt.rank, call);
-            PMPI_Abort(MPI_COMM_WORLD, 3);
-        }
-        R.stats.bytes_sent = R.stats.bytes_recv = 0;
-        for (int s = 0, k = 0; s < R.n; s++) {
-            int m = R.r[s].kind == K_SPARSE
-                        ? move_sparse(&pl, &R.r[s], &pl.fresh[3 * s], k++, jstart)
-                        : move_dense(&pl, &R.r[s], &pl.fresh[3 * s]);
+        if (!jstart) xmpi_die_nomem(cx, call);
+        R->stats.bytes_sent = R->stats.bytes_recv = 0;
+        for (int s = 0, k = 0; s < R->n; s++) {
+            int m = R->r[s].kind == K_SPARSE
+                        ? move_sparse(&pl, &R->r[s], &pl.fresh[3 * s], k++, jstart)
+                        : move_dense(&pl, &R->r[s], &pl.fresh[3 * s]);
             if (m) rc = m;
         }
         free(jstart);
-        if (set_part(pl.p, pl.N, pl.nc, pl.nd) && rc == XMPI_SUCCESS) rc = XMPI_ERR_NOMEM;
-        if (xmpi_rt.status == XMPI_NEWLY_SPAWNED) R.got_data = 1;
-        R.stats.moves++;
-        R.stats.seconds = PMPI_Wtime() - t0;
-        if (xmpi_rt.rank == 0) xmpi_predictor_moved(PMPI_Wtime() - t_all);
-        if (iteration) {
-            *iteration = 0;
-            for (int i = 0; i < pl.p; i++)
-                if (!pl.d[i].joining) {
-                    *iteration = (long)pl.d[i].iteration;
-                    break;
-                }
-        }
-        xmpi_note(2, "%s: moved %d structure(s) in %.3f s (rank 0 sent %.3g MB, received %.3g MB)",
-                  call, R.n, R.stats.seconds, R.stats.bytes_sent / 1e6, R.stats.bytes_recv / 1e6);
-    } else if ((rc > 0 || !leaving) && xmpi_rt.rank == 0) {
-        xmpi_note(0, "%s: %s", call, why);
+        if (set_part(R, pl.p, pl.N, pl.nc, pl.nd) && rc == XMPI_SUCCESS) rc = XMPI_ERR_NOMEM;
+        if (mv->joining) R->got_data = 1;
+        R->stats.moves++;
+        R->stats.seconds = PMPI_Wtime() - t0;
+        if (cx->rank == 0) xmpi_sink_moved(&cx->sink, PMPI_Wtime() - t_all);
+        mv->resume = 0;
+        for (int i = 0; i < pl.p; i++)
+            if (!pl.d[i].joining) {
+                mv->resume = (long)pl.d[i].iteration;
+                break;
+            }
+        xmpi_note(cx, 2, "%s: moved %d structure(s) in %.3f s (rank 0 sent %.3g MB, received %.3g MB)",
+                  call, R->n, R->stats.seconds, R->stats.bytes_sent / 1e6, R->stats.bytes_recv / 1e6);
+    } else if ((rc > 0 || !mv->leaving) && cx->rank == 0) {
+        xmpi_note(cx, 0, "%s: %s", call, why);
     }
     plan_free(&pl);
     return rc;
 }
 
-static int usable(void)
+int xmpi_registry_size(const struct xmpi_ctx *cx)
 {
-    int rc = xmpi_runtime_ready();
-    if (rc) return rc;
-    return xmpi_rt.status == XMPI_REMOVED ? XMPI_ERR_STATE : XMPI_SUCCESS;
+    const struct xmpi_registry *R = &cx->reg;
+    return R->n ? R->r[0].size : -1;
 }
 
-int xmpi_registry_move(int scount, int sdispl, int rcount, int rdispl, const char *call)
+int xmpi_registry_row_nnz(const struct xmpi_ctx *cx, int *len, int count)
 {
-    int rc = redistribute(scount, sdispl, rcount, rdispl, 0, NULL, 0, NULL, call);
-    return rc < 0 ? XMPI_ERR_STATE : rc;
-}
-
-int XMPI_Redistribute_data(int scount, int sdispl, int rcount, int rdispl)
-{
-    int rc = usable();
-    if (rc) return rc;
-    rc = xmpi_registry_move(scount, sdispl, rcount, rdispl, "XMPI_Redistribute_data");
-    if (rc == XMPI_SUCCESS) xmpi_monitor_set_action("redistribute");
-    return rc;
-}
-
-int xmpi_registry_size(void)
-{
-    return R.n ? R.r[0].size : -1;
-}
-
-int xmpi_registry_row_nnz(int *len, int count)
-{
-    for (int s = 0; s < R.n; s++) {
-        const struct reg *r = &R.r[s];
+    const struct xmpi_registry *R = &cx->reg;
+    for (int s = 0; s < R->n; s++) {
+        const struct xmpi_reg *r = &R->r[s];
         if (r->kind != K_SPARSE || r->scheme != XMPI_DISTRIBUTED) continue;
         const int *ia = *r->data;
         if (!ia && count > 0) return -1;
@@ -704,69 +650,60 @@ int xmpi_registry_row_nnz(int *len, int count)
     return -1;
 }
 
-int XMPI_Get_data(int *it)
+int xmpi_registry_own_block(const struct xmpi_ctx *cx, int *count, int *displ)
 {
-    int rc = usable();
-    if (rc) return rc;
-    if (xmpi_rt.status != XMPI_NEWLY_SPAWNED || R.got_data) return XMPI_ERR_STATE;
-    long resume = 0;
-    rc = redistribute(0, 0, 0, 0, 1, NULL, 0, &resume, "XMPI_Get_data");
-    if (rc < 0) return XMPI_ERR_STATE;
-    if (rc == XMPI_SUCCESS && it) *it = (int)resume;
-    return rc;
+    const struct xmpi_registry *R = &cx->reg;
+    *count = *displ = 0;
+    if (!R->have_part || cx->rank >= R->part_n || R->n == 0 || R->part_size != R->r[0].size)
+        return -1;
+    *count = R->count[cx->rank];
+    *displ = R->displ[cx->rank];
+    return 0;
 }
 
-int xmpi_registry_handoff(const int *leaving, int n)
+void xmpi_registry_after_remove(struct xmpi_ctx *cx, const int *leaving, int n)
 {
-    int me = xmpi_rt.rank, sc = 0, sd = 0;
-    if (R.have_part && me < R.part_n && R.n > 0 && R.part_size == R.r[0].size) {
-        sc = R.count[me];
-        sd = R.displ[me];
-    }
-    int rc = redistribute(sc, sd, 0, 0, 0, leaving, n, NULL, "XMPI_Remove");
-    return rc < 0 ? XMPI_SUCCESS : rc;
-}
-
-void xmpi_registry_after_remove(const int *leaving, int n)
-{
-    if (!R.have_part) return;
+    struct xmpi_registry *R = &cx->reg;
+    if (!R->have_part) return;
     int k = 0;
-    for (int i = 0; i < R.part_n; i++) {
+    for (int i = 0; i < R->part_n; i++) {
         int gone = 0;
         for (int j = 0; j < n; j++) gone |= leaving[j] == i;
         if (gone) continue;
-        R.count[k] = R.count[i];
-        R.displ[k] = R.displ[i];
+        R->count[k] = R->count[i];
+        R->displ[k] = R->displ[i];
         k++;
     }
-    R.part_n = k;
+    R->part_n = k;
 }
 
 #define DESCRIBE_SPARSE_MAX 8
 
-int xmpi_registry_describe(struct xmpi_struct_desc *d, int max, long *count, long *displ)
+int xmpi_registry_describe(struct xmpi_ctx *cx, struct xmpi_struct_desc *d, int max, long *count,
+                           long *displ)
 {
+    const struct xmpi_registry *R = &cx->reg;
     /* The nonzeros of each sparse structure: a fixed-size sum, so that the call is collective
      * with the same count everywhere even before a move has checked the registries agree. */
     double mine[DESCRIBE_SPARSE_MAX] = {0}, all[DESCRIBE_SPARSE_MAX] = {0};
-    int usable_part = R.n > 0 && R.have_part && R.part_n == xmpi_rt.size &&
-                      R.part_size == R.r[0].size;
-    for (int s = 0, k = 0; s < R.n && k < DESCRIBE_SPARSE_MAX; s++) {
-        const struct reg *r = &R.r[s];
+    int usable_part = R->n > 0 && R->have_part && R->part_n == cx->size &&
+                      R->part_size == R->r[0].size;
+    for (int s = 0, k = 0; s < R->n && k < DESCRIBE_SPARSE_MAX; s++) {
+        const struct xmpi_reg *r = &R->r[s];
         if (r->kind != K_SPARSE) continue;
         const int *ia = *r->data;
         int rows = r->scheme == XMPI_REPLICATED ? r->size
-                   : usable_part                ? R.count[xmpi_rt.rank] : 0;
+                   : usable_part                ? R->count[cx->rank] : 0;
         /* Replicated rows are on every process: rank 0's copy alone is the whole. */
-        if (ia && rows > 0 && (r->scheme == XMPI_DISTRIBUTED || xmpi_rt.rank == 0))
+        if (ia && rows > 0 && (r->scheme == XMPI_DISTRIBUTED || cx->rank == 0))
             mine[k] = (double)ia[rows] - ia[0];
         k++;
     }
-    PMPI_Reduce(mine, all, DESCRIBE_SPARSE_MAX, MPI_DOUBLE, MPI_SUM, 0, xmpi_rt.comm);
-    if (xmpi_rt.rank != 0 || !usable_part || !d || !count || !displ) return 0;
+    PMPI_Reduce(mine, all, DESCRIBE_SPARSE_MAX, MPI_DOUBLE, MPI_SUM, 0, cx->comm);
+    if (cx->rank != 0 || !usable_part || !d || !count || !displ) return 0;
     int n = 0;
-    for (int s = 0, k = 0; s < R.n && n < max; s++) {
-        const struct reg *r = &R.r[s];
+    for (int s = 0, k = 0; s < R->n && n < max; s++) {
+        const struct xmpi_reg *r = &R->r[s];
         struct xmpi_struct_desc *x = &d[n++];
         memset(x, 0, sizeof *x);
         x->kind = r->kind == K_SPARSE  ? XMPI_STRUCT_SPARSE
@@ -782,21 +719,21 @@ int xmpi_registry_describe(struct xmpi_struct_desc *d, int max, long *count, lon
             k++;
         }
     }
-    for (int i = 0; i < R.part_n; i++) {
-        count[i] = R.count[i];
-        displ[i] = R.displ[i];
+    for (int i = 0; i < R->part_n; i++) {
+        count[i] = R->count[i];
+        displ[i] = R->displ[i];
     }
     return n;
 }
 
-const struct xmpi_redist_stats *xmpi_registry_stats(void)
+const struct xmpi_redist_stats *xmpi_registry_stats(const struct xmpi_ctx *cx)
 {
-    return &R.stats;
+    return &cx->reg.stats;
 }
 
-void xmpi_registry_free(void)
+void xmpi_registry_free(struct xmpi_ctx *cx)
 {
-    free(R.r);
-    free(R.count);
-    memset(&R, 0, sizeof R);
+    free(cx->reg.r);
+    free(cx->reg.count);
+    memset(&cx->reg, 0, sizeof cx->reg);
 }

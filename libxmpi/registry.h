@@ -1,41 +1,83 @@
 /* Registered distributed structures and their partition: registration, the current
- * blocks, and the collective move from one partition to another (FLEX-MPI Algorithm 4). */
+ * blocks, and the collective move from one partition to another (FLEX-MPI Algorithm 4).
+ * An executor: it reports each move to the context's sink and calls nothing above it. */
 #ifndef XMPI_REGISTRY_H
 #define XMPI_REGISTRY_H
 
+#include <mpi.h>
+#include <stddef.h>
+
 #include "../models/predict.h"
+#include "xmpi.h"
 
-/* Inside XMPI_Remove, collective over the old XMPI_COMM_WORLD once the leaving ranks are
- * known: they hand their rows to the others. XMPI_SUCCESS when done or when nothing is
- * registered anywhere; otherwise the same error code on every process, nothing moved. */
-int xmpi_registry_handoff(const int *leaving, int n);
-/* After the shrink: the partition loses the leaving ranks' (empty) blocks. */
-void xmpi_registry_after_remove(const int *leaving, int n);
+struct xmpi_ctx;
 
-/* XMPI_Redistribute_data under another call's name (for its messages). */
-int xmpi_registry_move(int scount, int sdispl, int rcount, int rdispl, const char *call);
-/* Rows of the registered structures, or -1 when nothing is registered. */
-int xmpi_registry_size(void);
-/* Row lengths of this process's `count` rows of the first registered distributed sparse
- * structure into len; -1 when there is none or it has no row pointers. */
-int xmpi_registry_row_nnz(int *len, int count);
+enum xmpi_reg_kind { K_VECTOR, K_DENSE, K_SPARSE };
 
-/* What the last move cost this process (for the prediction model). */
+struct xmpi_reg {
+    enum xmpi_reg_kind kind;
+    void **data;          /* vector/dense buffer, or the sparse row pointers (int) */
+    void **ja, **a;       /* sparse: column indices (int) and values */
+    int size;
+    MPI_Datatype type;
+    size_t elsize;
+    XMPI_Scheme scheme;
+};
+
+/* What the last move cost this process (for the balancer and the prediction model). */
 struct xmpi_redist_stats {
     long moves;          /* completed redistributions */
     double seconds;      /* wall time of the last one on this process */
     double bytes_sent;   /* bytes this process sent to other processes in the last one */
     double bytes_recv;   /* bytes it received from other processes */
 };
-const struct xmpi_redist_stats *xmpi_registry_stats(void);
+
+struct xmpi_registry {
+    struct xmpi_reg *r;
+    int n, cap;
+    /* This process's view of the partition: set by each move, at the first registration
+     * of a process mpirun started (even blocks), and shrunk by XMPI_Remove. */
+    int have_part, part_n, part_size;
+    int *count, *displ;
+    int got_data;         /* a spawned process has received its rows */
+    struct xmpi_redist_stats stats;
+};
+
+/* One collective move of every registered structure. */
+struct xmpi_move {
+    int scount, sdispl;   /* this process's old block */
+    int rcount, rdispl;   /* its new block (ignored for joining and leaving moves) */
+    int joining;          /* XMPI_Get_data: takes the rows no other new block covers */
+    const int *leaving;   /* XMPI_Remove's hand-off: these ranks give up their rows */
+    int nleaving;
+    long iterations;      /* monitored iterations done here (a joining process learns them) */
+    long resume;          /* out: the iterations done by the processes that held rows */
+    const char *call;     /* the public call, for messages */
+};
+
+/* Collective over XMPI_COMM_WORLD. The same XMPI code on every process (nothing moved on
+ * an error), or -1 when nothing is registered anywhere. */
+int xmpi_registry_move(struct xmpi_ctx *cx, struct xmpi_move *mv);
+/* This process's block of the current partition; -1 (0, 0) when none is known. */
+int xmpi_registry_own_block(const struct xmpi_ctx *cx, int *count, int *displ);
+/* After a shrink: the partition loses the leaving ranks' (empty) blocks. */
+void xmpi_registry_after_remove(struct xmpi_ctx *cx, const int *leaving, int n);
+
+/* Rows of the registered structures, or -1 when nothing is registered. */
+int xmpi_registry_size(const struct xmpi_ctx *cx);
+/* Row lengths of this process's `count` rows of the first registered distributed sparse
+ * structure into len; -1 when there is none or it has no row pointers. */
+int xmpi_registry_row_nnz(const struct xmpi_ctx *cx, int *len, int count);
+const struct xmpi_redist_stats *xmpi_registry_stats(const struct xmpi_ctx *cx);
 
 /* Collective over XMPI_COMM_WORLD: on rank 0, the registered structures as the prediction
  * model sees them (at most max into d) and the current partition (XMPI_COMM_WORLD's size
  * entries into count and displ); returns how many structures, 0 on the other ranks or when
  * nothing is registered or the partition is not known. */
-int xmpi_registry_describe(struct xmpi_struct_desc *d, int max, long *count, long *displ);
+int xmpi_registry_describe(struct xmpi_ctx *cx, struct xmpi_struct_desc *d, int max, long *count,
+                           long *displ);
 
 /* Forgets every registration (inside MPI_Finalize; the buffers stay the program's). */
-void xmpi_registry_free(void);
+void xmpi_registry_free(struct xmpi_ctx *cx);
 
 #endif

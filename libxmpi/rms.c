@@ -5,19 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "monitor.h"
-#include "../models/formats/rms_schedule.h"
 #include "../models/formats/rms_state.h"
-#include "runtime.h"
+#include "context.h"
 #include "xmpi.h"
-
-enum backend { RMS_NONE, RMS_SCHEDULE, RMS_FILE };
-
-static struct {
-    enum backend kind;
-    const char *path;                  /* into xmpi_rt.opts.rms */
-    struct xmpi_rms_schedule schedule;
-} r;
 
 struct adopt_arg {
     const struct xmpi_sched *s;
@@ -54,20 +44,22 @@ static int adopt_initial(struct xmpi_rms_state *st, void *arg, char *err, size_t
     return 0;
 }
 
-int xmpi_rms_start(const struct xmpi_sched *s, char *err, size_t errlen)
+int xmpi_rms_start(struct xmpi_ctx *cx, char *err, size_t errlen)
 {
-    const char *spec = xmpi_rt.opts.rms;
-    memset(&r, 0, sizeof r);
+    struct xmpi_rms *r = &cx->rms;
+    const struct xmpi_sched *s = &cx->world.sched;
+    const char *spec = cx->opts.rms;
+    memset(r, 0, sizeof *r);
     if (!spec[0] || !strcmp(spec, "none")) return 0;
     if (!strncmp(spec, "schedule:", 9)) {
-        r.kind = RMS_SCHEDULE;
-        r.path = spec + 9;
-        return xmpi_rms_schedule_load(&r.schedule, r.path, err, errlen);
+        r->kind = RMS_SCHEDULE;
+        r->path = spec + 9;
+        return xmpi_rms_schedule_load(&r->schedule, r->path, err, errlen);
     }
-    r.kind = RMS_FILE;
-    r.path = spec + 5;
+    r->kind = RMS_FILE;
+    r->path = spec + 5;
     struct adopt_arg a = {s};
-    return xmpi_rms_update(r.path, 1, adopt_initial, &a, err, errlen);
+    return xmpi_rms_update(r->path, 1, adopt_initial, &a, err, errlen);
 }
 
 struct change {
@@ -95,50 +87,54 @@ static int apply_change(struct xmpi_rms_state *st, void *arg, char *err, size_t 
     return 0;
 }
 
-static void write_back(const struct xmpi_pool *pool, const int *hosts, int n, int give)
+static void write_back(struct xmpi_ctx *cx, const int *hosts, int n, int give)
 {
-    if (r.kind != RMS_FILE || n <= 0) return;
+    const struct xmpi_rms *r = &cx->rms;
+    const struct xmpi_pool *pool = &cx->world.pool;
+    if (r->kind != RMS_FILE || n <= 0) return;
     char err[512];
     struct change c = {pool, hosts, n, give};
-    if (xmpi_rms_update(r.path, 0, apply_change, &c, err, sizeof err))
-        xmpi_note(0, "cannot record the %s in %s: %s", give ? "removal" : "spawn", r.path, err);
+    if (xmpi_rms_update(r->path, 0, apply_change, &c, err, sizeof err))
+        xmpi_note(cx, 0, "cannot record the %s in %s: %s", give ? "removal" : "spawn", r->path, err);
 }
 
-void xmpi_rms_spawned(const struct xmpi_pool *pool, const int *hosts, int n)
+void xmpi_rms_spawned(struct xmpi_ctx *cx, const int *hosts, int n)
 {
-    write_back(pool, hosts, n, 0);
+    write_back(cx, hosts, n, 0);
 }
 
-void xmpi_rms_removed(const struct xmpi_pool *pool, const int *hosts, int n)
+void xmpi_rms_removed(struct xmpi_ctx *cx, const int *hosts, int n)
 {
-    write_back(pool, hosts, n, 1);
+    write_back(cx, hosts, n, 1);
 }
 
-void xmpi_rms_stop(void)
+void xmpi_rms_stop(struct xmpi_ctx *cx)
 {
-    if (r.kind == RMS_SCHEDULE) xmpi_rms_schedule_free(&r.schedule);
-    r.kind = RMS_NONE;
+    if (cx->rms.kind == RMS_SCHEDULE) xmpi_rms_schedule_free(&cx->rms.schedule);
+    cx->rms.kind = RMS_NONE;
 }
 
 int XMPI_Get_system_status(XMPI_System_status *status)
 {
-    int rc = xmpi_runtime_ready();
+    struct xmpi_ctx *cx = xmpi_ctx;
+    struct xmpi_rms *r = &cx->rms;
+    int rc = xmpi_ready(cx);
     if (rc) return rc;
     if (!status) return XMPI_ERR_ARG;
     XMPI_System_status st = {XMPI_SYSTEM_NONE, 0, ""};
     char err[512] = "";
-    if (xmpi_rt.rank == 0) {
-        if (r.kind == RMS_SCHEDULE) {
+    if (cx->rank == 0) {
+        if (r->kind == RMS_SCHEDULE) {
             const struct xmpi_rms_event *ev =
-                xmpi_rms_schedule_due(&r.schedule, xmpi_monitor_iterations());
+                xmpi_rms_schedule_due(&r->schedule, cx->mon.iterations);
             if (ev) {
                 st.action = ev->action == XMPI_RMS_ACT_SPAWN ? XMPI_SYSTEM_SPAWN : XMPI_SYSTEM_SHRINK;
                 st.nprocs = ev->count;
                 snprintf(st.node_class, sizeof st.node_class, "%s", ev->cls);
             }
-        } else if (r.kind == RMS_FILE) {
+        } else if (r->kind == RMS_FILE) {
             struct xmpi_rms_state s = {0};
-            if (xmpi_rms_state_read(r.path, &s, err, sizeof err)) {
+            if (xmpi_rms_state_read(r->path, &s, err, sizeof err)) {
                 rc = XMPI_ERR_RMS;
             } else {
                 int act = xmpi_rms_state_action(&s, &st.nprocs, st.node_class, sizeof st.node_class);
@@ -148,12 +144,12 @@ int XMPI_Get_system_status(XMPI_System_status *status)
             }
         }
     }
-    PMPI_Bcast(&rc, 1, MPI_INT, 0, xmpi_rt.comm);
+    PMPI_Bcast(&rc, 1, MPI_INT, 0, cx->comm);
     if (rc) {
-        if (xmpi_rt.rank == 0) xmpi_note(0, "XMPI_Get_system_status: %s", err);
+        if (cx->rank == 0) xmpi_note(cx, 0, "XMPI_Get_system_status: %s", err);
         return rc;
     }
-    PMPI_Bcast(&st, (int)sizeof st, MPI_BYTE, 0, xmpi_rt.comm);
+    PMPI_Bcast(&st, (int)sizeof st, MPI_BYTE, 0, cx->comm);
     *status = st;
     return XMPI_SUCCESS;
 }

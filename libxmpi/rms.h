@@ -5,14 +5,25 @@
 
 #include <stddef.h>
 
-#include "../policies/scheduler.h"
+#include "../models/formats/rms_schedule.h"
 
-/* Rank 0, at start-up: loads the schedule, or creates/adopts the state file with the
- * initial processes as allocated. -1 with a message on a bad file. */
-int xmpi_rms_start(const struct xmpi_sched *s, char *err, size_t errlen);
-/* Rank 0, after a spawn or a removal: the PEs the job now holds, written back. */
-void xmpi_rms_spawned(const struct xmpi_pool *pool, const int *hosts, int n);
-void xmpi_rms_removed(const struct xmpi_pool *pool, const int *hosts, int n);
-void xmpi_rms_stop(void);
+struct xmpi_ctx;
+
+enum xmpi_rms_backend { RMS_NONE, RMS_SCHEDULE, RMS_FILE };
+
+struct xmpi_rms {
+    enum xmpi_rms_backend kind;
+    const char *path;                  /* into the options' rms */
+    struct xmpi_rms_schedule schedule;
+};
+
+/* Rank 0, at start-up (after the placement of the initial processes): loads the schedule,
+ * or creates/adopts the state file with the initial processes as allocated. -1 with a
+ * message on a bad file. */
+int xmpi_rms_start(struct xmpi_ctx *cx, char *err, size_t errlen);
+/* Rank 0, after a spawn or a removal: the PEs the job now holds (pool hosts), written back. */
+void xmpi_rms_spawned(struct xmpi_ctx *cx, const int *hosts, int n);
+void xmpi_rms_removed(struct xmpi_ctx *cx, const int *hosts, int n);
+void xmpi_rms_stop(struct xmpi_ctx *cx);
 
 #endif

@@ -1,32 +1,45 @@
-/* MPI_Init / MPI_Init_thread / MPI_Finalize wrappers: start and stop the library
- * around the MPI library's own init and finalize, transparently to the program. */
-#include "runtime.h"
+/* MPI_Init / MPI_Init_thread / MPI_Finalize wrappers: start and stop the library around
+ * the MPI library's own init and finalize, transparently to the program; the context. */
+#include "context.h"
 
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "calib.h"
-#include "monitor.h"
-#include "registry.h"
 #include "../models/trace.h"
-#include "world.h"
+#include "pipeline.h"
 #include "xmpi.h"
 
 extern char **environ;
 
 MPI_Comm XMPI_COMM_WORLD = MPI_COMM_NULL;
-struct xmpi_runtime xmpi_rt = {.comm = MPI_COMM_NULL};
+static struct xmpi_ctx the_context = {.comm = MPI_COMM_NULL};
+struct xmpi_ctx *const xmpi_ctx = &the_context;
 
-int xmpi_runtime_ready(void)
+int xmpi_ready(const struct xmpi_ctx *cx)
 {
-    return xmpi_rt.phase == XMPI_PHASE_RUNNING ? XMPI_SUCCESS : XMPI_ERR_STATE;
+    return cx->phase == XMPI_PHASE_RUNNING ? XMPI_SUCCESS : XMPI_ERR_STATE;
 }
 
-void xmpi_note(int level, const char *fmt, ...)
+int xmpi_member(const struct xmpi_ctx *cx)
 {
-    if (xmpi_rt.rank != 0 || xmpi_rt.opts.verbose < level) return;
+    int rc = xmpi_ready(cx);
+    if (rc) return rc;
+    return cx->status == XMPI_REMOVED ? XMPI_ERR_STATE : XMPI_SUCCESS;
+}
+
+void xmpi_die_nomem(const struct xmpi_ctx *cx, const char *where)
+{
+    fprintf(stderr, "xmpi: rank %d: out of memory in %s\n", cx->rank, where);
+    fflush(stderr);
+    PMPI_Abort(MPI_COMM_WORLD, 3);
+    abort();
+}
+
+void xmpi_note(const struct xmpi_ctx *cx, int level, const char *fmt, ...)
+{
+    if (cx->rank != 0 || cx->opts.verbose < level) return;
     char line[1024];
     va_list ap;
     va_start(ap, fmt);
@@ -37,15 +50,21 @@ void xmpi_note(int level, const char *fmt, ...)
 
 int XMPI_Get_option(const char *name, char *value, int len)
 {
-    int rc = xmpi_runtime_ready();
+    int rc = xmpi_ready(xmpi_ctx);
     if (rc) return rc;
-    if (len < 1 || xmpi_options_format(&xmpi_rt.opts, name, value, (size_t)len)) return XMPI_ERR_ARG;
+    if (len < 1 || xmpi_options_format(&xmpi_ctx->opts, name, value, (size_t)len)) return XMPI_ERR_ARG;
     return XMPI_SUCCESS;
 }
 
 int XMPI_Get_process_status(void)
 {
-    return xmpi_runtime_ready() == XMPI_SUCCESS ? xmpi_rt.status : -1;
+    return xmpi_ready(xmpi_ctx) == XMPI_SUCCESS ? xmpi_ctx->status : -1;
+}
+
+/* A process that exits without MPI_Finalize (or after a removal) leaves no cgroup behind. */
+static void release_at_exit(void)
+{
+    xmpi_emulate_release(&xmpi_ctx->emu);
 }
 
 /* MPI_Init(NULL, NULL) gives us no argv: read our own command line instead, so
@@ -64,12 +83,12 @@ static int read_cmdline(char *buf, size_t len, char **argv, int max)
 
 /* Bad configuration: the lowest rank that found a problem says it once, then the
  * job stops before any work. Everyone else waits in a barrier that the abort ends. */
-static void agree_or_abort(const char *err)
+static void agree_or_abort(struct xmpi_ctx *cx, const char *err)
 {
-    int mine = err[0] ? xmpi_rt.rank : xmpi_rt.size, first;
+    int mine = err[0] ? cx->rank : cx->size, first;
     PMPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
-    if (first == xmpi_rt.size) return;
-    if (xmpi_rt.rank == first) {
+    if (first == cx->size) return;
+    if (cx->rank == first) {
         fprintf(stderr, "%s\nxmpi: the job stops before any work (run with --xmpi-help for all options)\n",
                 err);
         fflush(stderr);
@@ -81,6 +100,7 @@ static void agree_or_abort(const char *err)
 
 static void start(int *argc, char ***argv)
 {
+    struct xmpi_ctx *cx = xmpi_ctx;
     char err[1024] = "";
     char cmdline[8192];
     char *cmdargv[256];
@@ -90,9 +110,9 @@ static void start(int *argc, char ***argv)
     int remove = 1;
     MPI_Comm parent;
 
-    xmpi_rt.t0 = PMPI_Wtime();
-    PMPI_Comm_rank(MPI_COMM_WORLD, &xmpi_rt.rank);
-    PMPI_Comm_size(MPI_COMM_WORLD, &xmpi_rt.size);
+    cx->t0 = PMPI_Wtime();
+    PMPI_Comm_rank(MPI_COMM_WORLD, &cx->rank);
+    PMPI_Comm_size(MPI_COMM_WORLD, &cx->size);
     PMPI_Comm_get_parent(&parent);
     if (!argc || !argv || !*argv) {
         cmdargc = read_cmdline(cmdline, sizeof cmdline, cmdargv, 255);
@@ -101,45 +121,55 @@ static void start(int *argc, char ***argv)
         av = cmdargv;
         remove = 0;
     }
-    snprintf(xmpi_rt.progname, sizeof xmpi_rt.progname, "%s",
+    snprintf(cx->progname, sizeof cx->progname, "%s",
              av && pargc && *pargc > 0 ? av[0] : "program");
 
-    xmpi_options_defaults(&xmpi_rt.opts);
-    xmpi_options_parse(&xmpi_rt.opts, pargc, av, remove, environ, err, sizeof err);
-    xmpi_monitor_init();
+    xmpi_options_defaults(&cx->opts);
+    xmpi_options_parse(&cx->opts, pargc, av, remove, environ, err, sizeof err);
+    xmpi_monitor_init(cx);
+    xmpi_emulate_init(&cx->emu);
+    atexit(release_at_exit);
+    xmpi_rtmodel_calibrate(&cx->model, NULL, NULL, 0);
 
     if (parent != MPI_COMM_NULL) {
         /* A spawned process: its parents checked the options, and it inherits theirs. */
-        xmpi_world_start_child(parent);
-        xmpi_rt.phase = XMPI_PHASE_RUNNING;
+        struct xmpi_join join;
+        xmpi_world_start_child(cx, parent, &join);
+        xmpi_monitor_join(cx, join.iterations, join.interval_index);
+        cx->evaluates = join.evaluates;
+        cx->phase = XMPI_PHASE_RUNNING;
         return;
     }
 
     /* Before the trace, so that a job stopped by a bad calibration file leaves no trace file. */
-    if (!err[0] && xmpi_rt.rank == 0 && !xmpi_rt.opts.help)
-        xmpi_calib_start(xmpi_rt.opts.calibration, err, sizeof err);
-    if (!err[0] && xmpi_rt.rank == 0 && xmpi_rt.opts.trace[0] && !xmpi_rt.opts.help)
-        xmpi_rt.trace = xmpi_trace_open(xmpi_rt.opts.trace, err, sizeof err);
-    agree_or_abort(err);
+    if (!err[0] && cx->rank == 0 && !cx->opts.help)
+        xmpi_rtmodel_calibrate(&cx->model, cx->opts.calibration, err, sizeof err);
+    if (!err[0] && cx->rank == 0 && cx->opts.trace[0] && !cx->opts.help)
+        cx->trace = xmpi_trace_open(cx->opts.trace, err, sizeof err);
+    agree_or_abort(cx, err);
 
-    if (xmpi_rt.opts.help) {
+    if (cx->opts.help) {
         /* The one place the library ends the process: asked for by the user. */
-        if (xmpi_rt.rank == 0) xmpi_options_help(stdout, xmpi_rt.progname);
+        if (cx->rank == 0) xmpi_options_help(stdout, cx->progname);
         fflush(stdout);
         PMPI_Finalize();
         exit(0);
     }
 
-    xmpi_rt.status = XMPI_RUNNING;
-    xmpi_world_start_initial(err, sizeof err);
-    agree_or_abort(err);
-    xmpi_world_emulate_initial();
-    xmpi_rt.phase = XMPI_PHASE_RUNNING;
-    xmpi_note(2, "started on %d processes, sampling interval %ld", xmpi_rt.size,
-              xmpi_rt.opts.si);
+    cx->status = XMPI_RUNNING;
+    if (!xmpi_world_start_initial(cx, err, sizeof err) && cx->rank == 0) {
+        xmpi_rtmodel_start(cx, &cx->world.pool, cx->opts.spawn == 1);
+        char why[768] = "";
+        if (xmpi_rms_start(cx, why, sizeof why))
+            snprintf(err, sizeof err, "xmpi: option --xmpi-rms: %s", why);
+    }
+    agree_or_abort(cx, err);
+    xmpi_world_emulate_initial(cx);
+    cx->phase = XMPI_PHASE_RUNNING;
+    xmpi_note(cx, 2, "started on %d processes, sampling interval %ld", cx->size, cx->opts.si);
     char cal[XMPI_PATH_MAX + 160] = "";
-    if (xmpi_rt.rank == 0) xmpi_calib_describe(cal, sizeof cal);
-    xmpi_note(1, "%s", cal);
+    if (cx->rank == 0) xmpi_rtmodel_describe(&cx->model, cal, sizeof cal);
+    xmpi_note(cx, 1, "%s", cal);
 }
 
 XMPI_PUBLIC int MPI_Init(int *argc, char ***argv)
@@ -158,13 +188,17 @@ XMPI_PUBLIC int MPI_Init_thread(int *argc, char ***argv, int required, int *prov
 
 XMPI_PUBLIC int MPI_Finalize(void)
 {
-    if (xmpi_rt.phase == XMPI_PHASE_RUNNING) {
-        xmpi_monitor_finish();
-        if (xmpi_rt.trace) fclose(xmpi_rt.trace);
-        xmpi_rt.trace = NULL;
-        xmpi_registry_free();
-        xmpi_world_stop();
-        xmpi_rt.phase = XMPI_PHASE_DONE;
+    struct xmpi_ctx *cx = xmpi_ctx;
+    if (cx->phase == XMPI_PHASE_RUNNING) {
+        xmpi_pipeline_finish(cx);
+        xmpi_monitor_free(cx);
+        if (cx->trace) fclose(cx->trace);
+        cx->trace = NULL;
+        xmpi_registry_free(cx);
+        if (cx->rank == 0) xmpi_rms_stop(cx);
+        xmpi_rtmodel_free(&cx->model);
+        xmpi_world_stop(cx);
+        cx->phase = XMPI_PHASE_DONE;
     }
     return PMPI_Finalize();
 }

@@ -1,5 +1,5 @@
-/* XMPI_Spawn and XMPI_Remove (FLEX-MPI Algorithms 1-3): spawn + merge into a new
- * XMPI_COMM_WORLD, group exclusion to shrink it, and the join protocol of new processes. */
+/* The executor of FLEX-MPI Algorithms 1-3: spawn + merge into a new XMPI_COMM_WORLD, group
+ * exclusion to shrink it, and the join protocol of new processes. */
 #include "world.h"
 
 #include <errno.h>
@@ -8,55 +8,37 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "emulate.h"
-#include "monitor.h"
-#include "predictor.h"
-#include "registry.h"
-#include "rms.h"
-#include "runtime.h"
+#include "context.h"
 #include "xmpi.h"
-
-static struct {
-    struct xmpi_pool pool;     /* rank 0 */
-    struct xmpi_sched sched;   /* rank 0 */
-    int have_sched;
-    double my_speed;           /* this process's emulated speed, 0 = real */
-    int my_speed_applied;      /* the cgroup quota for my_speed is in force */
-    int emulation_reported;    /* rank 0 said once that emulation is unavailable */
-    int *host_class;           /* rank 0: the model's class index of each pool host */
-} w;
 
 /* What every member learns after each merge; new processes take their state from it. */
 struct join_packet {
     int more;                  /* spawns still to come in this XMPI_Spawn call */
     int nnew;                  /* processes that joined in this merge */
-    int interval_index;
-    long iterations;           /* monitored iterations: new processes count on from here */
+    struct xmpi_join join;     /* new processes count on from here */
     struct xmpi_options opts;  /* children inherit their parents' options */
 };
 
 /* Makes `world` the new XMPI_COMM_WORLD (freeing the previous one) with its private twin. */
-static void adopt(MPI_Comm world)
+static void adopt(struct xmpi_ctx *cx, MPI_Comm world)
 {
     if (XMPI_COMM_WORLD != MPI_COMM_NULL) PMPI_Comm_free(&XMPI_COMM_WORLD);
-    if (xmpi_rt.comm != MPI_COMM_NULL) PMPI_Comm_free(&xmpi_rt.comm);
+    if (cx->comm != MPI_COMM_NULL) PMPI_Comm_free(&cx->comm);
     XMPI_COMM_WORLD = world;
     if (world == MPI_COMM_NULL) return;
     PMPI_Comm_set_name(XMPI_COMM_WORLD, "XMPI_COMM_WORLD");
-    PMPI_Comm_dup(world, &xmpi_rt.comm);
-    PMPI_Comm_set_name(xmpi_rt.comm, "xmpi-internal");
+    PMPI_Comm_dup(world, &cx->comm);
+    PMPI_Comm_set_name(cx->comm, "xmpi-internal");
     /* A failed spawn must come back as an error code, not abort the job. */
-    PMPI_Comm_set_errhandler(xmpi_rt.comm, MPI_ERRORS_RETURN);
-    PMPI_Comm_rank(world, &xmpi_rt.rank);
-    PMPI_Comm_size(world, &xmpi_rt.size);
+    PMPI_Comm_set_errhandler(cx->comm, MPI_ERRORS_RETURN);
+    PMPI_Comm_rank(world, &cx->rank);
+    PMPI_Comm_size(world, &cx->size);
 }
 
 /* Limits this process to its class's speed; returns 0 (limited or nothing to do), 1 when
  * emulation is unavailable here. */
-static int emulate_self(double speed, char *msg, size_t len)
+static int emulate_self(struct xmpi_ctx *cx, double speed, char *msg, size_t len)
 {
-    w.my_speed = speed;
-    w.my_speed_applied = 0;
     /* Speed 1 is a whole core: no quota. A quota equal to its period still throttles a busy
      * process now and then (the kernel hands out run time in 5 ms slices), which made the
      * fast class look non-dedicated. */
@@ -65,193 +47,110 @@ static int emulate_self(double speed, char *msg, size_t len)
     snprintf(tag, sizeof tag, "p%ld", (long)getpid());
     /* Groups of processes killed before they could remove theirs; only empty ones go. */
     xmpi_emulate_cleanup();
-    xmpi_emulate_set_period(xmpi_rt.opts.emulate_period);
-    w.my_speed_applied = xmpi_emulate_limit(speed, tag, msg, len) == 0;
-    return w.my_speed_applied ? 0 : 1;
-}
-
-double xmpi_world_emulated_speed(void)
-{
-    return w.my_speed_applied && w.my_speed < 1 ? w.my_speed : 0;
-}
-
-/* ---- the prediction model's view of the job (rank 0) ---------------------------------- */
-
-/* The distinct node classes in resource-file order are the model's class indices; each host's
- * is found once, at start-up, since the pool's hosts do not change. */
-static void predictor_start(void)
-{
-    char *names[XMPI_MODEL_CLASSES_MAX];
-    double speeds[XMPI_MODEL_CLASSES_MAX];
-    int n = 0;
-    w.host_class = malloc(sizeof *w.host_class * (size_t)(w.pool.nhosts ? w.pool.nhosts : 1));
-    if (!w.host_class) return;
-    for (int h = 0; h < w.pool.nhosts; h++) {
-        int j = 0;
-        while (j < h && strcmp(w.pool.hosts[j].cls, w.pool.hosts[h].cls)) j++;
-        if (j < h) {
-            w.host_class[h] = w.host_class[j];
-            continue;
-        }
-        if (n == XMPI_MODEL_CLASSES_MAX) {
-            xmpi_note(1, "prediction model: more than %d node classes; the model is off",
-                      XMPI_MODEL_CLASSES_MAX);
-            free(w.host_class);
-            w.host_class = NULL;
-            return;
-        }
-        w.host_class[h] = n;
-        names[n] = w.pool.hosts[h].cls;
-        speeds[n] = w.pool.hosts[h].speed;
-        n++;
-    }
-    xmpi_predictor_start(names, speeds, n, xmpi_rt.opts.spawn == 1);
-}
-
-int xmpi_world_rank_classes(int *cls, int n)
-{
-    if (!w.have_sched || !w.host_class || n != w.sched.nprocs) return -1;
-    for (int i = 0; i < n; i++) cls[i] = w.host_class[w.sched.procs[i].host];
-    return 0;
-}
-
-/* Collective (the registry's description): on rank 0, the model's prediction of the interval
- * after this action. New processes go to new_hosts; leaving ranks are `leaving`. */
-static void predict_action(const char *action, const int *new_hosts, int nnew, const int *leaving,
-                           int nleave)
-{
-    enum { MAXD = 32 };
-    struct xmpi_struct_desc d[MAXD];
-    int p = xmpi_rt.size;
-    long *part = xmpi_rt.rank == 0 && w.have_sched ? malloc(sizeof *part * 2 * (size_t)p) : NULL;
-    int nd = xmpi_registry_describe(d, MAXD, part, part ? part + p : NULL);
-    int *rank_class = part ? malloc(sizeof *rank_class * (size_t)p) : NULL;
-    if (rank_class && xmpi_world_rank_classes(rank_class, p) == 0) {
-        int current[XMPI_MODEL_CLASSES_MAX] = {0}, candidate[XMPI_MODEL_CLASSES_MAX] = {0};
-        for (int i = 0; i < p; i++) current[rank_class[i]]++;
-        memcpy(candidate, current, sizeof candidate);
-        for (int i = 0; i < nnew; i++) candidate[w.host_class[new_hosts[i]]]++;
-        for (int i = 0; i < nleave; i++) candidate[rank_class[leaving[i]]]--;
-        /* Processes of different spawns (mpirun's are one) talk over another link. */
-        int mixed_now = 0, mixed_next = nnew > 0;
-        for (int i = 1; i < p; i++) {
-            int gone = 0;
-            for (int j = 0; j < nleave; j++) gone |= leaving[j] == i;
-            if (w.sched.procs[i].group == w.sched.procs[0].group) continue;
-            mixed_now = 1;
-            if (!gone) mixed_next = 1;
-        }
-        xmpi_predictor_plan(action, xmpi_monitor_iterations(), current, candidate, rank_class, d, nd,
-                            nd ? part : NULL, nd ? part + p : NULL, p, mixed_now, mixed_next);
-    }
-    free(rank_class);
-    free(part);
+    xmpi_emulate_set_period(&cx->emu, cx->opts.emulate_period);
+    return xmpi_emulate_limit(&cx->emu, speed, tag, msg, len) == 0 ? 0 : 1;
 }
 
 /* Rank 0 says once per job that emulated speeds are not applied. */
-static void report_emulation(int worst, const char *msg)
+static void report_emulation(struct xmpi_ctx *cx, int worst, const char *msg)
 {
-    if (xmpi_rt.rank != 0 || !worst || w.emulation_reported) return;
-    w.emulation_reported = 1;
-    xmpi_note(0, "emulated class speeds are not applied: %s",
+    if (cx->rank != 0 || !worst || cx->world.emulation_reported) return;
+    cx->world.emulation_reported = 1;
+    xmpi_note(cx, 0, "emulated class speeds are not applied: %s",
               msg && msg[0] ? msg : "no writable cgroup cpu controller on some host; running at full speed");
 }
 
-int xmpi_world_start_initial(char *err, size_t errlen)
+int xmpi_world_start_initial(struct xmpi_ctx *cx, char *err, size_t errlen)
 {
+    struct xmpi_world *w = &cx->world;
     MPI_Comm dup;
     PMPI_Comm_dup(MPI_COMM_WORLD, &dup);
-    adopt(dup);
+    adopt(cx, dup);
 
     /* Rank 0 places every initial process on the host mpirun chose for it. */
     char name[MPI_MAX_PROCESSOR_NAME] = "";
     int len = 0;
     PMPI_Get_processor_name(name, &len);
     char *names = NULL;
-    if (xmpi_rt.rank == 0) names = calloc((size_t)xmpi_rt.size, MPI_MAX_PROCESSOR_NAME);
+    if (cx->rank == 0) names = calloc((size_t)cx->size, MPI_MAX_PROCESSOR_NAME);
     PMPI_Gather(name, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, names, MPI_MAX_PROCESSOR_NAME, MPI_CHAR,
-                0, xmpi_rt.comm);
+                0, cx->comm);
     double *speeds = NULL;
     int rc = 0;
-    if (xmpi_rt.rank == 0) {
-        char **hosts = malloc(sizeof *hosts * (size_t)xmpi_rt.size);
-        speeds = calloc((size_t)xmpi_rt.size, sizeof *speeds);
+    if (cx->rank == 0) {
+        char **hosts = malloc(sizeof *hosts * (size_t)cx->size);
+        speeds = calloc((size_t)cx->size, sizeof *speeds);
         if (!names || !hosts || !speeds) {
             snprintf(err, errlen, "xmpi: out of memory at start-up");
             rc = -1;
         }
-        for (int i = 0; !rc && i < xmpi_rt.size; i++) hosts[i] = names + (size_t)i * MPI_MAX_PROCESSOR_NAME;
-        const struct xmpi_options *o = &xmpi_rt.opts;
+        for (int i = 0; !rc && i < cx->size; i++) hosts[i] = names + (size_t)i * MPI_MAX_PROCESSOR_NAME;
+        const struct xmpi_options *o = &cx->opts;
         char why[768] = "";
-        if (!rc && (o->resources[0] ? xmpi_pool_load(&w.pool, o->resources, why, sizeof why)
-                                    : xmpi_pool_local(&w.pool, why, sizeof why))) {
+        if (!rc && (o->resources[0] ? xmpi_pool_load(&w->pool, o->resources, why, sizeof why)
+                                    : xmpi_pool_local(&w->pool, why, sizeof why))) {
             snprintf(err, errlen, "xmpi: option --xmpi-resources: %s", why);
             rc = -1;
         }
-        if (!rc && xmpi_sched_init(&w.sched, &w.pool, o->sched, o->oversubscribe, xmpi_rt.size,
+        if (!rc && xmpi_sched_init(&w->sched, &w->pool, o->sched, o->oversubscribe, cx->size,
                                    hosts, o->initial, why, sizeof why)) {
             snprintf(err, errlen, "xmpi: %s: %s", o->initial[0] ? "option --xmpi-initial" :
                      "the initial processes do not fit --xmpi-resources", why);
             rc = -1;
         }
         if (!rc) {
-            w.have_sched = 1;
-            predictor_start();
-            for (int i = 0; i < xmpi_rt.size; i++)
-                speeds[i] = w.pool.hosts[w.sched.procs[i].host].speed;
-            if (xmpi_rms_start(&w.sched, why, sizeof why)) {
-                snprintf(err, errlen, "xmpi: option --xmpi-rms: %s", why);
-                rc = -1;
-            }
+            w->have_sched = 1;
+            for (int i = 0; i < cx->size; i++)
+                speeds[i] = w->pool.hosts[w->sched.procs[i].host].speed;
         }
         free(hosts);
     }
-    PMPI_Scatter(speeds, 1, MPI_DOUBLE, &w.my_speed, 1, MPI_DOUBLE, 0, xmpi_rt.comm);
+    PMPI_Scatter(speeds, 1, MPI_DOUBLE, &w->initial_speed, 1, MPI_DOUBLE, 0, cx->comm);
     free(names);
     free(speeds);
     return rc;
 }
 
-void xmpi_world_emulate_initial(void)
+void xmpi_world_emulate_initial(struct xmpi_ctx *cx)
 {
     char msg[512] = "";
-    int mine = emulate_self(w.my_speed, msg, sizeof msg), worst = 0;
-    PMPI_Reduce(&mine, &worst, 1, MPI_INT, MPI_MAX, 0, xmpi_rt.comm);
-    report_emulation(worst, mine ? msg : NULL);
+    int mine = emulate_self(cx, cx->world.initial_speed, msg, sizeof msg), worst = 0;
+    PMPI_Reduce(&mine, &worst, 1, MPI_INT, MPI_MAX, 0, cx->comm);
+    report_emulation(cx, worst, mine ? msg : NULL);
 }
 
 /* The part of a merge every member does: the new communicator, then the packet and the
  * speeds of the new processes from rank 0, then the emulation result back to rank 0.
  * `joined` is this process's index among the new ones, or -1 for an existing member. */
-static void after_merge(MPI_Comm merged, struct join_packet *pk, const double *speeds,
-                        int joined)
+static void after_merge(struct xmpi_ctx *cx, MPI_Comm merged, struct join_packet *pk,
+                        const double *speeds, int joined)
 {
-    adopt(merged);
-    PMPI_Bcast(pk, (int)sizeof *pk, MPI_BYTE, 0, xmpi_rt.comm);
+    adopt(cx, merged);
+    PMPI_Bcast(pk, (int)sizeof *pk, MPI_BYTE, 0, cx->comm);
     double *sp = calloc((size_t)pk->nnew, sizeof *sp);
-    if (sp && speeds && xmpi_rt.rank == 0) memcpy(sp, speeds, sizeof *sp * (size_t)pk->nnew);
-    if (sp) PMPI_Bcast(sp, pk->nnew, MPI_DOUBLE, 0, xmpi_rt.comm);
+    if (sp && speeds && cx->rank == 0) memcpy(sp, speeds, sizeof *sp * (size_t)pk->nnew);
+    if (sp) PMPI_Bcast(sp, pk->nnew, MPI_DOUBLE, 0, cx->comm);
     char msg[512] = "";
     int mine = 0, worst = 0;
     if (joined >= 0) {
-        xmpi_rt.opts = pk->opts;
-        xmpi_monitor_join(pk->iterations, pk->interval_index);
-        mine = emulate_self(sp ? sp[joined] : 0, msg, sizeof msg);
+        cx->opts = pk->opts;
+        mine = emulate_self(cx, sp ? sp[joined] : 0, msg, sizeof msg);
     }
     free(sp);
-    PMPI_Reduce(&mine, &worst, 1, MPI_INT, MPI_MAX, 0, xmpi_rt.comm);
-    report_emulation(worst, NULL);
+    PMPI_Reduce(&mine, &worst, 1, MPI_INT, MPI_MAX, 0, cx->comm);
+    report_emulation(cx, worst, NULL);
 }
 
 /* Existing members (parents, and children of this same call) take part in one more spawn. */
-static int spawn_round(const char *command, char *argv[], int n, MPI_Info *infos,
-                       int more, const double *speeds)
+static int spawn_round(struct xmpi_ctx *cx, const char *command, char *argv[], int n,
+                       MPI_Info *infos, int more, const double *speeds,
+                       const struct xmpi_join *join)
 {
     MPI_Comm inter;
     int rc;
     int *errcodes = calloc((size_t)n, sizeof *errcodes);
     if (n == 1) {
-        rc = PMPI_Comm_spawn(command, argv, 1, infos ? infos[0] : MPI_INFO_NULL, 0, xmpi_rt.comm,
+        rc = PMPI_Comm_spawn(command, argv, 1, infos ? infos[0] : MPI_INFO_NULL, 0, cx->comm,
                              &inter, errcodes ? errcodes : MPI_ERRCODES_IGNORE);
     } else {
         char **cmds = malloc(sizeof *cmds * (size_t)n);
@@ -263,7 +162,7 @@ static int spawn_round(const char *command, char *argv[], int n, MPI_Info *infos
             maxprocs[i] = 1;
         }
         rc = cmds && argvs && maxprocs
-                 ? PMPI_Comm_spawn_multiple(n, cmds, argvs, maxprocs, infos, 0, xmpi_rt.comm,
+                 ? PMPI_Comm_spawn_multiple(n, cmds, argvs, maxprocs, infos, 0, cx->comm,
                                             &inter, errcodes ? errcodes : MPI_ERRCODES_IGNORE)
                  : MPI_ERR_NO_MEM;
         free(cmds);
@@ -278,38 +177,38 @@ static int spawn_round(const char *command, char *argv[], int n, MPI_Info *infos
      * intercommunicator, and only ever free the merged ones. */
     PMPI_Comm_disconnect(&inter);
     struct join_packet pk = {0};
-    if (xmpi_rt.rank == 0) {
+    if (cx->rank == 0) {
         pk.more = more;
         pk.nnew = n;
-        pk.iterations = xmpi_monitor_iterations();
-        pk.interval_index = xmpi_monitor_interval_index();
-        pk.opts = xmpi_rt.opts;
+        pk.join = *join;
+        pk.opts = cx->opts;
     }
-    after_merge(merged, &pk, speeds, -1);
+    after_merge(cx, merged, &pk, speeds, -1);
     return XMPI_SUCCESS;
 }
 
-void xmpi_world_start_child(MPI_Comm parent)
+void xmpi_world_start_child(struct xmpi_ctx *cx, MPI_Comm parent, struct xmpi_join *join)
 {
     MPI_Comm merged;
     int me;   /* index among the processes of this MPI_Comm_spawn */
     PMPI_Comm_rank(MPI_COMM_WORLD, &me);
     PMPI_Intercomm_merge(parent, 1, &merged);
     PMPI_Comm_disconnect(&parent);
-    xmpi_rt.status = XMPI_NEWLY_SPAWNED;
+    cx->status = XMPI_NEWLY_SPAWNED;
     struct join_packet pk;
-    after_merge(merged, &pk, NULL, me);
+    after_merge(cx, merged, &pk, NULL, me);
+    *join = pk.join;
     /* Later spawns of the same call are collective over the grown XMPI_COMM_WORLD. */
     while (pk.more > 0) {
         int more = pk.more;
-        if (spawn_round(NULL, NULL, 1, NULL, more - 1, NULL) != XMPI_SUCCESS) break;
+        if (spawn_round(cx, NULL, NULL, 1, NULL, more - 1, NULL, join) != XMPI_SUCCESS) break;
         pk.more = more - 1;
     }
 }
 
 /* PATH search as MPI_Comm_spawn does it, so that a missing program is refused before
  * any process starts (Open MPI would abort the whole job). */
-static int find_program(const char *command)
+int xmpi_world_find_program(const char *command)
 {
     struct stat st;
     if (strchr(command, '/'))
@@ -327,197 +226,70 @@ static int find_program(const char *command)
     return stat(command, &st) == 0 && S_ISREG(st.st_mode) && access(command, X_OK) == 0;
 }
 
-static int sched_error(int rc)
+int xmpi_world_spawn(struct xmpi_ctx *cx, const char *command, char *argv[], const int *hosts,
+                     int n, MPI_Info info, const struct xmpi_join *join, int *done)
 {
-    switch (rc) {
-    case XMPI_SCHED_ECLASS: return XMPI_ERR_CLASS;
-    case XMPI_SCHED_ENOPE:
-    case XMPI_SCHED_ECOUNT:
-    case XMPI_SCHED_EGROUP: return XMPI_ERR_RESOURCES;
-    case XMPI_SCHED_ENOMEM: return XMPI_ERR_NOMEM;
-    default: return XMPI_ERR_ARG;
-    }
-}
-
-/* Arguments are checked on rank 0 and the verdict shared, so that every process returns
- * the same code and none starts a collective the others skip. */
-static int agree(int rc, const char *call, const char *why)
-{
-    PMPI_Bcast(&rc, 1, MPI_INT, 0, xmpi_rt.comm);
-    if (rc && xmpi_rt.rank == 0) xmpi_note(0, "%s: %s", call, why);
-    return rc;
-}
-
-static int usable(void)
-{
-    int rc = xmpi_runtime_ready();
-    if (rc) return rc;
-    if (xmpi_rt.status == XMPI_REMOVED || xmpi_monitor_in_iteration()) return XMPI_ERR_STATE;
-    return XMPI_SUCCESS;
-}
-
-int XMPI_Spawn(const char *command, char *argv[], int nprocs, MPI_Info info, char *node_class[])
-{
-    int rc = usable();
-    if (rc) return rc;
-    char why[768] = "";
-    int *hosts = NULL;
+    struct xmpi_world *w = &cx->world;
     MPI_Info *infos = NULL;
-    int n = 0;
-    if (xmpi_rt.rank == 0) {
-        if (nprocs < 1) {
-            rc = XMPI_ERR_ARG;
-            snprintf(why, sizeof why, "nprocs is %d; expected at least 1", nprocs);
-        } else if (!command || !command[0]) {
-            rc = XMPI_ERR_ARG;
-            snprintf(why, sizeof why, "no program given");
-        } else if (!find_program(command)) {
-            rc = XMPI_ERR_NOT_FOUND;
-            snprintf(why, sizeof why, "cannot find the program '%s' (not an executable file in "
-                     "the working directory or PATH); no process started", command);
-        } else if (!(hosts = malloc(sizeof *hosts * (size_t)nprocs)) ||
-                   !(infos = calloc((size_t)nprocs, sizeof *infos))) {
-            rc = XMPI_ERR_NOMEM;
-            snprintf(why, sizeof why, "out of memory");
-        } else {
-            int s = xmpi_sched_place(&w.sched, node_class, nprocs, hosts, why, sizeof why);
-            if (s) rc = sched_error(s);
-        }
-        n = nprocs;
-    }
-    if ((rc = agree(rc, "XMPI_Spawn", why))) {
-        free(hosts);
-        free(infos);
-        return rc;
-    }
-    PMPI_Bcast(&n, 1, MPI_INT, 0, xmpi_rt.comm);
-    predict_action("spawn", hosts, n, NULL, 0);
-    double t0 = PMPI_Wtime();
-
     double *speeds = NULL;
-    if (xmpi_rt.rank == 0) {
+    int rc = XMPI_SUCCESS;
+    *done = 0;
+    if (cx->rank == 0) {
+        infos = calloc((size_t)n, sizeof *infos);
         speeds = calloc((size_t)n, sizeof *speeds);
-        for (int i = 0; i < n; i++) {
+        for (int i = 0; infos && i < n; i++) {
             if (info != MPI_INFO_NULL) PMPI_Info_dup(info, &infos[i]);
             else PMPI_Info_create(&infos[i]);
             /* Open MPI and MPICH's Hydra both read "host"; Hydra also "hosts". */
-            PMPI_Info_set(infos[i], "host", w.pool.hosts[hosts[i]].name);
-            if (speeds) speeds[i] = w.pool.hosts[hosts[i]].speed;
+            PMPI_Info_set(infos[i], "host", w->pool.hosts[hosts[i]].name);
+            if (speeds) speeds[i] = w->pool.hosts[hosts[i]].speed;
         }
     }
-    int done = 0;
-    if (xmpi_rt.opts.spawn == 1) {
-        rc = spawn_round(command, argv, n, infos, 0, speeds);
-        if (rc == XMPI_SUCCESS) done = n;
+    if (cx->opts.spawn == 1) {
+        rc = spawn_round(cx, command, argv, n, infos, 0, speeds, join);
+        if (rc == XMPI_SUCCESS) *done = n;
     } else {
         for (int i = 0; i < n && rc == XMPI_SUCCESS; i++) {
-            rc = spawn_round(command, argv, 1, infos ? &infos[i] : NULL, n - 1 - i,
-                             speeds ? &speeds[i] : NULL);
-            if (rc == XMPI_SUCCESS) done++;
+            rc = spawn_round(cx, command, argv, 1, infos ? &infos[i] : NULL, n - 1 - i,
+                             speeds ? &speeds[i] : NULL, join);
+            if (rc == XMPI_SUCCESS) (*done)++;
         }
     }
-    if (xmpi_rt.rank == 0) {
-        if (done > 0) {
-            xmpi_sched_add(&w.sched, hosts, done, xmpi_rt.opts.spawn == 1);
-            xmpi_rms_spawned(&w.pool, hosts, done);
-        }
-        if (rc) xmpi_note(0, "XMPI_Spawn: MPI_Comm_spawn failed after %d of %d processes", done, n);
-        for (int i = 0; i < n; i++)
+    if (cx->rank == 0) {
+        if (*done > 0) xmpi_sched_add(&w->sched, hosts, *done, cx->opts.spawn == 1);
+        for (int i = 0; infos && i < n; i++)
             if (infos[i] != MPI_INFO_NULL) PMPI_Info_free(&infos[i]);
-        xmpi_note(2, "spawned %d process(es); XMPI_COMM_WORLD has %d", done, xmpi_rt.size);
-        if (done == n) xmpi_predictor_reconfigured(PMPI_Wtime() - t0);
     }
-    if (done > 0) xmpi_monitor_set_action("spawn");
     free(speeds);
-    free(hosts);
     free(infos);
     return rc;
 }
 
-int XMPI_Remove(int nprocs, char *node_class[])
+void xmpi_world_remove(struct xmpi_ctx *cx, const int *ranks, int n)
 {
-    int rc = usable();
-    if (rc) return rc;
-    char why[768] = "";
-    int n = 0;
-    int *ranks = NULL;
-    int *hosts = NULL;
-    if (xmpi_rt.rank == 0) {
-        if (nprocs < 1) {
-            rc = XMPI_ERR_ARG;
-            snprintf(why, sizeof why, "nprocs is %d; expected at least 1", nprocs);
-        } else if (!(ranks = malloc(sizeof *ranks * (size_t)nprocs)) ||
-                   !(hosts = malloc(sizeof *hosts * (size_t)nprocs))) {
-            rc = XMPI_ERR_NOMEM;
-            snprintf(why, sizeof why, "out of memory");
-        } else {
-            int s = xmpi_sched_pick_remove(&w.sched, node_class, nprocs, ranks, why, sizeof why);
-            if (s) rc = sched_error(s);
-            n = nprocs;
-        }
-    }
-    if ((rc = agree(rc, "XMPI_Remove", why))) {
-        free(ranks);
-        free(hosts);
-        return rc;
-    }
-    PMPI_Bcast(&n, 1, MPI_INT, 0, xmpi_rt.comm);
-    if (xmpi_rt.rank != 0 && !(ranks = malloc(sizeof *ranks * (size_t)n))) {
-        /* Cannot take part consistently any more: stop loudly rather than hang the others. */
-        fprintf(stderr, "xmpi: rank %d: out of memory in XMPI_Remove\n", xmpi_rt.rank);
-        PMPI_Abort(MPI_COMM_WORLD, 3);
-    }
-    PMPI_Bcast(ranks, n, MPI_INT, 0, xmpi_rt.comm);
-    predict_action("remove", NULL, 0, ranks, n);
-    double t0 = PMPI_Wtime();
-    /* The leaving processes' rows go to the others first; if they cannot, nobody leaves. */
-    if ((rc = xmpi_registry_handoff(ranks, n))) {
-        free(ranks);
-        free(hosts);
-        return rc;
-    }
-
     MPI_Group all, keep;
     MPI_Comm smaller;
-    PMPI_Comm_group(xmpi_rt.comm, &all);
+    PMPI_Comm_group(cx->comm, &all);
     PMPI_Group_excl(all, n, ranks, &keep);
-    PMPI_Comm_create(xmpi_rt.comm, keep, &smaller);
+    PMPI_Comm_create(cx->comm, keep, &smaller);
     PMPI_Group_free(&all);
     PMPI_Group_free(&keep);
-
-    if (xmpi_rt.rank == 0) {
-        for (int i = 0; i < n; i++) hosts[i] = w.sched.procs[ranks[i]].host;
-        xmpi_sched_remove(&w.sched, ranks, n);
-        xmpi_rms_removed(&w.pool, hosts, n);
-    }
+    if (cx->rank == 0) xmpi_sched_remove(&cx->world.sched, ranks, n);
     if (smaller == MPI_COMM_NULL) {
-        xmpi_rt.status = XMPI_REMOVED;
-        xmpi_emulate_release();
-        w.my_speed_applied = 0;
+        cx->status = XMPI_REMOVED;
+        xmpi_emulate_release(&cx->emu);
     }
-    xmpi_registry_after_remove(ranks, n);
-    xmpi_monitor_set_action("remove");
-    adopt(smaller);
-    if (xmpi_rt.rank == 0 && smaller != MPI_COMM_NULL) {
-        xmpi_note(2, "removed %d process(es); XMPI_COMM_WORLD has %d", n, xmpi_rt.size);
-        xmpi_predictor_reconfigured(PMPI_Wtime() - t0);
-    }
-    free(ranks);
-    free(hosts);
-    return XMPI_SUCCESS;
+    adopt(cx, smaller);
 }
 
-void xmpi_world_stop(void)
+void xmpi_world_stop(struct xmpi_ctx *cx)
 {
-    xmpi_emulate_release();
-    w.my_speed_applied = 0;
-    if (w.have_sched) {
-        xmpi_rms_stop();
-        xmpi_sched_free(&w.sched);
-        xmpi_pool_free(&w.pool);
-        free(w.host_class);
-        w.host_class = NULL;
-        w.have_sched = 0;
+    struct xmpi_world *w = &cx->world;
+    xmpi_emulate_release(&cx->emu);
+    if (w->have_sched) {
+        xmpi_sched_free(&w->sched);
+        xmpi_pool_free(&w->pool);
+        w->have_sched = 0;
     }
-    adopt(MPI_COMM_NULL);
+    adopt(cx, MPI_COMM_NULL);
 }

@@ -1,30 +1,52 @@
 /* Dynamic processes: XMPI_COMM_WORLD as processes join (spawn + merge) and leave (group
- * exclusion), with rank 0 as the coordinator that holds the resource pool and scheduler. */
+ * exclusion), with rank 0 holding the resource pool and the placement of every process.
+ * An executor: the interval pipeline places, predicts and records; the world carries out. */
 #ifndef XMPI_WORLD_H
 #define XMPI_WORLD_H
 
 #include <mpi.h>
 #include <stddef.h>
 
-#include "../models/formats/rms_state.h"
+#include "../models/formats/resources.h"
 #include "../policies/scheduler.h"
 
+struct xmpi_ctx;
+
+struct xmpi_world {
+    struct xmpi_pool pool;     /* rank 0 */
+    struct xmpi_sched sched;   /* rank 0 */
+    int have_sched;
+    double initial_speed;      /* the emulated speed of this process's class, 0 = real */
+    int emulation_reported;    /* rank 0 said once that emulation is unavailable */
+};
+
+/* What a new process learns from its parents to count on with them. */
+struct xmpi_join {
+    long iterations;           /* monitored iterations done */
+    int interval_index;        /* intervals gathered */
+    int evaluates;             /* the program calls XMPI_Eval_* */
+};
+
 /* Start-up of the processes mpirun started (collective over MPI_COMM_WORLD): the resource
- * pool, the placement of the initial processes and the resource manager on rank 0.
- * Returns -1 with a message (on the rank that found the problem) for a bad configuration. */
-int xmpi_world_start_initial(char *err, size_t errlen);
-/* Start-up of a spawned process, inside MPI_Init: joins XMPI_COMM_WORLD and takes part in
- * the rest of the spawn call that created it. */
-void xmpi_world_start_child(MPI_Comm parent);
+ * pool and the placement of the initial processes on rank 0. Returns -1 with a message (on
+ * the rank that found the problem) for a bad configuration. */
+int xmpi_world_start_initial(struct xmpi_ctx *cx, char *err, size_t errlen);
+/* Start-up of a spawned process, inside MPI_Init: joins XMPI_COMM_WORLD, takes part in the
+ * rest of the spawn call that created it, and returns what its parents told it. */
+void xmpi_world_start_child(struct xmpi_ctx *cx, MPI_Comm parent, struct xmpi_join *join);
 /* Applies the emulated speed of this process's class (after the configuration is agreed). */
-void xmpi_world_emulate_initial(void);
-/* The speed this process runs at under an emulation quota (0 < speed < 1), or 0 when it
- * runs unlimited. */
-double xmpi_world_emulated_speed(void);
-/* Rank 0: the prediction model's class index of each of the n ranks; -1 when n is not the
- * job's size or the scheduler is not there. */
-int xmpi_world_rank_classes(int *cls, int n);
+void xmpi_world_emulate_initial(struct xmpi_ctx *cx);
+
+/* Collective: starts n processes of `command` on pool hosts `hosts` (significant on rank 0)
+ * and merges them in; *done receives how many joined. XMPI_ERR_SPAWN when MPI refused. */
+int xmpi_world_spawn(struct xmpi_ctx *cx, const char *command, char *argv[], const int *hosts,
+                     int n, MPI_Info info, const struct xmpi_join *join, int *done);
+/* Collective: ranks[0..n) leave XMPI_COMM_WORLD (they get XMPI_REMOVED). */
+void xmpi_world_remove(struct xmpi_ctx *cx, const int *ranks, int n);
+
+/* The program to spawn exists as MPI_Comm_spawn would search it (PATH). */
+int xmpi_world_find_program(const char *command);
 /* Frees what the world holds (inside MPI_Finalize, before PMPI_Finalize). */
-void xmpi_world_stop(void);
+void xmpi_world_stop(struct xmpi_ctx *cx);
 
 #endif

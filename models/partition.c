@@ -281,3 +281,37 @@ int xmpi_part_overlap(int ac, int ad, int bc, int bd, int *lo)
     *lo = (int)s;
     return (int)(e - s);
 }
+
+int xmpi_part_handoff(int size, int nprocs, const int *ocount, const int *leaving,
+                      int nleaving, int *count, int *displ, char *why, size_t len)
+{
+    if (nprocs < 1 || !ocount || (nleaving > 0 && !leaving) || nleaving < 0) {
+        snprintf(why, len, "bad arguments");
+        return -1;
+    }
+    double *power = malloc(sizeof *power * (size_t)nprocs);
+    if (!power) {
+        snprintf(why, len, "out of memory");
+        return -2;
+    }
+    double held = 0;
+    int holders = 0;
+    for (int i = 0; i < nprocs; i++) power[i] = ocount[i];
+    for (int k = 0; k < nleaving; k++) {
+        if (leaving[k] < 0 || leaving[k] >= nprocs) {
+            free(power);
+            snprintf(why, len, "leaving rank %d is not in [0, %d)", leaving[k], nprocs);
+            return -1;
+        }
+        power[leaving[k]] = -1;
+    }
+    for (int i = 0; i < nprocs; i++)
+        if (power[i] > 0) held += power[i], holders++;
+    for (int i = 0; i < nprocs; i++) {
+        if (power[i] < 0) power[i] = 0;
+        else if (power[i] == 0) power[i] = holders ? held / holders : 1;
+    }
+    int rc = xmpi_part_weighted(size, nprocs, NULL, power, count, displ, why, len);
+    free(power);
+    return rc;
+}

@@ -38,6 +38,13 @@ int xmpi_part_check(int size, int nprocs, const int *count, const int *displ,
 int xmpi_part_fill(int size, int nprocs, const int *fill, int *count, int *displ,
                    char *why, size_t len);
 
+/* The hand-off of a removal: the processes listed in `leaving` (nleaving ranks) give up
+ * their rows (old blocks in ocount) and the others keep their proportions of the rows they
+ * held; a staying process that held nothing counts as an average holder, so that it gets
+ * rows too. New blocks in count/displ. 0, -1 (why says so) or -2 (out of memory). */
+int xmpi_part_handoff(int size, int nprocs, const int *ocount, const int *leaving,
+                      int nleaving, int *count, int *displ, char *why, size_t len);
+
 /* The rows that block a (ac rows from ad) shares with block b: their number, and the first
  * in *lo (untouched when there are none). */
 int xmpi_part_overlap(int ac, int ad, int bc, int bd, int *lo);

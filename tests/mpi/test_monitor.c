@@ -7,7 +7,7 @@
 #include "mpicheck.h"
 #include "xmpi.h"
 #include "../../libxmpi/monitor.h"
-#include "../../libxmpi/runtime.h"
+#include "../../libxmpi/context.h"
 #include "../../models/trace.h"
 
 enum { ITERS = 10, VEC = 3 };
@@ -27,7 +27,7 @@ static void iteration(int it)
     MPI_Allreduce(in, out, VEC, MPI_DOUBLE, MPI_SUM, XMPI_COMM_WORLD);
     ck_assert_int_eq(XMPI_Monitor_iter_end(NULL), XMPI_SUCCESS);
     /* The per-iteration record holds exactly this iteration. */
-    const struct xmpi_rank_record *r = xmpi_monitor_last_iteration();
+    const struct xmpi_rank_record *r = xmpi_monitor_last_iteration(xmpi_ctx);
     ck_assert(r->iterations == 1 && r->work == work_of(rank, it));
     ck_assert(r->op[XMPI_OP_ALLREDUCE].calls == 1);
     ck_assert(r->comm_bytes == VEC * sizeof(double));
@@ -37,17 +37,17 @@ static void iteration(int it)
 
 START_TEST(options_were_taken_from_argv)
 {
-    ck_assert_int_eq(xmpi_rt.opts.si, 4);
-    ck_assert_str_eq(xmpi_rt.opts.trace, trace_path);
+    ck_assert_int_eq(xmpi_ctx->opts.si, 4);
+    ck_assert_str_eq(xmpi_ctx->opts.trace, trace_path);
     ck_assert_int_eq(argc_seen, 1);   /* both --xmpi- arguments were removed */
 }
 END_TEST
 
 START_TEST(interval_summary)
 {
-    ck_assert_ptr_null(xmpi_monitor_summary());
+    ck_assert_ptr_null(xmpi_monitor_summary(xmpi_ctx));
     for (int it = 0; it < 4; it++) iteration(it);
-    const struct xmpi_interval *s = xmpi_monitor_summary();
+    const struct xmpi_interval *s = xmpi_monitor_summary(xmpi_ctx);
     ck_assert_ptr_nonnull(s);
     ck_assert_int_eq(s->index, 1);
     ck_assert_int_eq(s->iteration, 4);
@@ -85,17 +85,17 @@ END_TEST
 START_TEST(si_init_form)
 {
     /* The high-level form: each call ends the previous iteration and begins the next. */
-    long before = xmpi_monitor_iterations();
+    long before = xmpi_monitor_iterations(xmpi_ctx);
     for (int it = 4; it < 8; it++) {
         ck_assert_int_eq(XMPI_Monitor_si_init(), XMPI_SUCCESS);
         XMPI_Monitor_add_work(work_of(rank, it));
         double in[VEC] = {rank, it, 1}, out[VEC];
         MPI_Allreduce(in, out, VEC, MPI_DOUBLE, MPI_SUM, XMPI_COMM_WORLD);
     }
-    ck_assert_int_eq(xmpi_monitor_iterations(), before + 3);
+    ck_assert_int_eq(xmpi_monitor_iterations(xmpi_ctx), before + 3);
     ck_assert_int_eq(XMPI_Monitor_iter_end(NULL), XMPI_SUCCESS);   /* closes the 4th */
-    ck_assert_int_eq(xmpi_monitor_iterations(), before + 4);
-    ck_assert_int_eq(xmpi_monitor_summary()->index, 2);
+    ck_assert_int_eq(xmpi_monitor_iterations(xmpi_ctx), before + 4);
+    ck_assert_int_eq(xmpi_monitor_summary(xmpi_ctx)->index, 2);
     for (int it = 8; it < ITERS; it++) iteration(it);   /* a partial third interval */
 }
 END_TEST

@@ -6,7 +6,7 @@
 
 #include "mpicheck.h"
 #include "xmpi.h"
-#include "../../libxmpi/profile.h"
+#include "../../libxmpi/context.h"
 #include "../../libxmpi/monitor.h"
 
 static int rank, size;
@@ -14,14 +14,14 @@ static int before_begin, before_status, before_work;
 static MPI_Comm before_world;
 static struct xmpi_opstat snap[XMPI_OP_COUNT];
 
-static void mark(void) { memcpy(snap, xmpi_profile_total, sizeof snap); }
+static void mark(void) { memcpy(snap, xmpi_ctx->profile, sizeof snap); }
 
 /* Asserts that since mark() exactly `calls` calls of `op` moved `bytes` bytes and
  * nothing else was counted (other operations stay at zero). */
 static void expect(enum xmpi_op op, double calls, double bytes, int procs)
 {
     struct xmpi_opstat d[XMPI_OP_COUNT];
-    xmpi_opstat_diff(d, xmpi_profile_total, snap);
+    xmpi_opstat_diff(d, xmpi_ctx->profile, snap);
     for (int i = 0; i < XMPI_OP_COUNT; i++) {
         if (i == (int)op) continue;
         ck_assert_msg(d[i].calls == 0, "%s counted %g calls during %s", xmpi_op_name(i),
@@ -101,7 +101,7 @@ START_TEST(point_to_point)
     MPI_Send(msg, 1, MPI_CHAR, peer, 4, XMPI_COMM_WORLD);
     MPI_Wait(&req[0], MPI_STATUS_IGNORE);
     struct xmpi_opstat d[XMPI_OP_COUNT];
-    xmpi_opstat_diff(d, xmpi_profile_total, snap);
+    xmpi_opstat_diff(d, xmpi_ctx->profile, snap);
     ck_assert(d[XMPI_OP_WAIT].calls == 1 && d[XMPI_OP_WAIT].bytes == 0);
     ck_assert(d[XMPI_OP_SEND].calls == 1 && d[XMPI_OP_SEND].bytes == 1);
 }
@@ -179,7 +179,7 @@ END_TEST
 
 START_TEST(monitor_errors_leave_state_alone)
 {
-    long before = xmpi_monitor_iterations();
+    long before = xmpi_monitor_iterations(xmpi_ctx);
     ck_assert_int_eq(XMPI_Monitor_iter_end(NULL), XMPI_ERR_STATE);
     ck_assert_int_eq(XMPI_Monitor_add_work(-1), XMPI_ERR_ARG);
     ck_assert_int_eq(XMPI_Monitor_add_work(NAN), XMPI_ERR_ARG);
@@ -194,7 +194,7 @@ START_TEST(monitor_errors_leave_state_alone)
         ck_assert(counts[0] == -1);
     char *other[] = {"PAPI_TOT_CYC", NULL};
     ck_assert_int_eq(XMPI_Monitor_iter_begin(other), XMPI_ERR_ARG);
-    ck_assert_int_eq(xmpi_monitor_iterations(), before + 1);
+    ck_assert_int_eq(xmpi_monitor_iterations(xmpi_ctx), before + 1);
     ck_assert_str_ne(XMPI_Monitor_work_source(), "none");
 }
 END_TEST

@@ -19,6 +19,7 @@ int main(void)
     srunner_add_suite(sr, calibration_suite());
     srunner_add_suite(sr, predict_suite());
     srunner_add_suite(sr, lbalance_suite());
+    srunner_add_suite(sr, config_suite());
     srunner_run_all(sr, CK_NORMAL);
     int failed = srunner_ntests_failed(sr);
     srunner_free(sr);

@@ -18,5 +18,6 @@ Suite *hockney_suite(void);
 Suite *calibration_suite(void);
 Suite *predict_suite(void);
 Suite *lbalance_suite(void);
+Suite *config_suite(void);
 
 #endif

@@ -1,0 +1,167 @@
+/* The load balancer's "decide" step: gathers the program's blocks (and row weights) beside
+ * the interval summary, asks the pure balancer (policies/lbalance.c) for a decision, and
+ * returns the partition it wants. The pipeline moves the rows and records the move. */
+#include "balancer.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../models/partition.h"
+#include "context.h"
+#include "xmpi.h"
+
+/* Per-rank columns of the summary, as the balancer takes them. */
+struct columns {
+    double *t_real, *t_cpu, *comm, *work;
+    int *count, *displ;
+};
+
+static void columns_free(struct columns *c)
+{
+    free(c->t_real);
+    free(c->count);
+}
+
+static int columns_alloc(struct columns *c, int p)
+{
+    c->t_real = malloc(sizeof(double) * 4 * (size_t)p);
+    c->count = malloc(sizeof(int) * 2 * (size_t)p);
+    if (!c->t_real || !c->count) return -1;
+    c->t_cpu = c->t_real + p;
+    c->comm = c->t_real + 2 * p;
+    c->work = c->t_real + 3 * p;
+    c->displ = c->count + p;
+    return 0;
+}
+
+/* The whole row-weight array of the policy, gathered from every process's rows. */
+static int gather_weights(struct xmpi_ctx *cx, int policy, const struct columns *c, int count,
+                          const double *weight, double **out)
+{
+    int n = xmpi_registry_size(cx), ok = 1;
+    double *mine = malloc(sizeof *mine * ((size_t)count + 1));
+    double *all = malloc(sizeof *all * ((size_t)n + 1));
+    int *len = policy == XMPI_LB_NNZ ? malloc(sizeof *len * ((size_t)count + 1)) : NULL;
+    if (!mine || !all || (policy == XMPI_LB_NNZ && !len)) ok = 0;
+    if (ok && policy == XMPI_LB_NNZ) {
+        ok = xmpi_registry_row_nnz(cx, len, count) == 0;
+        for (int i = 0; ok && i < count; i++) mine[i] = len[i];
+    } else if (ok) {
+        ok = weight || count == 0;
+        for (int i = 0; ok && i < count; i++) mine[i] = weight[i];
+    }
+    int all_ok = 0;
+    PMPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, cx->comm);
+    if (all_ok)
+        PMPI_Allgatherv(mine, count, MPI_DOUBLE, all, c->count, c->displ, MPI_DOUBLE, cx->comm);
+    free(mine);
+    free(len);
+    if (!all_ok) {
+        free(all);
+        return -1;
+    }
+    *out = all;
+    return 0;
+}
+
+/* Every process's block and whether its arguments are its own, beside the summary. */
+static int gather_columns(struct xmpi_ctx *cx, const struct xmpi_interval *s,
+                          const struct xmpi_app *app, struct columns *c, char *why, size_t len)
+{
+    int p = cx->size, rc = XMPI_SUCCESS;
+    int mine[3] = {app->count ? *app->count : -1, app->displ ? *app->displ : -1,
+                   !app->count || !app->displ || app->rank != cx->rank || app->nprocs != p};
+    int *all = malloc(sizeof *all * 3 * (size_t)p);
+    if (columns_alloc(c, p) || !all) xmpi_die_nomem(cx, "XMPI_Eval_lbalance");
+    PMPI_Allgather(mine, 3, MPI_INT, all, 3, MPI_INT, cx->comm);
+    for (int i = 0; i < p && !rc; i++)
+        if (all[3 * i + 2]) {
+            snprintf(why, len, "rank %d passed NULL count/displ, or a rank or nprocs that is "
+                     "not its own (expected %d of %d)", i, i, p);
+            rc = XMPI_ERR_ARG;
+        }
+    for (int i = 0; i < p; i++) {
+        c->count[i] = all[3 * i];
+        c->displ[i] = all[3 * i + 1];
+        c->t_real[i] = s->ranks[i].t_real;
+        c->t_cpu[i] = s->ranks[i].t_cpu;
+        c->comm[i] = s->ranks[i].comm_time;
+        c->work[i] = s->ranks[i].work;
+    }
+    free(all);
+    int n = xmpi_registry_size(cx);
+    char sub[300];
+    if (!rc && n < 0) {
+        snprintf(why, len, "nothing is registered: the balancer moves registered data");
+        rc = XMPI_ERR_STATE;
+    } else if (!rc && xmpi_part_check(n, p, c->count, c->displ, sub, sizeof sub)) {
+        snprintf(why, len, "the blocks passed in do not tile [0, %d): %s", n, sub);
+        rc = XMPI_ERR_ARG;
+    }
+    return rc;
+}
+
+int xmpi_balancer_decide(struct xmpi_ctx *cx, const struct xmpi_interval *s,
+                         const struct xmpi_app *app, int **blocks, char *why, size_t len)
+{
+    struct xmpi_balancer *lb = &cx->lb;
+    int p = cx->size, me = cx->rank;
+    *blocks = NULL;
+    if (lb->nprocs != p) {
+        /* The job changed since the state was built: start afresh. */
+        memset(&lb->st, 0, sizeof lb->st);
+        lb->nprocs = p;
+    }
+    struct columns c = {0};
+    int rc = gather_columns(cx, s, app, &c, why, len);
+    if (rc) {
+        columns_free(&c);
+        return rc;
+    }
+    const struct xmpi_options *o = &cx->opts;
+    int n = xmpi_registry_size(cx);
+    struct xmpi_lb_params prm = {o->lb_th1 / 100.0, o->lb_th2 / 100.0, (int)o->lb_k};
+    struct xmpi_lb_input in = {p, n, c.t_real, c.t_cpu, c.comm, c.work, c.count, c.displ,
+                               NULL, NULL, s->iterations,
+                               app->maxit > 0 ? (double)(app->maxit - app->it - 1) : -1.0};
+    struct xmpi_lb_decision d;
+    int need = xmpi_lb_assess(&prm, &lb->st, &in, &d);
+    double *rowweight = NULL;
+    if (need > 0 && o->lb != XMPI_LB_ROWS &&
+        gather_weights(cx, o->lb, &c, c.count[me], app->weight, &rowweight)) {
+        snprintf(why, len, "--xmpi-lb=%s needs %s on every process that holds rows",
+                 o->lb == XMPI_LB_NNZ ? "nnz" : "weight",
+                 o->lb == XMPI_LB_NNZ ? "a registered distributed sparse matrix" : "a weight array");
+        rc = XMPI_ERR_ARG;
+    }
+    int *nc = NULL;
+    if (need > 0 && !rc) {
+        in.rowweight = rowweight;
+        if (!(nc = malloc(sizeof *nc * 2 * (size_t)p))) xmpi_die_nomem(cx, "XMPI_Eval_lbalance");
+        int pr = xmpi_lb_plan(&prm, &lb->st, &in, &d, nc, nc + p);
+        if (pr) {
+            snprintf(why, len, "%s", d.why);
+            rc = pr == -2 ? XMPI_ERR_NOMEM : XMPI_ERR_ARG;
+        }
+    }
+    if (!rc) {
+        xmpi_note(cx, 2, "load balance, interval %d: %s", s->index, d.why);
+        if (d.rebalance) {
+            *blocks = nc;
+            nc = NULL;
+            xmpi_note(cx, 1, "interval %d: rebalancing (imbalance %.1f%%)", s->index,
+                      100 * d.imbalance);
+        }
+    }
+    free(nc);
+    free(rowweight);
+    columns_free(&c);
+    return rc;
+}
+
+void xmpi_balancer_moved(struct xmpi_ctx *cx, double seconds)
+{
+    cx->lb.st.move_cost = seconds;
+    cx->lb.st.moved = 1;
+}

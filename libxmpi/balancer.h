@@ -1,0 +1,35 @@
+/* The load balancer at run time: the "decide" step of the interval pipeline for
+ * XMPI_Eval_lbalance, feeding the interval summary and the program's blocks to the pure
+ * balancer (policies/lbalance.c) and returning the new partition it asks for. */
+#ifndef XMPI_BALANCER_H
+#define XMPI_BALANCER_H
+
+#include <stddef.h>
+
+#include "../models/interval.h"
+#include "../policies/lbalance.h"
+
+struct xmpi_ctx;
+
+struct xmpi_balancer {
+    int nprocs;                   /* the job size the state describes */
+    struct xmpi_lb_state st;
+};
+
+/* What the program passed to the evaluation call (rank, nprocs, it, maxit as in
+ * XMPI_Eval_lbalance; count/displ INOUT: this process's block). */
+struct xmpi_app {
+    int rank, nprocs, it, maxit;
+    int *count, *displ;
+    double *weight;
+};
+
+/* Collective over XMPI_COMM_WORLD. XMPI_SUCCESS with *blocks NULL (keep the partition) or
+ * a malloc'ed 2 * nprocs array (new counts, then displacements) to move to; otherwise the
+ * same XMPI error on every process, with why on rank 0. */
+int xmpi_balancer_decide(struct xmpi_ctx *cx, const struct xmpi_interval *s,
+                         const struct xmpi_app *app, int **blocks, char *why, size_t len);
+/* The move the balancer asked for took `seconds` (the slowest process). */
+void xmpi_balancer_moved(struct xmpi_ctx *cx, double seconds);
+
+#endif

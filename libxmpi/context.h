@@ -1,0 +1,64 @@
+/* The runtime context: every runtime module's state in one struct, owned by the runtime
+ * from MPI_Init to MPI_Finalize. Internal functions take the context they work on; the
+ * one process-wide pointer, xmpi_ctx, is for the PMPI wrappers and the public API. */
+#ifndef XMPI_CONTEXT_H
+#define XMPI_CONTEXT_H
+
+#include <mpi.h>
+#include <stdio.h>
+
+#include "../models/formats/options.h"
+#include "../models/interval.h"
+#include "balancer.h"
+#include "emulate.h"
+#include "hwcount.h"
+#include "model.h"
+#include "monitor.h"
+#include "registry.h"
+#include "rms.h"
+#include "sink.h"
+#include "world.h"
+
+enum xmpi_phase { XMPI_PHASE_BEFORE = 0, XMPI_PHASE_RUNNING, XMPI_PHASE_DONE };
+
+struct xmpi_ctx {
+    enum xmpi_phase phase;
+    int rank, size;          /* in XMPI_COMM_WORLD */
+    MPI_Comm comm;           /* private twin of XMPI_COMM_WORLD for the library's own collectives */
+    struct xmpi_options opts;
+    double t0;               /* MPI_Wtime at MPI_Init */
+    int status;              /* XMPI_RUNNING, ... */
+    int evaluates;           /* the program calls XMPI_Eval_*: the pipeline waits for it */
+    FILE *trace;             /* rank 0 only, when --xmpi-trace is set */
+    char progname[256];
+
+    /* Cumulative per-operation counters since the process started; only the PMPI wrappers
+     * write them, one communicating thread at a time. */
+    struct xmpi_opstat profile[XMPI_OP_COUNT];
+    struct xmpi_monitor mon;
+    struct xmpi_hwcount hw;
+    struct xmpi_registry reg;
+    struct xmpi_world world;
+    struct xmpi_emulation emu;
+    struct xmpi_rms rms;
+    struct xmpi_rtmodel model;
+    struct xmpi_balancer lb;
+    struct xmpi_sink sink;
+};
+
+/* The process's context: always valid (zeroed before MPI_Init). */
+extern struct xmpi_ctx *const xmpi_ctx;
+
+/* XMPI_SUCCESS while the library runs, XMPI_ERR_STATE before MPI_Init or after MPI_Finalize. */
+int xmpi_ready(const struct xmpi_ctx *cx);
+/* As xmpi_ready, and XMPI_ERR_STATE on a process that was removed from the job. */
+int xmpi_member(const struct xmpi_ctx *cx);
+
+/* "xmpi: ..." on stderr, on rank 0 only, when --xmpi-verbose >= level (level 0: always). */
+void xmpi_note(const struct xmpi_ctx *cx, int level, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* Out of memory where skipping a collective would hang the others: stop loudly. */
+void xmpi_die_nomem(const struct xmpi_ctx *cx, const char *where) __attribute__((noreturn));
+
+#endif

@@ -1,0 +1,167 @@
+/* The prediction model at run time (rank 0): the calibration in use, the model observing
+ * every interval, and before a spawn or removal the prediction of the next interval, which
+ * the trace row of that interval compares with what the sink measured. */
+#include "model.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "context.h"
+
+int xmpi_rtmodel_calibrate(struct xmpi_rtmodel *md, const char *path, char *err, size_t errlen)
+{
+    xmpi_calibration_defaults(&md->cal);
+    md->source[0] = '\0';
+    md->defaulted = XMPI_CAL_ALL;
+    if (!path || !path[0]) return 0;
+    struct xmpi_calibration c;
+    unsigned def = 0;
+    char perr[900];
+    if (xmpi_calibration_load(&c, path, &def, perr, sizeof perr)) {
+        snprintf(err, errlen, "xmpi: option --xmpi-calibration: %s", perr);
+        return -1;
+    }
+    md->cal = c;
+    md->defaulted = def;
+    snprintf(md->source, sizeof md->source, "%s", path);
+    return 0;
+}
+
+void xmpi_rtmodel_describe(const struct xmpi_rtmodel *md, char *buf, size_t len)
+{
+    if (!md->source[0]) {
+        snprintf(buf, len, "calibration: defaults (measured on the project's machine)");
+        return;
+    }
+    char names[128];
+    xmpi_calibration_defaulted_names(md->defaulted, names, sizeof names);
+    if (names[0]) snprintf(buf, len, "calibration: %s (defaults for %s)", md->source, names);
+    else snprintf(buf, len, "calibration: %s", md->source);
+}
+
+void xmpi_rtmodel_start(struct xmpi_ctx *cx, const struct xmpi_pool *pool, int spawn_group)
+{
+    struct xmpi_rtmodel *md = &cx->model;
+    char *names[XMPI_MODEL_CLASSES_MAX];
+    double speeds[XMPI_MODEL_CLASSES_MAX];
+    md->on = 0;
+    md->host_class = malloc(sizeof *md->host_class * (size_t)(pool->nhosts ? pool->nhosts : 1));
+    if (!md->host_class) return;
+    int n = xmpi_config_classes(pool, md->host_class, names, speeds, XMPI_MODEL_CLASSES_MAX);
+    if (n < 0) {
+        xmpi_note(cx, 1, "prediction model: more than %d node classes; the model is off",
+                  XMPI_MODEL_CLASSES_MAX);
+        return;
+    }
+    xmpi_model_init(&md->m, &md->cal, spawn_group);
+    for (int c = 0; c < n; c++)
+        if (xmpi_model_add_class(&md->m, names[c], speeds[c]) != c) {
+            xmpi_note(cx, 1, "prediction model: class '%s' not taken in; the model is off",
+                      names[c]);
+            return;
+        }
+    md->on = 1;
+}
+
+int xmpi_rtmodel_rank_classes(const struct xmpi_rtmodel *md, const struct xmpi_sched *s,
+                              int *cls, int n)
+{
+    if (!md->host_class || !s || n != s->nprocs) return -1;
+    for (int i = 0; i < n; i++) cls[i] = md->host_class[s->procs[i].host];
+    return 0;
+}
+
+void xmpi_rtmodel_observe(struct xmpi_ctx *cx, const struct xmpi_interval *s)
+{
+    struct xmpi_rtmodel *md = &cx->model;
+    if (!md->on || !s) return;
+    int *cls = malloc(sizeof *cls * (size_t)s->nprocs);
+    const struct xmpi_sched *sc = cx->world.have_sched ? &cx->world.sched : NULL;
+    int known = cls && xmpi_rtmodel_rank_classes(md, sc, cls, s->nprocs) == 0;
+    if (xmpi_model_observe(&md->m, s, known ? cls : NULL) == XMPI_MODEL_OK) md->observed = s->index;
+    free(cls);
+}
+
+void xmpi_rtmodel_plan(struct xmpi_ctx *cx, const char *action, const struct xmpi_interval *s,
+                       long iteration, const struct xmpi_config_change *ch, const int *rank_class,
+                       const struct xmpi_struct_desc *d, int nd, const long *count,
+                       const long *displ)
+{
+    struct xmpi_rtmodel *md = &cx->model;
+    if (!md->on) return;
+    if (md->pending)
+        xmpi_note(cx, 2, "prediction model: the prediction for the %s at iteration %ld is "
+                  "dropped (another action came before a whole interval)", md->action, md->after);
+    md->pending = 0;
+    if (!s || s->index != md->observed) {
+        xmpi_note(cx, 2, "prediction model: no interval observed yet; the %s is not predicted",
+                  action);
+        return;
+    }
+    struct xmpi_predict_request rq = {
+        .interval = s, .current = ch->current, .candidate = ch->candidate, .structs = d,
+        .nstructs = count && displ ? nd : 0,
+        .part = {cx->size, count, displ}, .rank_class = rank_class, .next = NULL,
+        .mixed_now = ch->mixed_now, .mixed_next = ch->mixed_next};
+    int rc = xmpi_model_predict(&md->m, &rq, &md->p);
+    if (rc != XMPI_MODEL_OK) {
+        xmpi_note(cx, 1, "prediction model: cannot predict the %s (code %d: %s)", action, rc,
+                  rc == XMPI_MODEL_ENODATA ? "no power or work measured yet" : "bad input");
+        return;
+    }
+    snprintf(md->action, sizeof md->action, "%s", action);
+    md->after = iteration;
+    md->reconf_base = cx->sink.reconf_seconds;
+    md->redist_base = cx->sink.redist_seconds;
+    md->pending = 1;
+    xmpi_note(cx, 1, "prediction model: %s to %d processes at iteration %ld: the next %g "
+              "iterations should take %.4g s computing, %.4g s communicating; the %s %.4g s and "
+              "the redistribution %.4g s (%.3g MB)", action, md->p.nprocs, iteration,
+              md->p.iterations, md->p.t_comp, md->p.t_comm, action, md->p.t_spawn + md->p.t_remove,
+              md->p.t_redist, md->p.redist_bytes / 1e6);
+}
+
+void xmpi_rtmodel_row(struct xmpi_ctx *cx, const struct xmpi_interval *s,
+                      struct xmpi_trace_model *row)
+{
+    struct xmpi_rtmodel *md = &cx->model;
+    memset(row, 0, sizeof *row);
+    row->calibration = md->source[0] ? md->source : "defaults";
+    if (!md->pending || !s || (double)s->iteration - s->iterations < (double)md->after) return;
+    md->pending = 0;
+    if (!(s->iterations > 0) || s->nprocs != md->p.nprocs) {
+        xmpi_note(cx, 1, "prediction model: the interval after the %s has %d processes, not the "
+                  "%d predicted; not compared", md->action, s->nprocs, md->p.nprocs);
+        return;
+    }
+    /* The model speaks of one process of a balanced configuration: its compute time is the
+     * mean over the ranks of wall time outside MPI, its communication the mean time inside.
+     * A last, shorter interval is compared per iteration. */
+    double scale = md->p.iterations > 0 ? s->iterations / md->p.iterations : 1;
+    double comp = 0;
+    for (int r = 0; r < s->nprocs; r++) comp += s->ranks[r].t_real - s->ranks[r].comm_time;
+    row->compared = 1;
+    snprintf(row->predicted_for, sizeof row->predicted_for, "%s", md->action);
+    row->pred_comp = md->p.t_comp * scale;
+    row->meas_comp = comp / s->nprocs;
+    row->pred_comm = md->p.t_comm * scale;
+    row->meas_comm = xmpi_interval_comm_time(s);
+    row->pred_reconf = md->p.t_spawn + md->p.t_remove;
+    row->meas_reconf = cx->sink.reconf_seconds - md->reconf_base;
+    row->pred_redist = md->p.t_redist;
+    row->meas_redist = cx->sink.redist_seconds - md->redist_base;
+    xmpi_note(cx, 1, "prediction model: after the %s, interval %d: computing %.4g s (predicted "
+              "%.4g), communicating %.4g s (%.4g), %s %.4g s (%.4g), redistribution %.4g s "
+              "(%.4g)", md->action, s->index, row->meas_comp, row->pred_comp, row->meas_comm,
+              row->pred_comm, md->action, row->meas_reconf, row->pred_reconf, row->meas_redist,
+              row->pred_redist);
+}
+
+void xmpi_rtmodel_free(struct xmpi_rtmodel *md)
+{
+    free(md->host_class);
+    md->host_class = NULL;
+    md->on = 0;
+    md->pending = 0;
+}

@@ -1,0 +1,59 @@
+/* The prediction model at run time, on rank 0: the calibration in use, the model fed with
+ * every interval summary, the prediction made before each spawn or removal, and its
+ * comparison with the first whole interval after it (from what the sink measured). */
+#ifndef XMPI_RTMODEL_H
+#define XMPI_RTMODEL_H
+
+#include <stddef.h>
+
+#include "../models/calibration.h"
+#include "../models/config.h"
+#include "../models/formats/options.h"
+#include "../models/predict.h"
+#include "../models/trace.h"
+
+struct xmpi_ctx;
+struct xmpi_sched;
+
+struct xmpi_rtmodel {
+    /* The calibration: the file of --xmpi-calibration, or the documented defaults. */
+    struct xmpi_calibration cal;
+    char source[XMPI_PATH_MAX];      /* the loaded file, "" for the defaults */
+    unsigned defaulted;              /* keys the loaded file did not give */
+    int on;
+    struct xmpi_model m;
+    int *host_class;                 /* the model's class index of each pool host */
+    int observed;                    /* index of the last interval the model took in */
+    /* The prediction waiting for its interval. */
+    int pending;
+    char action[16];
+    long after;                      /* compare with the first interval starting at or after this */
+    struct xmpi_prediction p;
+    double reconf_base, redist_base; /* the sink's totals when the prediction was made */
+};
+
+/* Rank 0 at start-up: the defaults, then `path` ("" or NULL: none). On a malformed or
+ * unreadable file returns -1 with "xmpi: option --xmpi-calibration: FILE:LINE: ..." in err
+ * and keeps the defaults. */
+int xmpi_rtmodel_calibrate(struct xmpi_rtmodel *md, const char *path, char *err, size_t errlen);
+/* "calibration: FILE" (with the keys it left at their defaults) or "calibration: defaults". */
+void xmpi_rtmodel_describe(const struct xmpi_rtmodel *md, char *buf, size_t len);
+/* Rank 0, once the pool is known: the pool's classes become the model's. */
+void xmpi_rtmodel_start(struct xmpi_ctx *cx, const struct xmpi_pool *pool, int spawn_group);
+/* Rank 0: the model's class index of each of the n ranks; -1 when unknown. */
+int xmpi_rtmodel_rank_classes(const struct xmpi_rtmodel *md, const struct xmpi_sched *s,
+                              int *cls, int n);
+/* Rank 0, each interval. */
+void xmpi_rtmodel_observe(struct xmpi_ctx *cx, const struct xmpi_interval *s);
+/* Rank 0, just before a reconfiguration: the prediction of the next interval, kept until
+ * the first interval that starts after the monitored iterations done now. */
+void xmpi_rtmodel_plan(struct xmpi_ctx *cx, const char *action, const struct xmpi_interval *s,
+                       long iteration, const struct xmpi_config_change *ch, const int *rank_class,
+                       const struct xmpi_struct_desc *d, int nd, const long *count,
+                       const long *displ);
+/* Rank 0: the model columns of the trace row of interval s. */
+void xmpi_rtmodel_row(struct xmpi_ctx *cx, const struct xmpi_interval *s,
+                      struct xmpi_trace_model *row);
+void xmpi_rtmodel_free(struct xmpi_rtmodel *md);
+
+#endif

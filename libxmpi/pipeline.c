@@ -1,0 +1,332 @@
+/* One sampling interval, start to end: measure (gather the summary) -> model (observe,
+ * compare) -> decide (balancer; next the malleability policy) -> act (move rows, spawn,
+ * remove) -> record (trace row, verbose line, model columns). The program's own actions
+ * (XMPI_Spawn, XMPI_Remove, XMPI_Redistribute_data, XMPI_Get_data) take the same act and
+ * record path: the model is asked first and the executors report to the sink. */
+#include "pipeline.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../models/config.h"
+#include "../models/trace.h"
+#include "context.h"
+#include "xmpi.h"
+
+/* ---- record ------------------------------------------------------------------------------ */
+
+static void record(struct xmpi_ctx *cx, const struct xmpi_interval *s)
+{
+    char action[sizeof cx->sink.action];
+    xmpi_sink_take_action(&cx->sink, action, sizeof action);
+    if (cx->rank != 0) return;
+    struct xmpi_trace_model tm;
+    xmpi_rtmodel_row(cx, s, &tm);
+    const char *source = s->work_source_mixed ? "mixed" : cx->mon.source;
+    if (cx->trace && xmpi_trace_row(cx->trace, s, source, action, &tm)) {
+        xmpi_note(cx, 0, "cannot write the trace file %s any more; tracing stops", cx->opts.trace);
+        fclose(cx->trace);
+        cx->trace = NULL;
+    }
+    double t = s->t_real_max > 0 ? s->t_real_max : 1;
+    xmpi_note(cx, 1, "interval %d (iteration %ld): %d procs, t_real %.4g-%.4g s, imbalance "
+              "%.1f%%, comm %.1f%%, work %.4g (%s), elapsed %.2f s, action %s",
+              s->index, s->iteration, s->nprocs, s->t_real_min, s->t_real_max,
+              100 * xmpi_interval_imbalance(s), 100 * s->comm_time_max / t, s->work_sum, source,
+              s->elapsed, action);
+}
+
+/* ---- act: rows to new blocks --------------------------------------------------------------- */
+
+static int rebalance(struct xmpi_ctx *cx, const struct xmpi_interval *s,
+                     const struct xmpi_app *app, const int *blocks)
+{
+    int p = cx->size, me = cx->rank;
+    struct xmpi_move mv = {*app->count, *app->displ, blocks[me], blocks[p + me], 0, NULL, 0,
+                           cx->mon.iterations, 0, "XMPI_Eval_lbalance"};
+    int rc = xmpi_registry_move(cx, &mv);
+    if (rc < 0) return XMPI_ERR_STATE;
+    if (rc) return rc;
+    *app->count = blocks[me];
+    *app->displ = blocks[p + me];
+    double t = xmpi_registry_stats(cx)->seconds, tmax = t;
+    PMPI_Allreduce(&t, &tmax, 1, MPI_DOUBLE, MPI_MAX, cx->comm);
+    xmpi_balancer_moved(cx, tmax);
+    xmpi_sink_action(&cx->sink, "rebalance");
+    xmpi_note(cx, 1, "interval %d: rebalanced in %.3f s", s->index, tmax);
+    return XMPI_SUCCESS;
+}
+
+/* ---- the interval ---------------------------------------------------------------------------- */
+
+int xmpi_pipeline_interval_end(struct xmpi_ctx *cx, const struct xmpi_app *app)
+{
+    /* measure */
+    xmpi_monitor_gather(cx);
+    const struct xmpi_interval *s = xmpi_monitor_summary(cx);
+    /* model */
+    if (cx->rank == 0) xmpi_rtmodel_observe(cx, s);
+    /* decide: an interval measured on other processes says nothing of these */
+    int rc = XMPI_SUCCESS, *blocks = NULL;
+    char why[400] = "";
+    if (app && s->nprocs == cx->size) {
+        rc = xmpi_balancer_decide(cx, s, app, &blocks, why, sizeof why);
+        if (rc) xmpi_note(cx, 0, "XMPI_Eval_lbalance: %s", why);
+    }
+    /* act */
+    if (!rc && blocks) rc = rebalance(cx, s, app, blocks);
+    free(blocks);
+    /* record */
+    record(cx, s);
+    return rc;
+}
+
+/* An interval the program did not evaluate is measured and recorded before anything else
+ * changes (the next interval, or the processes taking part). */
+static void catch_up(struct xmpi_ctx *cx)
+{
+    if (cx->mon.due) xmpi_pipeline_interval_end(cx, NULL);
+}
+
+void xmpi_pipeline_finish(struct xmpi_ctx *cx)
+{
+    if (cx->status == XMPI_REMOVED) return;
+    int closed = 0;
+    if (cx->mon.in_iter) xmpi_monitor_end_iteration(cx, NULL, &closed);
+    catch_up(cx);
+    if (xmpi_monitor_close_last(cx)) xmpi_pipeline_interval_end(cx, NULL);
+}
+
+/* ---- the public calls that drive it ---------------------------------------------------------- */
+
+int XMPI_Monitor_iter_end(long long *counts)
+{
+    struct xmpi_ctx *cx = xmpi_ctx;
+    if (cx->mon.in_iter && xmpi_member(cx) == XMPI_SUCCESS) catch_up(cx);
+    int closed = 0, rc = xmpi_monitor_end_iteration(cx, counts, &closed);
+    /* A program that evaluates runs the rest of the interval's end in its evaluation call. */
+    if (!rc && closed && !cx->evaluates) xmpi_pipeline_interval_end(cx, NULL);
+    return rc;
+}
+
+int XMPI_Monitor_si_init(void)
+{
+    int rc = xmpi_member(xmpi_ctx);
+    if (rc) return rc;
+    if (xmpi_ctx->mon.in_iter && (rc = XMPI_Monitor_iter_end(NULL))) return rc;
+    return XMPI_Monitor_iter_begin(NULL);
+}
+
+int XMPI_Eval_lbalance(int rank, int nprocs, int it, int maxit, int *count, int *displ,
+                       double *weight)
+{
+    struct xmpi_ctx *cx = xmpi_ctx;
+    int rc = xmpi_member(cx);
+    if (rc) return rc;
+    cx->evaluates = 1;
+    /* Between interval ends the call costs nothing. */
+    if (!cx->mon.due) return XMPI_SUCCESS;
+    struct xmpi_app app = {rank, nprocs, it, maxit, count, displ, weight};
+    return xmpi_pipeline_interval_end(cx, &app);
+}
+
+int XMPI_Redistribute_data(int scount, int sdispl, int rcount, int rdispl)
+{
+    struct xmpi_ctx *cx = xmpi_ctx;
+    int rc = xmpi_member(cx);
+    if (rc) return rc;
+    struct xmpi_move mv = {scount, sdispl, rcount, rdispl, 0, NULL, 0, cx->mon.iterations, 0,
+                           "XMPI_Redistribute_data"};
+    rc = xmpi_registry_move(cx, &mv);
+    if (rc < 0) return XMPI_ERR_STATE;
+    if (rc == XMPI_SUCCESS) xmpi_sink_action(&cx->sink, "redistribute");
+    return rc;
+}
+
+int XMPI_Get_data(int *it)
+{
+    struct xmpi_ctx *cx = xmpi_ctx;
+    int rc = xmpi_member(cx);
+    if (rc) return rc;
+    if (cx->status != XMPI_NEWLY_SPAWNED || cx->reg.got_data) return XMPI_ERR_STATE;
+    struct xmpi_move mv = {0, 0, 0, 0, 1, NULL, 0, cx->mon.iterations, 0, "XMPI_Get_data"};
+    rc = xmpi_registry_move(cx, &mv);
+    if (rc < 0) return XMPI_ERR_STATE;
+    if (rc == XMPI_SUCCESS && it) *it = (int)mv.resume;
+    return rc;
+}
+
+/* ---- program-requested reconfigurations ------------------------------------------------------ */
+
+/* Collective (the registry's description): on rank 0, the model's prediction of the interval
+ * after this action. New processes go to pool hosts new_hosts; leaving ranks are `leaving`. */
+static void predict(struct xmpi_ctx *cx, const char *action, const int *new_hosts, int nnew,
+                    const int *leaving, int nleave)
+{
+    enum { MAXD = 32 };
+    struct xmpi_struct_desc d[MAXD];
+    int p = cx->size;
+    int ready = cx->rank == 0 && cx->world.have_sched && cx->model.on;
+    long *part = ready ? malloc(sizeof *part * 2 * (size_t)p) : NULL;
+    int nd = xmpi_registry_describe(cx, d, MAXD, part, part ? part + p : NULL);
+    int *rank_class = part ? malloc(sizeof *rank_class * 2 * (size_t)p) : NULL;
+    int *new_class = part ? malloc(sizeof *new_class * ((size_t)nnew + 1)) : NULL;
+    int *group = rank_class ? rank_class + p : NULL;
+    if (rank_class && new_class &&
+        xmpi_rtmodel_rank_classes(&cx->model, &cx->world.sched, rank_class, p) == 0) {
+        for (int i = 0; i < p; i++) group[i] = cx->world.sched.procs[i].group;
+        for (int i = 0; i < nnew; i++) new_class[i] = cx->model.host_class[new_hosts[i]];
+        struct xmpi_config_change ch;
+        if (xmpi_config_change(p, rank_class, group, new_class, nnew, leaving, nleave, &ch) == 0)
+            xmpi_rtmodel_plan(cx, action, xmpi_monitor_summary(cx), cx->mon.iterations, &ch,
+                              rank_class, d, nd, nd ? part : NULL, nd ? part + p : NULL);
+    }
+    free(new_class);
+    free(rank_class);
+    free(part);
+}
+
+static int sched_error(int rc)
+{
+    switch (rc) {
+    case XMPI_SCHED_ECLASS: return XMPI_ERR_CLASS;
+    case XMPI_SCHED_ENOPE:
+    case XMPI_SCHED_ECOUNT:
+    case XMPI_SCHED_EGROUP: return XMPI_ERR_RESOURCES;
+    case XMPI_SCHED_ENOMEM: return XMPI_ERR_NOMEM;
+    default: return XMPI_ERR_ARG;
+    }
+}
+
+/* Arguments are checked on rank 0 and the verdict shared, so that every process returns
+ * the same code and none starts a collective the others skip. */
+static int agree(struct xmpi_ctx *cx, int rc, const char *call, const char *why)
+{
+    PMPI_Bcast(&rc, 1, MPI_INT, 0, cx->comm);
+    if (rc && cx->rank == 0) xmpi_note(cx, 0, "%s: %s", call, why);
+    return rc;
+}
+
+static int usable(const struct xmpi_ctx *cx)
+{
+    int rc = xmpi_member(cx);
+    if (rc) return rc;
+    return cx->mon.in_iter ? XMPI_ERR_STATE : XMPI_SUCCESS;
+}
+
+/* Rank 0: the checks of XMPI_Spawn's arguments and the placement of the new processes. */
+static int check_spawn(struct xmpi_ctx *cx, const char *command, int nprocs, char *node_class[],
+                       int **hosts, char *why, size_t len)
+{
+    if (nprocs < 1) {
+        snprintf(why, len, "nprocs is %d; expected at least 1", nprocs);
+        return XMPI_ERR_ARG;
+    }
+    if (!command || !command[0]) {
+        snprintf(why, len, "no program given");
+        return XMPI_ERR_ARG;
+    }
+    if (!xmpi_world_find_program(command)) {
+        snprintf(why, len, "cannot find the program '%s' (not an executable file in the "
+                 "working directory or PATH); no process started", command);
+        return XMPI_ERR_NOT_FOUND;
+    }
+    if (!(*hosts = malloc(sizeof **hosts * (size_t)nprocs))) {
+        snprintf(why, len, "out of memory");
+        return XMPI_ERR_NOMEM;
+    }
+    int s = xmpi_sched_place(&cx->world.sched, node_class, nprocs, *hosts, why, len);
+    return s ? sched_error(s) : XMPI_SUCCESS;
+}
+
+int XMPI_Spawn(const char *command, char *argv[], int nprocs, MPI_Info info, char *node_class[])
+{
+    struct xmpi_ctx *cx = xmpi_ctx;
+    int rc = usable(cx);
+    if (rc) return rc;
+    char why[768] = "";
+    int *hosts = NULL, n = nprocs;
+    if (cx->rank == 0) rc = check_spawn(cx, command, nprocs, node_class, &hosts, why, sizeof why);
+    if ((rc = agree(cx, rc, "XMPI_Spawn", why))) {
+        free(hosts);
+        return rc;
+    }
+    PMPI_Bcast(&n, 1, MPI_INT, 0, cx->comm);
+    catch_up(cx);
+    predict(cx, "spawn", hosts, n, NULL, 0);
+    double t0 = PMPI_Wtime();
+    struct xmpi_join join = {cx->mon.iterations, cx->mon.summary.index, cx->evaluates};
+    int done = 0;
+    rc = xmpi_world_spawn(cx, command, argv, hosts, n, info, &join, &done);
+    if (cx->rank == 0) {
+        if (done > 0) xmpi_rms_spawned(cx, hosts, done);
+        if (rc) xmpi_note(cx, 0, "XMPI_Spawn: MPI_Comm_spawn failed after %d of %d processes",
+                          done, n);
+        xmpi_note(cx, 2, "spawned %d process(es); XMPI_COMM_WORLD has %d", done, cx->size);
+        if (done == n) xmpi_sink_reconfigured(&cx->sink, PMPI_Wtime() - t0);
+    }
+    if (done > 0) xmpi_sink_action(&cx->sink, "spawn");
+    free(hosts);
+    return rc;
+}
+
+/* Rank 0: the checks of XMPI_Remove's arguments and which ranks leave. */
+static int check_remove(struct xmpi_ctx *cx, int nprocs, char *node_class[], int **ranks,
+                        char *why, size_t len)
+{
+    if (nprocs < 1) {
+        snprintf(why, len, "nprocs is %d; expected at least 1", nprocs);
+        return XMPI_ERR_ARG;
+    }
+    if (!(*ranks = malloc(sizeof **ranks * (size_t)nprocs))) {
+        snprintf(why, len, "out of memory");
+        return XMPI_ERR_NOMEM;
+    }
+    int s = xmpi_sched_pick_remove(&cx->world.sched, node_class, nprocs, *ranks, why, len);
+    return s ? sched_error(s) : XMPI_SUCCESS;
+}
+
+int XMPI_Remove(int nprocs, char *node_class[])
+{
+    struct xmpi_ctx *cx = xmpi_ctx;
+    int rc = usable(cx);
+    if (rc) return rc;
+    char why[768] = "";
+    int n = nprocs, *ranks = NULL, *hosts = NULL;
+    if (cx->rank == 0) rc = check_remove(cx, nprocs, node_class, &ranks, why, sizeof why);
+    if ((rc = agree(cx, rc, "XMPI_Remove", why))) {
+        free(ranks);
+        return rc;
+    }
+    PMPI_Bcast(&n, 1, MPI_INT, 0, cx->comm);
+    if (cx->rank != 0 && !(ranks = malloc(sizeof *ranks * (size_t)n)))
+        xmpi_die_nomem(cx, "XMPI_Remove");
+    PMPI_Bcast(ranks, n, MPI_INT, 0, cx->comm);
+    catch_up(cx);
+    predict(cx, "remove", NULL, 0, ranks, n);
+    double t0 = PMPI_Wtime(), moved0 = cx->sink.redist_seconds;
+    /* The leaving processes' rows go to the others first; if they cannot, nobody leaves. */
+    int sc = 0, sd = 0;
+    xmpi_registry_own_block(cx, &sc, &sd);
+    struct xmpi_move mv = {sc, sd, 0, 0, 0, ranks, n, cx->mon.iterations, 0, "XMPI_Remove"};
+    rc = xmpi_registry_move(cx, &mv);
+    if (rc > 0) {
+        free(ranks);
+        return rc;
+    }
+    if (cx->rank == 0 && (hosts = malloc(sizeof *hosts * (size_t)n)))
+        for (int i = 0; i < n; i++) hosts[i] = cx->world.sched.procs[ranks[i]].host;
+    xmpi_world_remove(cx, ranks, n);
+    xmpi_registry_after_remove(cx, ranks, n);
+    xmpi_sink_action(&cx->sink, "remove");
+    if (cx->rank == 0) {
+        if (hosts) xmpi_rms_removed(cx, hosts, n);
+        xmpi_note(cx, 2, "removed %d process(es); XMPI_COMM_WORLD has %d", n, cx->size);
+        xmpi_sink_reconfigured(&cx->sink,
+                               PMPI_Wtime() - t0 - (cx->sink.redist_seconds - moved0));
+    }
+    free(hosts);
+    free(ranks);
+    return XMPI_SUCCESS;
+}

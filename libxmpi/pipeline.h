@@ -1,0 +1,17 @@
+/* The interval pipeline: the end of each sampling interval as one function that runs
+ * measure -> model -> decide -> act -> record, and the public calls that drive it. */
+#ifndef XMPI_PIPELINE_H
+#define XMPI_PIPELINE_H
+
+#include "balancer.h"
+
+struct xmpi_ctx;
+
+/* Collective over XMPI_COMM_WORLD, at the end of an interval that is due: gathers the
+ * summary, feeds the model, asks the decision (the balancer, when the program evaluates:
+ * app non-NULL), carries it out and records the interval. An XMPI code. */
+int xmpi_pipeline_interval_end(struct xmpi_ctx *cx, const struct xmpi_app *app);
+/* Inside MPI_Finalize: the interval still due and a last, partial one (collective). */
+void xmpi_pipeline_finish(struct xmpi_ctx *cx);
+
+#endif

@@ -1,0 +1,25 @@
+/* What the executors did: each move, spawn or removal reports here (one sink in the runtime
+ * context), and the interval pipeline reads it when it records a trace row and compares the
+ * model's prediction. Executors never call the monitor or the model themselves. */
+#ifndef XMPI_SINK_H
+#define XMPI_SINK_H
+
+struct xmpi_sink {
+    char action[96];         /* since the last trace row: "spawn+redistribute", "" = none */
+    /* Running totals since MPI_Init (never reset): the model takes differences. */
+    double reconf_seconds;   /* spawns and removals, without the data they moved */
+    double redist_seconds;   /* redistributions, from the moment every process is in them */
+    long reconfigurations;
+    long moves;
+};
+
+/* Adds `action` to the next row's action column, once per kind, in order, joined by '+'. */
+void xmpi_sink_action(struct xmpi_sink *k, const char *action);
+/* A spawn or removal took `seconds` (excluding the redistribution it contained). */
+void xmpi_sink_reconfigured(struct xmpi_sink *k, double seconds);
+/* A redistribution took `seconds`. */
+void xmpi_sink_moved(struct xmpi_sink *k, double seconds);
+/* The action column of the row being written ("none" when nothing happened); clears it. */
+void xmpi_sink_take_action(struct xmpi_sink *k, char *out, unsigned long len);
+
+#endif
