@@ -12,7 +12,12 @@ int main(void)
     srunner_add_suite(sr, errors_suite());
     srunner_add_suite(sr, resources_suite());
     srunner_add_suite(sr, scheduler_suite());
-    srunner_add_suite(sr, rms_suite());
+    srunner_add_suite(sr, rms_state_parse_suite());
+    srunner_add_suite(sr, rms_state_files_suite());
+    srunner_add_suite(sr, rms_offer_reclaim_suite());
+    srunner_add_suite(sr, rms_take_give_suite());
+    srunner_add_suite(sr, rms_state_update_suite());
+    srunner_add_suite(sr, rms_schedule_suite());
     srunner_add_suite(sr, emulate_suite());
     srunner_add_suite(sr, partition_suite());
     srunner_add_suite(sr, hockney_suite());
