@@ -19,7 +19,13 @@ int main(void)
     srunner_add_suite(sr, rms_state_update_suite());
     srunner_add_suite(sr, rms_schedule_suite());
     srunner_add_suite(sr, emulate_suite());
-    srunner_add_suite(sr, partition_suite());
+    srunner_add_suite(sr, partition_even_suite());
+    srunner_add_suite(sr, partition_proportional_suite());
+    srunner_add_suite(sr, partition_weighted_edges_suite());
+    srunner_add_suite(sr, partition_nnz_suite());
+    srunner_add_suite(sr, partition_check_suite());
+    srunner_add_suite(sr, partition_fill_suite());
+    srunner_add_suite(sr, partition_overlap_suite());
     srunner_add_suite(sr, hockney_suite());
     srunner_add_suite(sr, calibration_suite());
     srunner_add_suite(sr, predict_suite());
