@@ -11,7 +11,12 @@ int main(void)
     srunner_add_suite(sr, trace_suite());
     srunner_add_suite(sr, errors_suite());
     srunner_add_suite(sr, resources_suite());
-    srunner_add_suite(sr, scheduler_suite());
+    srunner_add_suite(sr, scheduler_thesis_suite());
+    srunner_add_suite(sr, scheduler_place_suite());
+    srunner_add_suite(sr, scheduler_errors_suite());
+    srunner_add_suite(sr, scheduler_remove_suite());
+    srunner_add_suite(sr, scheduler_random_suite());
+    srunner_add_suite(sr, scheduler_init_suite());
     srunner_add_suite(sr, rms_state_parse_suite());
     srunner_add_suite(sr, rms_state_files_suite());
     srunner_add_suite(sr, rms_offer_reclaim_suite());
