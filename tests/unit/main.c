@@ -33,7 +33,11 @@ int main(void)
     srunner_add_suite(sr, partition_overlap_suite());
     srunner_add_suite(sr, hockney_suite());
     srunner_add_suite(sr, calibration_suite());
-    srunner_add_suite(sr, predict_suite());
+    srunner_add_suite(sr, predict_comm_suite());
+    srunner_add_suite(sr, predict_comp_suite());
+    srunner_add_suite(sr, predict_reconfig_suite());
+    srunner_add_suite(sr, predict_redist_suite());
+    srunner_add_suite(sr, predict_entry_suite());
     srunner_add_suite(sr, lbalance_suite());
     srunner_run_all(sr, CK_NORMAL);
     int failed = srunner_ntests_failed(sr);

@@ -32,7 +32,11 @@ Suite *partition_fill_suite(void);
 Suite *partition_overlap_suite(void);
 Suite *hockney_suite(void);
 Suite *calibration_suite(void);
-Suite *predict_suite(void);
+Suite *predict_comm_suite(void);
+Suite *predict_comp_suite(void);
+Suite *predict_reconfig_suite(void);
+Suite *predict_redist_suite(void);
+Suite *predict_entry_suite(void);
 Suite *lbalance_suite(void);
 
 #endif
