@@ -6,7 +6,12 @@
 
 int main(void)
 {
-    SRunner *sr = srunner_create(options_suite());
+    SRunner *sr = srunner_create(options_values_suite());
+    srunner_add_suite(sr, options_precedence_suite());
+    srunner_add_suite(sr, options_errors_suite());
+    srunner_add_suite(sr, options_lengths_suite());
+    srunner_add_suite(sr, options_argv_suite());
+    srunner_add_suite(sr, options_events_help_suite());
     srunner_add_suite(sr, interval_suite());
     srunner_add_suite(sr, trace_suite());
     srunner_add_suite(sr, errors_suite());

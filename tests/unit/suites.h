@@ -5,7 +5,12 @@
 
 #include <check.h>
 
-Suite *options_suite(void);
+Suite *options_values_suite(void);
+Suite *options_precedence_suite(void);
+Suite *options_errors_suite(void);
+Suite *options_lengths_suite(void);
+Suite *options_argv_suite(void);
+Suite *options_events_help_suite(void);
 Suite *interval_suite(void);
 Suite *trace_suite(void);
 Suite *errors_suite(void);
