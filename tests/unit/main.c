@@ -13,7 +13,8 @@ int main(void)
     srunner_add_suite(sr, options_argv_suite());
     srunner_add_suite(sr, options_events_help_suite());
     srunner_add_suite(sr, interval_suite());
-    srunner_add_suite(sr, trace_suite());
+    srunner_add_suite(sr, trace_open_suite());
+    srunner_add_suite(sr, trace_rows_suite());
     srunner_add_suite(sr, errors_suite());
     srunner_add_suite(sr, resources_suite());
     srunner_add_suite(sr, scheduler_thesis_suite());
