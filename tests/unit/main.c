@@ -12,7 +12,9 @@ int main(void)
     srunner_add_suite(sr, options_lengths_suite());
     srunner_add_suite(sr, options_argv_suite());
     srunner_add_suite(sr, options_events_help_suite());
-    srunner_add_suite(sr, interval_suite());
+    srunner_add_suite(sr, interval_records_suite());
+    srunner_add_suite(sr, interval_reduce_suite());
+    srunner_add_suite(sr, interval_op_names_suite());
     srunner_add_suite(sr, trace_open_suite());
     srunner_add_suite(sr, trace_rows_suite());
     srunner_add_suite(sr, errors_suite());
