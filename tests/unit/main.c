@@ -46,7 +46,8 @@ int main(void)
     srunner_add_suite(sr, predict_reconfig_suite());
     srunner_add_suite(sr, predict_redist_suite());
     srunner_add_suite(sr, predict_entry_suite());
-    srunner_add_suite(sr, lbalance_suite());
+    srunner_add_suite(sr, lbalance_detect_suite());
+    srunner_add_suite(sr, lbalance_moves_suite());
     srunner_run_all(sr, CK_NORMAL);
     int failed = srunner_ntests_failed(sr);
     srunner_free(sr);

@@ -45,6 +45,7 @@ Suite *predict_comp_suite(void);
 Suite *predict_reconfig_suite(void);
 Suite *predict_redist_suite(void);
 Suite *predict_entry_suite(void);
-Suite *lbalance_suite(void);
+Suite *lbalance_detect_suite(void);
+Suite *lbalance_moves_suite(void);
 
 #endif
