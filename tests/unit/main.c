@@ -18,7 +18,9 @@ int main(void)
     srunner_add_suite(sr, trace_open_suite());
     srunner_add_suite(sr, trace_rows_suite());
     srunner_add_suite(sr, errors_suite());
-    srunner_add_suite(sr, resources_suite());
+    srunner_add_suite(sr, resources_parse_suite());
+    srunner_add_suite(sr, resources_load_suite());
+    srunner_add_suite(sr, resources_lookup_suite());
     srunner_add_suite(sr, scheduler_thesis_suite());
     srunner_add_suite(sr, scheduler_place_suite());
     srunner_add_suite(sr, scheduler_errors_suite());

@@ -41,6 +41,17 @@ static inline void remove_tree(const char *d)
     rmdir(d);
 }
 
+/* The text through a real FILE, as a parser gets it from fopen, at its start. */
+static inline FILE *text_file(const char *text)
+{
+    FILE *f = tmpfile();
+    ck_assert_ptr_nonnull(f);
+    size_t n = strlen(text);
+    ck_assert_uint_eq(fwrite(text, 1, n, f), n);
+    rewind(f);
+    return f;
+}
+
 static inline void put(const char *path, const char *text)
 {
     FILE *f = fopen(path, "w");
