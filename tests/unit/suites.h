@@ -1,5 +1,6 @@
-/* The suite constructors of the unit-test binary, one per tested module, so that
- * main.c can run them all without knowing what each holds. */
+/* The suite constructors of the unit-test binary, one per test file (test_MODULE.c, or
+ * test_MODULE_BEHAVIOUR.c where a module's tests are split by behaviour), so that main.c can
+ * run them all without knowing what each holds. */
 #ifndef XMPI_TESTS_UNIT_SUITES_H
 #define XMPI_TESTS_UNIT_SUITES_H
 
