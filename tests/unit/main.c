@@ -4,22 +4,34 @@
 
 #include "suites.h"
 
+/* In the order they run, a line per module. */
+static Suite *(*const suites[])(void) = {
+    options_values_suite, options_precedence_suite, options_errors_suite, options_lengths_suite,
+    options_argv_suite, options_events_help_suite,
+    interval_records_suite, interval_reduce_suite, interval_op_names_suite,
+    trace_open_suite, trace_rows_suite,
+    errors_suite,
+    resources_parse_suite, resources_load_suite, resources_lookup_suite,
+    scheduler_thesis_suite, scheduler_place_suite, scheduler_errors_suite, scheduler_remove_suite,
+    scheduler_random_suite, scheduler_init_suite,
+    rms_state_parse_suite, rms_state_files_suite, rms_offer_reclaim_suite, rms_take_give_suite,
+    rms_state_update_suite, rms_schedule_suite,
+    emulate_suite,
+    partition_even_suite, partition_proportional_suite, partition_weighted_edges_suite,
+    partition_nnz_suite, partition_check_suite, partition_fill_suite, partition_overlap_suite,
+    hockney_suite,
+    calibration_suite,
+    predict_comm_suite, predict_comp_suite, predict_reconfig_suite, predict_redist_suite,
+    predict_entry_suite,
+    lbalance_detect_suite, lbalance_moves_suite,
+    config_suite,
+};
+
 int main(void)
 {
-    SRunner *sr = srunner_create(options_suite());
-    srunner_add_suite(sr, interval_suite());
-    srunner_add_suite(sr, trace_suite());
-    srunner_add_suite(sr, errors_suite());
-    srunner_add_suite(sr, resources_suite());
-    srunner_add_suite(sr, scheduler_suite());
-    srunner_add_suite(sr, rms_suite());
-    srunner_add_suite(sr, emulate_suite());
-    srunner_add_suite(sr, partition_suite());
-    srunner_add_suite(sr, hockney_suite());
-    srunner_add_suite(sr, calibration_suite());
-    srunner_add_suite(sr, predict_suite());
-    srunner_add_suite(sr, lbalance_suite());
-    srunner_add_suite(sr, config_suite());
+    SRunner *sr = srunner_create(NULL);
+    for (size_t i = 0; i < sizeof suites / sizeof suites[0]; i++)
+        srunner_add_suite(sr, suites[i]());
     srunner_run_all(sr, CK_NORMAL);
     int failed = srunner_ntests_failed(sr);
     srunner_free(sr);

@@ -7,17 +7,13 @@
 #include <unistd.h>
 
 #include "../../models/calibration.h"
+#include "errbuf.h"
 #include "suites.h"
-
-static char err[1024];
+#include "tmpfiles.h"
 
 static int parse_text(struct xmpi_calibration *c, const char *text, unsigned *defaulted)
 {
-    FILE *f = tmpfile();
-    ck_assert_ptr_nonnull(f);
-    size_t n = strlen(text);
-    ck_assert_uint_eq(fwrite(text, 1, n, f), n);
-    rewind(f);
+    FILE *f = text_file(text);
     err[0] = '\0';
     int rc = xmpi_calibration_parse(c, f, "cal.txt", defaulted, err, sizeof err);
     fclose(f);

@@ -3,20 +3,12 @@
 #include <math.h>
 
 #include "../../models/hockney.h"
+#include "near.h"
 #include "suites.h"
 
 /* alpha / beta = 10^4 bytes: every switch point tested below jumps up, so the costs are
  * MPICH's algorithms unchanged (the thesis's cluster had alpha / beta = 1.2 x 10^4). */
 static const struct xmpi_hockney H = {1e-5, 1e-9, 1e-9, 0};
-
-#define NEAR(got, want)                                                                    \
-    ck_assert_msg(near((got), (want)), "%s: got %.17g, want %.17g", #got, (double)(got),   \
-                  (double)(want))
-
-static int near(double got, double want)
-{
-    return fabs(got - want) <= 1e-12 * fabs(want) + 1e-18;
-}
 
 START_TEST(test_lg)
 {

@@ -1,88 +1,19 @@
-/* libxmpi/trace.c: the CSV header and rows, read back from real files and parsed
- * by column name so the checks hold whatever order the columns come in. */
+/* models/trace.c, the rows: random interval summaries written and read back column by column
+ * (work and bytes exactly), the model's columns, rows appended in order and each flushed, and
+ * write errors reported (a read-only stream, a full disk). */
 #include <errno.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
-#include "../../models/trace.h"
 #include "rng.h"
 #include "suites.h"
+#include "trace_csv.h"
 
 #define MAXP 8
-#define MAXF 64
-
-static const char *const required[] = {
-    "interval", "iteration", "nprocs", "t_real_max", "t_real_min", "t_cpu_sum", "work_sum",
-    "work_source", "comm_time_max", "comm_bytes_sum", "action", "elapsed",
-};
-#define NREQ (sizeof required / sizeof required[0])
-
-static char dir[256];
-static char path[512];
-
-static void make_dir(void)
-{
-    const char *tmp = getenv("TMPDIR");
-    snprintf(dir, sizeof dir, "%s/xmpi-unit-XXXXXX", tmp && *tmp ? tmp : "/tmp");
-    ck_assert_msg(mkdtemp(dir) != NULL, "mkdtemp %s: %s", dir, strerror(errno));
-    snprintf(path, sizeof path, "%s/trace.csv", dir);
-}
-
-/* Unchecked fixtures run in the parent, so the directory goes away even when a
- * test fails halfway in its forked child. */
-static void remove_dir(void)
-{
-    unlink(path);
-    rmdir(dir);
-}
-
-static char *slurp(const char *p)
-{
-    FILE *f = fopen(p, "r");
-    ck_assert_msg(f != NULL, "cannot read back %s", p);
-    size_t cap = 1 << 16, len = 0;
-    char *buf = malloc(cap);
-    ck_assert_ptr_nonnull(buf);
-    size_t got;
-    while ((got = fread(buf + len, 1, cap - 1 - len, f)) > 0) {
-        len += got;
-        if (len == cap - 1) {
-            cap *= 2;
-            buf = realloc(buf, cap);
-            ck_assert_ptr_nonnull(buf);
-        }
-    }
-    buf[len] = '\0';
-    fclose(f);
-    return buf;
-}
-
-/* Cuts s at each sep in place; empty fields count, as a CSV reader sees them. */
-static int split(char *s, char sep, char **out, int max)
-{
-    int n = 0;
-    out[n++] = s;
-    for (char *p = s; *p; p++) {
-        if (*p != sep) continue;
-        *p = '\0';
-        ck_assert_msg(n < max, "more than %d fields", max);
-        out[n++] = p + 1;
-    }
-    return n;
-}
-
-static int column(char **names, int n, const char *name)
-{
-    for (int i = 0; i < n; i++)
-        if (!strcmp(names[i], name)) return i;
-    ck_abort_msg("column '%s' missing from the header", name);
-    return -1;
-}
 
 static double num(const char *text, const char *col)
 {
@@ -192,90 +123,6 @@ static int lines(char *text, char **out, int max)
     return split(text, '\n', out, max);
 }
 
-START_TEST(test_open_writes_header_only)
-{
-    char err[1024] = "";
-    FILE *f = xmpi_trace_open(path, err, sizeof err);
-    ck_assert_msg(f != NULL, "open failed: %s", err);
-    fclose(f);
-    char *text = slurp(path);
-    char want[4096];
-    snprintf(want, sizeof want, "%s\n", xmpi_trace_header);
-    ck_assert_str_eq(text, want);
-    free(text);
-}
-END_TEST
-
-/* The header must already be on disk before the first row: a job killed early
- * still leaves a readable file. */
-START_TEST(test_open_flushes_header)
-{
-    char err[1024] = "";
-    FILE *f = xmpi_trace_open(path, err, sizeof err);
-    ck_assert_msg(f != NULL, "open failed: %s", err);
-    char *text = slurp(path);
-    ck_assert_uint_eq(strlen(text), strlen(xmpi_trace_header) + 1);
-    free(text);
-    fclose(f);
-}
-END_TEST
-
-START_TEST(test_header_has_required_columns)
-{
-    char hdr[4096];
-    snprintf(hdr, sizeof hdr, "%s", xmpi_trace_header);
-    ck_assert_ptr_null(strchr(hdr, '\n'));
-    char *names[MAXF];
-    int n = split(hdr, ',', names, MAXF);
-    for (size_t i = 0; i < NREQ; i++) column(names, n, required[i]);
-    for (int i = 0; i < n; i++) {
-        ck_assert_msg(names[i][0] != '\0', "empty column name at %d", i);
-        for (int j = 0; j < i; j++)
-            ck_assert_msg(strcmp(names[i], names[j]) != 0, "column '%s' twice", names[i]);
-    }
-}
-END_TEST
-
-START_TEST(test_open_truncates)
-{
-    FILE *old = fopen(path, "w");
-    ck_assert_ptr_nonnull(old);
-    for (int i = 0; i < 100; i++) fprintf(old, "stale line %d of an earlier run\n", i);
-    fclose(old);
-    char err[1024] = "";
-    FILE *f = xmpi_trace_open(path, err, sizeof err);
-    ck_assert_msg(f != NULL, "open failed: %s", err);
-    fclose(f);
-    char *text = slurp(path);
-    char want[4096];
-    snprintf(want, sizeof want, "%s\n", xmpi_trace_header);
-    ck_assert_str_eq(text, want);
-    free(text);
-}
-END_TEST
-
-START_TEST(test_open_missing_dir)
-{
-    char bad[700];
-    snprintf(bad, sizeof bad, "%s/no-such-dir/trace.csv", dir);
-    char err[1024] = "";
-    FILE *f = xmpi_trace_open(bad, err, sizeof err);
-    ck_assert_ptr_null(f);
-    ck_assert_msg(strstr(err, bad) != NULL, "message '%s' does not name %s", err, bad);
-    struct stat st;
-    ck_assert_int_ne(stat(bad, &st), 0);
-}
-END_TEST
-
-START_TEST(test_open_directory)
-{
-    char err[1024] = "";
-    FILE *f = xmpi_trace_open(dir, err, sizeof err);
-    ck_assert_ptr_null(f);
-    ck_assert_msg(strstr(err, dir) != NULL, "message '%s' does not name %s", err, dir);
-}
-END_TEST
-
 /* _i is nprocs - 1. */
 START_TEST(test_row_values)
 {
@@ -292,7 +139,7 @@ START_TEST(test_row_values)
         ck_assert_msg(f != NULL, "open failed: %s", err);
         ck_assert_int_eq(xmpi_trace_row(f, &s, source, action, NULL), 0);
         fclose(f);
-        char *text = slurp(path);
+        char *text = slurp(path, NULL);
         char *ln[4];
         ck_assert_int_eq(lines(text, ln, 4), 2);
         check_row(ln[0], ln[1], &s, source, action);
@@ -322,7 +169,7 @@ START_TEST(test_row_model_columns)
     struct xmpi_trace_model none = {.calibration = "defaults"};
     ck_assert_int_eq(xmpi_trace_row(f, &s, "papi", "none", &none), 0);
     fclose(f);
-    char *text = slurp(path);
+    char *text = slurp(path, NULL);
     char *ln[4];
     ck_assert_int_eq(lines(text, ln, 4), 3);
     char *names[MAXF], *a[MAXF], *b[MAXF];
@@ -359,7 +206,7 @@ START_TEST(test_row_elapsed)
         ck_assert_int_eq(xmpi_trace_row(f, &s, "papi", "none", NULL), 0);
     }
     fclose(f);
-    char *text = slurp(path);
+    char *text = slurp(path, NULL);
     char *ln[12];
     ck_assert_int_eq(lines(text, ln, 12), 11);
     char *names[MAXF];
@@ -388,13 +235,13 @@ START_TEST(test_rows_append)
         random_summary(&seed, &s[t], recs[t], 1 + t);
         s[t].index = t + 1;
         ck_assert_int_eq(xmpi_trace_row(f, &s[t], "papi", actions[t], NULL), 0);
-        char *text = slurp(path);
+        char *text = slurp(path, NULL);
         char *ln[8];
         ck_assert_int_eq(lines(text, ln, 8), t + 2);
         free(text);
     }
     fclose(f);
-    char *text = slurp(path);
+    char *text = slurp(path, NULL);
     char *ln[8];
     ck_assert_int_eq(lines(text, ln, 8), 6);
     for (int t = 0; t < 5; t++) {
@@ -437,20 +284,10 @@ START_TEST(test_row_dev_full)
 }
 END_TEST
 
-Suite *trace_suite(void)
+Suite *trace_rows_suite(void)
 {
-    Suite *s = suite_create("trace");
-    TCase *tc = tcase_create("open");
-    tcase_add_unchecked_fixture(tc, make_dir, remove_dir);
-    tcase_add_test(tc, test_open_writes_header_only);
-    tcase_add_test(tc, test_open_flushes_header);
-    tcase_add_test(tc, test_header_has_required_columns);
-    tcase_add_test(tc, test_open_truncates);
-    tcase_add_test(tc, test_open_missing_dir);
-    tcase_add_test(tc, test_open_directory);
-    suite_add_tcase(s, tc);
-
-    tc = tcase_create("rows");
+    Suite *s = suite_create("trace_rows");
+    TCase *tc = tcase_create("rows");
     tcase_add_unchecked_fixture(tc, make_dir, remove_dir);
     tcase_add_loop_test(tc, test_row_values, 0, MAXP);
     tcase_add_test(tc, test_row_elapsed);

@@ -1,54 +1,10 @@
-/* Unit tests of the load-balancing decision (policies/lbalance.c) on synthetic intervals:
- * balanced, imbalanced, bursts against long-term interference, thresholds, gain, powers. */
+/* policies/lbalance.c, the moves: blocks in proportion to measured power (new processes take
+ * their class's), by row weight for the nnz policy, no move that costs more than it saves or
+ * chases what a move cannot remove, and every row kept on 2000 random cases. */
 #include <math.h>
-#include <stdlib.h>
-#include <string.h>
 
-#include "../../policies/lbalance.h"
-#include "../../models/partition.h"
+#include "lbalance_synth.h"
 #include "suites.h"
-
-#define P 4
-
-/* A synthetic interval: per-rank compute seconds, CPU share, communication seconds. */
-struct synth {
-    double t_real[P], t_cpu[P], comm[P], work[P];
-    int count[P], displ[P];
-    struct xmpi_lb_input in;
-};
-
-/* Ranks with the given compute times on even blocks of `size` rows, dedicated, no MPI
- * time, work = rows (declared): power = rows / seconds. */
-static void synth(struct synth *s, int p, int size, const double *compute)
-{
-    memset(s, 0, sizeof *s);
-    xmpi_part_even(size, p, s->count, s->displ);
-    for (int i = 0; i < p; i++) {
-        s->t_real[i] = compute[i];
-        s->t_cpu[i] = compute[i];
-        s->work[i] = s->count[i];
-    }
-    s->in = (struct xmpi_lb_input){p, size, s->t_real, s->t_cpu, s->comm, s->work, s->count,
-                                   s->displ, NULL, NULL, 100, -1};
-}
-
-static const struct xmpi_lb_params prm3 = {0.10, 0.05, 3};
-
-START_TEST(balanced_no_move)
-{
-    struct synth s;
-    double t[P] = {1.0, 0.97, 1.02, 0.99};
-    synth(&s, P, 1000, t);
-    struct xmpi_lb_state st = {0};
-    struct xmpi_lb_decision d;
-    int c[P], dp[P];
-    ck_assert_int_eq(xmpi_lb_decide(&prm3, &st, &s.in, &d, c, dp), 0);
-    ck_assert_int_eq(d.rebalance, 0);
-    ck_assert_int_eq(d.imbalanced, 0);
-    ck_assert_int_eq(d.dedicated, 1);
-    ck_assert(fabs(d.imbalance - (1.02 - 0.97) / 1.02) < 1e-12);
-}
-END_TEST
 
 START_TEST(imbalanced_dedicated_moves_by_power)
 {
@@ -70,122 +26,6 @@ START_TEST(imbalanced_dedicated_moves_by_power)
     for (int i = 1; i < P; i++) ck_assert_int_eq(dp[i], dp[i - 1] + c[i - 1]);
     /* Gain: slowest 2 s against 700 rows / 612.5 rows/s. */
     ck_assert(fabs(d.gain - (2.0 - 700 / 612.5)) < 1e-9);
-}
-END_TEST
-
-START_TEST(comm_time_is_not_compute)
-{
-    /* Wall times are equal because the fast ranks wait in MPI for the slow one. */
-    struct synth s;
-    double t[P] = {2.0, 2.0, 2.0, 2.0};
-    synth(&s, P, 800, t);
-    s.comm[0] = 1.0;
-    s.comm[2] = 1.0;
-    s.comm[3] = 1.0;
-    struct xmpi_lb_state st = {0};
-    struct xmpi_lb_decision d;
-    int c[P], dp[P];
-    ck_assert_int_eq(xmpi_lb_decide(&prm3, &st, &s.in, &d, c, dp), 0);
-    ck_assert_int_eq(d.imbalanced, 1);
-    ck_assert_int_eq(d.rebalance, 1);
-    ck_assert_int_lt(c[1], c[0]);
-}
-END_TEST
-
-/* Rank 0 non-dedicated (CPU 70% of wall) and slow; `n` intervals in a row. */
-static int interfered(struct xmpi_lb_state *st, const struct xmpi_lb_params *prm, int dedicated,
-                      struct xmpi_lb_decision *d)
-{
-    struct synth s;
-    double t[P] = {1.5, 1.0, 1.0, 1.0};
-    synth(&s, P, 1000, t);
-    if (!dedicated) s.t_cpu[0] = 0.7 * s.t_real[0];
-    int c[P], dp[P];
-    ck_assert_int_eq(xmpi_lb_decide(prm, st, &s.in, d, c, dp), 0);
-    return d->rebalance;
-}
-
-START_TEST(burst_tolerated_k_minus_1_intervals)
-{
-    struct xmpi_lb_state st = {0};
-    struct xmpi_lb_decision d;
-    ck_assert_int_eq(interfered(&st, &prm3, 0, &d), 0);
-    ck_assert_int_eq(d.interference, XMPI_LB_BURST);
-    ck_assert_int_eq(interfered(&st, &prm3, 0, &d), 0);
-    ck_assert_int_eq(d.interference, XMPI_LB_BURST);
-    /* The k-th non-dedicated interval in a row is long-term interference: balance. */
-    ck_assert_int_eq(interfered(&st, &prm3, 0, &d), 1);
-    ck_assert_int_eq(d.interference, XMPI_LB_LONG);
-}
-END_TEST
-
-START_TEST(burst_then_dedicated_resets)
-{
-    struct xmpi_lb_state st = {0};
-    struct xmpi_lb_decision d;
-    ck_assert_int_eq(interfered(&st, &prm3, 0, &d), 0);
-    ck_assert_int_eq(interfered(&st, &prm3, 0, &d), 0);
-    /* A dedicated interval in between: imbalanced and dedicated is balanced at once ... */
-    ck_assert_int_eq(interfered(&st, &prm3, 1, &d), 1);
-    ck_assert_int_eq(d.interference, XMPI_LB_NONE);
-    /* ... and the next burst counts from one again. */
-    ck_assert_int_eq(interfered(&st, &prm3, 0, &d), 0);
-    ck_assert_int_eq(interfered(&st, &prm3, 0, &d), 0);
-    ck_assert_int_eq(interfered(&st, &prm3, 0, &d), 1);
-}
-END_TEST
-
-START_TEST(k1_reacts_at_once)
-{
-    struct xmpi_lb_params k1 = {0.10, 0.05, 1};
-    struct xmpi_lb_state st = {0};
-    struct xmpi_lb_decision d;
-    ck_assert_int_eq(interfered(&st, &k1, 0, &d), 1);
-    ck_assert_int_eq(d.interference, XMPI_LB_LONG);
-}
-END_TEST
-
-START_TEST(k5_waits_five)
-{
-    struct xmpi_lb_params k5 = {0.10, 0.05, 5};
-    struct xmpi_lb_state st = {0};
-    struct xmpi_lb_decision d;
-    for (int i = 0; i < 4; i++) ck_assert_int_eq(interfered(&st, &k5, 0, &d), 0);
-    ck_assert_int_eq(interfered(&st, &k5, 0, &d), 1);
-}
-END_TEST
-
-START_TEST(th1_edge)
-{
-    struct synth s;
-    /* (max - min) / max = 0.25 exactly (binary fractions). */
-    double t[P] = {1.0, 0.75, 1.0, 1.0};
-    synth(&s, P, 400, t);
-    struct xmpi_lb_state st = {0};
-    struct xmpi_lb_decision d;
-    int c[P], dp[P];
-    struct xmpi_lb_params at = {0.25, 0.05, 3}, below = {0.24, 0.05, 3};
-    ck_assert_int_eq(xmpi_lb_decide(&at, &st, &s.in, &d, c, dp), 0);
-    ck_assert_int_eq(d.imbalanced, 0);
-    ck_assert_int_eq(xmpi_lb_decide(&below, &st, &s.in, &d, c, dp), 0);
-    ck_assert_int_eq(d.imbalanced, 1);
-}
-END_TEST
-
-START_TEST(th2_edge)
-{
-    struct synth s;
-    double t[P] = {1.0, 1.0, 1.0, 1.0};
-    synth(&s, P, 400, t);
-    s.t_cpu[2] = 0.75;   /* (real - cpu) / real = 0.25 */
-    struct xmpi_lb_state st = {0};
-    struct xmpi_lb_decision d;
-    int c[P], dp[P];
-    struct xmpi_lb_params at = {0.10, 0.25, 3}, below = {0.10, 0.24, 3};
-    ck_assert_int_eq(xmpi_lb_decide(&at, &st, &s.in, &d, c, dp), 0);
-    ck_assert_int_eq(d.dedicated, 1);
-    ck_assert_int_eq(xmpi_lb_decide(&below, &st, &s.in, &d, c, dp), 0);
-    ck_assert_int_eq(d.dedicated, 0);
 }
 END_TEST
 
@@ -341,30 +181,10 @@ START_TEST(nnz_policy_balances_weight)
 }
 END_TEST
 
-START_TEST(invalid_input)
-{
-    struct synth s;
-    double t[P] = {1, 1, 1, 1};
-    synth(&s, P, 100, t);
-    struct xmpi_lb_state st = {0};
-    struct xmpi_lb_decision d;
-    int c[P], dp[P];
-    struct xmpi_lb_params bad = {0.1, 0.05, 0};
-    ck_assert_int_eq(xmpi_lb_decide(&bad, &st, &s.in, &d, c, dp), -1);
-    bad.k = XMPI_LB_KMAX + 1;
-    ck_assert_int_eq(xmpi_lb_decide(&bad, &st, &s.in, &d, c, dp), -1);
-    bad = (struct xmpi_lb_params){NAN, 0.05, 3};
-    ck_assert_int_eq(xmpi_lb_decide(&bad, &st, &s.in, &d, c, dp), -1);
-    ck_assert_int_eq(xmpi_lb_decide(&prm3, &st, &s.in, &d, NULL, dp), -1);
-    s.in.nprocs = 0;
-    ck_assert_int_eq(xmpi_lb_decide(&prm3, &st, &s.in, &d, c, dp), -1);
-    ck_assert_int_eq(st.intervals, 0);   /* refused input leaves the state alone */
-}
-END_TEST
-
 START_TEST(every_row_kept_random)
 {
     unsigned seed = 12345;
+    int moved = 0;
     for (int trial = 0; trial < 2000; trial++) {
         struct synth s;
         double t[P];
@@ -382,29 +202,24 @@ START_TEST(every_row_kept_random)
         char why[200];
         ck_assert_msg(xmpi_part_check(size, p, c, dp, why, sizeof why) == 0, "trial %d: %s", trial, why);
         for (int i = 0; i < p && size >= p; i++) ck_assert_int_ge(c[i], 1);
+        moved++;
     }
+    /* Only the cases that move are checked: they must not become too few to prove anything
+     * (1466 of the 2000 with this seed). */
+    ck_assert_msg(moved >= 1000, "only %d of 2000 random cases moved rows", moved);
 }
 END_TEST
 
-Suite *lbalance_suite(void)
+Suite *lbalance_moves_suite(void)
 {
-    Suite *s = suite_create("lbalance");
+    Suite *s = suite_create("lbalance_moves");
     TCase *tc = tcase_create("decision");
-    tcase_add_test(tc, balanced_no_move);
     tcase_add_test(tc, imbalanced_dedicated_moves_by_power);
-    tcase_add_test(tc, comm_time_is_not_compute);
-    tcase_add_test(tc, burst_tolerated_k_minus_1_intervals);
-    tcase_add_test(tc, burst_then_dedicated_resets);
-    tcase_add_test(tc, k1_reacts_at_once);
-    tcase_add_test(tc, k5_waits_five);
-    tcase_add_test(tc, th1_edge);
-    tcase_add_test(tc, th2_edge);
     tcase_add_test(tc, no_ping_pong);
     tcase_add_test(tc, no_chasing_what_a_move_cannot_remove);
     tcase_add_test(tc, a_move_that_worked_is_refined);
     tcase_add_test(tc, unmeasured_ranks_take_class_power);
     tcase_add_test(tc, nnz_policy_balances_weight);
-    tcase_add_test(tc, invalid_input);
     tcase_add_test(tc, every_row_kept_random);
     suite_add_tcase(s, tc);
     return s;

@@ -1,50 +1,12 @@
-/* libxmpi/resources.c: the --xmpi-resources parser on good files and on every kind of
- * malformed line (exact FILE:LINE and field), file loading, hwloc's local pool, look-ups. */
-#include <errno.h>
+/* models/formats/resources.c, the --xmpi-resources parser: good files with every layout
+ * freedom, the longest name, many hosts, and every kind of malformed line refused with its
+ * exact FILE:LINE and field, leaving the pool empty. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
-#include "../../models/formats/resources.h"
+#include "resources_util.h"
 #include "suites.h"
-
-static char err[1024];   /* the size runtime.c passes */
-
-/* The text through a real FILE, as the library gets it from fopen. */
-static int parse_text(struct xmpi_pool *p, const char *text, const char *fname)
-{
-    FILE *f = tmpfile();
-    ck_assert_ptr_nonnull(f);
-    size_t n = strlen(text);
-    ck_assert_uint_eq(fwrite(text, 1, n, f), n);
-    rewind(f);
-    err[0] = '\0';
-    int rc = xmpi_pool_parse(p, f, fname, err, sizeof err);
-    fclose(f);
-    return rc;
-}
-
-static void assert_host(const struct xmpi_pool *p, int i, const char *name, const char *cls,
-                        int pes, double cost, double speed)
-{
-    ck_assert_int_lt(i, p->nhosts);
-    const struct xmpi_host *h = &p->hosts[i];
-    ck_assert_str_eq(h->name, name);
-    ck_assert_str_eq(h->cls, cls);
-    ck_assert_int_eq(h->pes, pes);
-    ck_assert_double_eq(h->cost, cost);
-    ck_assert_double_eq(h->speed, speed);
-    ck_assert_int_eq(h->procs, 0);
-}
-
-/* Pool fields set to garbage first: an error must leave it empty, not half-filled. */
-static void garbage(struct xmpi_pool *p)
-{
-    memset(p, 0x5a, sizeof *p);
-}
-
-/* ---- good files ---- */
 
 START_TEST(test_good_file)
 {
@@ -115,8 +77,6 @@ START_TEST(test_many_hosts)
     xmpi_pool_free(&p);
 }
 END_TEST
-
-/* ---- malformed files ---- */
 
 struct bad {
     const char *text;
@@ -254,145 +214,9 @@ START_TEST(test_nul_byte)
 }
 END_TEST
 
-/* ---- loading ---- */
-
-START_TEST(test_load_file)
+Suite *resources_parse_suite(void)
 {
-    char path[] = "/tmp/xmpi-res-XXXXXX";
-    int fd = mkstemp(path);
-    ck_assert_int_ge(fd, 0);
-    static const char text[] = "# two\nh1:quad:4:2\nh2:dual:2:1:0.5\nh2:oops:x:1\n";
-    ck_assert_int_eq(write(fd, text, sizeof text - 1), (int)(sizeof text - 1));
-    close(fd);
-    struct xmpi_pool p;
-    garbage(&p);
-    ck_assert_int_eq(xmpi_pool_load(&p, path, err, sizeof err), -1);
-    /* The message names the file as given, with the line of the bad PEs. */
-    char want[64];
-    snprintf(want, sizeof want, "%s:4: field PEs: 'x'", path);
-    ck_assert_msg(strncmp(err, want, strlen(want)) == 0, "%s", err);
-    ck_assert_int_eq(p.nhosts, 0);
-
-    FILE *f = fopen(path, "w");
-    ck_assert_ptr_nonnull(f);
-    fputs("h1:quad:4:2\nh2:dual:2:1:0.5\n", f);
-    fclose(f);
-    ck_assert_msg(xmpi_pool_load(&p, path, err, sizeof err) == 0, "%s", err);
-    ck_assert_int_eq(p.nhosts, 2);
-    assert_host(&p, 0, "h1", "quad", 4, 2, 0);
-    assert_host(&p, 1, "h2", "dual", 2, 1, 0.5);
-    xmpi_pool_free(&p);
-    unlink(path);
-}
-END_TEST
-
-START_TEST(test_load_missing)
-{
-    const char *path = "/nonexistent-dir-xmpi/res.txt";
-    struct xmpi_pool p;
-    garbage(&p);
-    ck_assert_int_eq(xmpi_pool_load(&p, path, err, sizeof err), -1);
-    char want[256];
-    snprintf(want, sizeof want, "%s: cannot read: %s", path, strerror(ENOENT));
-    ck_assert_str_eq(err, want);
-    ck_assert_int_eq(p.nhosts, 0);
-    ck_assert_ptr_null(p.hosts);
-}
-END_TEST
-
-START_TEST(test_load_directory)
-{
-    /* fopen of a directory succeeds; the read fails, and that is an error, not "empty". */
-    struct xmpi_pool p;
-    garbage(&p);
-    ck_assert_int_eq(xmpi_pool_load(&p, "/tmp", err, sizeof err), -1);
-    char want[128];
-    snprintf(want, sizeof want, "/tmp: cannot read: %s", strerror(EISDIR));
-    ck_assert_str_eq(err, want);
-    ck_assert_int_eq(p.nhosts, 0);
-}
-END_TEST
-
-/* ---- local pool ---- */
-
-START_TEST(test_local)
-{
-    struct xmpi_pool p;
-    garbage(&p);
-    ck_assert_msg(xmpi_pool_local(&p, err, sizeof err) == 0, "%s", err);
-    ck_assert_int_eq(p.nhosts, 1);
-    const struct xmpi_host *h = &p.hosts[0];
-    ck_assert_str_eq(h->cls, "local");
-    ck_assert_double_eq(h->cost, 1);
-    ck_assert_double_eq(h->speed, 0);
-    ck_assert_int_eq(h->procs, 0);
-    /* Cores, never more than the online processors the OS counts. */
-    long online = sysconf(_SC_NPROCESSORS_ONLN);
-    ck_assert_int_ge(h->pes, 1);
-    if (online > 0) ck_assert_int_le(h->pes, online);
-    /* The host name, or its first label when the full name does not fit. */
-    char name[256];
-    ck_assert_int_eq(gethostname(name, sizeof name), 0);
-    name[sizeof name - 1] = '\0';
-    size_t n = strlen(h->name);
-    ck_assert_uint_gt(n, 0);
-    ck_assert_msg(strncmp(name, h->name, n) == 0 && (name[n] == '\0' || name[n] == '.'),
-                  "'%s' is not host '%s'", h->name, name);
-    xmpi_pool_free(&p);
-}
-END_TEST
-
-/* ---- look-ups ---- */
-
-static const char lookup_text[] = "n0:quad:4:1\n"
-                                  "n1:dual:2:1\n"
-                                  "n2:quad:4:1\n"
-                                  "n1:gpu:1:5\n"
-                                  "n3:dual:2:1\n";
-
-START_TEST(test_find)
-{
-    struct xmpi_pool p;
-    ck_assert_msg(parse_text(&p, lookup_text, "l.txt") == 0, "%s", err);
-    ck_assert_int_eq(xmpi_pool_find_class(&p, "quad"), 0);
-    ck_assert_int_eq(xmpi_pool_find_class(&p, "dual"), 1);
-    ck_assert_int_eq(xmpi_pool_find_class(&p, "gpu"), 3);
-    ck_assert_int_eq(xmpi_pool_find_class(&p, "Quad"), -1);
-    ck_assert_int_eq(xmpi_pool_find_class(&p, ""), -1);
-    ck_assert_int_eq(xmpi_pool_find(&p, "n1", NULL), 1);
-    ck_assert_int_eq(xmpi_pool_find(&p, "n1", "dual"), 1);
-    ck_assert_int_eq(xmpi_pool_find(&p, "n1", "gpu"), 3);
-    ck_assert_int_eq(xmpi_pool_find(&p, "n1", "quad"), -1);
-    ck_assert_int_eq(xmpi_pool_find(&p, "n3", NULL), 4);
-    ck_assert_int_eq(xmpi_pool_find(&p, "n4", NULL), -1);
-    ck_assert_int_eq(xmpi_pool_find(&p, "n", NULL), -1);
-    xmpi_pool_free(&p);
-}
-END_TEST
-
-START_TEST(test_classes)
-{
-    struct xmpi_pool p;
-    ck_assert_msg(parse_text(&p, lookup_text, "l.txt") == 0, "%s", err);
-    char buf[64];
-    xmpi_pool_classes(&p, buf, sizeof buf);
-    ck_assert_str_eq(buf, "quad, dual, gpu");
-    /* A short buffer gets a cut, terminated string and nothing past its end. */
-    char small[12];
-    memset(small, 'Z', sizeof small);
-    xmpi_pool_classes(&p, small, 8);
-    ck_assert_str_eq(small, "quad, d");
-    for (size_t i = 8; i < sizeof small; i++) ck_assert_int_eq(small[i], 'Z');
-    struct xmpi_pool empty = {0, NULL};
-    xmpi_pool_classes(&empty, buf, sizeof buf);
-    ck_assert_str_eq(buf, "");
-    xmpi_pool_free(&p);
-}
-END_TEST
-
-Suite *resources_suite(void)
-{
-    Suite *s = suite_create("resources");
+    Suite *s = suite_create("resources_parse");
     TCase *tc = tcase_create("parse");
     tcase_add_test(tc, test_good_file);
     tcase_add_test(tc, test_name_length_limit);
@@ -400,18 +224,6 @@ Suite *resources_suite(void)
     tcase_add_loop_test(tc, test_bad_file, 0, NBAD);
     tcase_add_test(tc, test_long_bad_value_keeps_expected);
     tcase_add_test(tc, test_nul_byte);
-    suite_add_tcase(s, tc);
-
-    tc = tcase_create("load");
-    tcase_add_test(tc, test_load_file);
-    tcase_add_test(tc, test_load_missing);
-    tcase_add_test(tc, test_load_directory);
-    tcase_add_test(tc, test_local);
-    suite_add_tcase(s, tc);
-
-    tc = tcase_create("lookup");
-    tcase_add_test(tc, test_find);
-    tcase_add_test(tc, test_classes);
     suite_add_tcase(s, tc);
     return s;
 }

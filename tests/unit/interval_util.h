@@ -1,0 +1,18 @@
+/* Shared by the test_interval_*.c suites (models/interval.c): the number of random trials and
+ * the exact comparison of the record and reduction checks. */
+#ifndef XMPI_TESTS_UNIT_INTERVAL_UTIL_H
+#define XMPI_TESTS_UNIT_INTERVAL_UTIL_H
+
+#include <check.h>
+
+#include "../../models/interval.h"
+
+#define TRIALS 50
+
+/* Exact comparison: the reference adds in the same rank order, so any difference
+ * means a field was missed, mixed up or accumulated twice. */
+#define EQ(got, want, ...)                                                              \
+    ck_assert_msg((got) == (want), "%s: got %.17g, want %.17g", __VA_ARGS__, (double)(got), \
+                  (double)(want))
+
+#endif

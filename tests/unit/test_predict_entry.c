@@ -1,0 +1,225 @@
+/* models/predict.c, the entry point: a whole prediction for a candidate configuration (its
+ * parts adding up), the spawned link of mixed configurations, the layout after a removal,
+ * and the requests it refuses. */
+#include <stdio.h>
+#include <string.h>
+
+#include "predict_util.h"
+#include "suites.h"
+
+/* One class; 2 processes each did 1e6 work in 9 s of compute (power 1e6/9) over 100
+ * iterations, and spent twice the model's estimate in their Allreduces (lambda 1/2). */
+static void jacobi_like(struct xmpi_model *m, struct xmpi_interval *s,
+                        struct xmpi_rank_record r[2])
+{
+    model_with_net(m, 0);
+    ck_assert_int_eq(xmpi_model_add_class(m, "node", 1), 0);
+    memset(r, 0, 2 * sizeof *r);
+    for (int i = 0; i < 2; i++) r[i].work = 1e6, r[i].t_real = 10, r[i].comm_time = 1;
+    interval_init(s, 1, 2, 100, 2e6);
+    s->ranks = r;
+    set_op(s, XMPI_OP_ALLREDUCE, 100, 16, 2, 2 * 100 * (A + 16 * B + 16 * G));
+    const int rank_class[2] = {0, 0};
+    ck_assert_int_eq(xmpi_model_observe(m, s, rank_class), 0);
+}
+
+START_TEST(test_predict_entry)
+{
+    struct xmpi_model m;
+    struct xmpi_interval s;
+    struct xmpi_rank_record r[2];
+    jacobi_like(&m, &s, r);
+    const int cur[1] = {2}, cand[1] = {4};
+    const long pc[2] = {50, 50}, pd[2] = {0, 50};
+    const int rank_class[2] = {0, 0};
+    const struct xmpi_struct_desc matrix = {XMPI_STRUCT_DENSE, 0, 8, 100, 100, 0, 0};
+    struct xmpi_predict_request rq = {
+        .interval = &s, .current = cur, .candidate = cand, .structs = &matrix, .nstructs = 1,
+        .part = {2, pc, pd}, .rank_class = rank_class,
+    };
+    struct xmpi_prediction out;
+    ck_assert_int_eq(xmpi_model_predict(&m, &rq, &out), 0);
+    ck_assert_int_eq(out.nprocs, 4);
+    NEAR(out.iterations, 100);
+    NEAR(out.work, 2e6);
+    NEAR(out.t_comp, 2e6 / (4 * (1e6 / 9)));
+    NEAR(out.lambda, 0.5);
+    NEAR(out.t_comm, 2 * 100 * (2 * A + 16 * 2 * B + 16 * 2 * G));
+    ck_assert_int_eq(out.nspawn, 2);
+    ck_assert_int_eq(out.nremove, 0);
+    NEAR(out.t_spawn, 2 * XMPI_CAL_DEFAULT_SPAWN_SINGLE);
+    NEAR(out.t_remove, 0);
+    /* The model lays the 4 processes out evenly: the 50 + 50 -> 25 x 4 case of
+     * test_predict_redist.c. */
+    NEAR(out.redist_bytes, 75 * 800);
+    /* The move is not divided by lambda (1/2 here; predict.c says why). */
+    NEAR(out.t_redist, 3 * A + 50 * 800 * B);
+    NEAR(out.t_total, out.t_comp + out.t_comm + out.t_spawn + out.t_remove + out.t_redist);
+
+    /* An explicit new partition is used as given. */
+    const long nc[3] = {50, 0, 50}, nd[3] = {0, 0, 50};
+    const struct xmpi_partition next = {3, nc, nd};
+    rq.next = &next;
+    const int three[1] = {3};
+    rq.candidate = three;
+    ck_assert_int_eq(xmpi_model_predict(&m, &rq, &out), 0);
+    NEAR(out.redist_bytes, 50 * 800);
+    NEAR(out.t_redist, 1 * A + 50 * 800 * B);
+    rq.next = NULL;
+
+    /* Keeping the configuration: no overheads, and the measured communication back. */
+    rq.candidate = cur;
+    ck_assert_int_eq(xmpi_model_predict(&m, &rq, &out), 0);
+    NEAR(out.t_spawn + out.t_remove + out.t_redist + out.redist_bytes, 0);
+    NEAR(out.t_comm, xmpi_interval_comm_time(&s));
+    NEAR(out.t_comp, 2e6 / (2 * (1e6 / 9)));
+
+    /* Without structures or partition: no redistribution cost. */
+    rq.candidate = cand;
+    rq.nstructs = 0;
+    ck_assert_int_eq(xmpi_model_predict(&m, &rq, &out), 0);
+    NEAR(out.t_redist, 0);
+    rq.nstructs = 1;
+    rq.part.count = NULL;
+    ck_assert_int_eq(xmpi_model_predict(&m, &rq, &out), 0);
+    NEAR(out.t_redist, 0);
+}
+END_TEST
+
+/* Processes of two spawns talk over the calibration's spawned link: a candidate that has them
+ * prices its messages and the move there; the last interval's estimate (for lambda) uses the
+ * link of the configuration it ran on. */
+START_TEST(test_predict_mixed_link)
+{
+    struct xmpi_model m;
+    struct xmpi_interval s;
+    struct xmpi_rank_record r[2];
+    jacobi_like(&m, &s, r);
+    const double A2 = 10 * A, B2 = 3 * B;
+    m.cal.spawned = (struct xmpi_hockney){A2, B2, G, 0};
+    const int cur[1] = {2}, cand[1] = {4};
+    const long pc[2] = {50, 50}, pd[2] = {0, 50};
+    const int rank_class[2] = {0, 0};
+    const struct xmpi_struct_desc matrix = {XMPI_STRUCT_DENSE, 0, 8, 100, 100, 0, 0};
+    struct xmpi_predict_request rq = {
+        .interval = &s, .current = cur, .candidate = cand, .structs = &matrix, .nstructs = 1,
+        .part = {2, pc, pd}, .rank_class = rank_class, .mixed_next = 1,
+    };
+    struct xmpi_prediction out;
+    ck_assert_int_eq(xmpi_model_predict(&m, &rq, &out), 0);
+    NEAR(out.lambda, 0.5);
+    /* Allreduce of 16 bytes on 4: 2 rounds of alpha + n beta + n gamma, 2 x 100 calls. */
+    NEAR(out.t_comm, 2 * 100 * (2 * A2 + 16 * 2 * B2 + 16 * 2 * G));
+    NEAR(out.t_redist, 3 * A2 + 50 * 800 * B2);
+
+    rq.mixed_now = 1;
+    ck_assert_int_eq(xmpi_model_predict(&m, &rq, &out), 0);
+    double est = 100 * (A2 + 16 * B2 + 16 * G), meas = 2 * 100 * (A + 16 * B + 16 * G);
+    NEAR(out.lambda, est / meas);
+    NEAR(out.t_comm, 100 * (2 * A2 + 16 * 2 * B2 + 16 * 2 * G) / (est / meas));
+    /* Neither side mixed: the net, as before. */
+    rq.mixed_now = rq.mixed_next = 0;
+    ck_assert_int_eq(xmpi_model_predict(&m, &rq, &out), 0);
+    NEAR(out.t_redist, 3 * A + 50 * 800 * B);
+}
+END_TEST
+
+/* Removing: the most recently spawned process of the class goes, the others share the rows
+ * by power as the library splits them (boundaries at round(100/3) and round(200/3)).
+ * Classes a, b at equal power; ranks a b a b with 25 rows each; one a leaves: rank 2 (not
+ * 0), and 0, 1, 3 get [0,33), [33,67), [67,100): 8 + 17 + 8 rows arrive. */
+START_TEST(test_predict_remove_layout)
+{
+    struct xmpi_model m;
+    model_with_net(&m, 1);
+    xmpi_model_add_class(&m, "a", 1);
+    xmpi_model_add_class(&m, "b", 1);
+    m.cls[0].power = m.cls[1].power = 1;
+    struct xmpi_interval s;
+    interval_init(&s, 4, 4, 10, 40);
+    ck_assert_int_eq(xmpi_model_observe(&m, &s, NULL), 0);
+    const int cur[2] = {2, 2}, cand[2] = {1, 2}, rank_class[4] = {0, 1, 0, 1};
+    const long pc[4] = {25, 25, 25, 25}, pd[4] = {0, 25, 50, 75};
+    const struct xmpi_struct_desc v = {XMPI_STRUCT_VECTOR, 0, 1, 100, 0, 0, 0};
+    struct xmpi_predict_request rq = {
+        .interval = &s, .current = cur, .candidate = cand, .structs = &v, .nstructs = 1,
+        .part = {4, pc, pd}, .rank_class = rank_class,
+    };
+    struct xmpi_prediction out;
+    ck_assert_int_eq(xmpi_model_predict(&m, &rq, &out), 0);
+    ck_assert_int_eq(out.nremove, 1);
+    NEAR(out.t_remove, XMPI_CAL_DEFAULT_REMOVE);
+    NEAR(out.redist_bytes, 8 + 17 + 8);
+    /* The busiest: process 2 sends its 25 rows to 1 and 3; process 1 talks to 0 and 2. */
+    NEAR(out.t_redist, 2 * A + 25 * B);
+
+    /* The rank classes must describe the current configuration. */
+    const int wrong[4] = {0, 0, 0, 1};
+    rq.rank_class = wrong;
+    ck_assert_int_eq(xmpi_model_predict(&m, &rq, &out), XMPI_MODEL_EARG);
+    rq.rank_class = NULL;
+    ck_assert_int_eq(xmpi_model_predict(&m, &rq, &out), XMPI_MODEL_EARG);
+}
+END_TEST
+
+START_TEST(test_predict_errors)
+{
+    struct xmpi_model m;
+    struct xmpi_interval s;
+    struct xmpi_rank_record r[2];
+    jacobi_like(&m, &s, r);
+    const int cur[1] = {2}, cand[1] = {4}, zero[1] = {0}, neg[1] = {-1};
+    struct xmpi_predict_request rq = {.interval = &s, .current = cur, .candidate = cand};
+    struct xmpi_prediction out;
+    memset(&out, 0x5a, sizeof out);
+    struct xmpi_prediction before;
+    memcpy(&before, &out, sizeof out);
+    ck_assert_int_eq(xmpi_model_predict(NULL, &rq, &out), XMPI_MODEL_EARG);
+    ck_assert_int_eq(xmpi_model_predict(&m, NULL, &out), XMPI_MODEL_EARG);
+    ck_assert_int_eq(xmpi_model_predict(&m, &rq, NULL), XMPI_MODEL_EARG);
+    rq.candidate = zero;
+    ck_assert_int_eq(xmpi_model_predict(&m, &rq, &out), XMPI_MODEL_EARG);
+    rq.candidate = neg;
+    ck_assert_int_eq(xmpi_model_predict(&m, &rq, &out), XMPI_MODEL_EARG);
+    rq.candidate = cand;
+    rq.current = NULL;
+    ck_assert_int_eq(xmpi_model_predict(&m, &rq, &out), XMPI_MODEL_EARG);
+    rq.current = cur;
+    rq.interval = NULL;
+    ck_assert_int_eq(xmpi_model_predict(&m, &rq, &out), XMPI_MODEL_EARG);
+    rq.interval = &s;
+    /* An interval the model has not taken in. */
+    s.index = 2;
+    ck_assert_int_eq(xmpi_model_predict(&m, &rq, &out), XMPI_MODEL_ESTATE);
+    s.index = 1;
+    /* No power known. */
+    m.cls[0].power = 0;
+    ck_assert_int_eq(xmpi_model_predict(&m, &rq, &out), XMPI_MODEL_ENODATA);
+    ck_assert(!memcmp(&out, &before, sizeof out));
+
+    /* add_class refuses what it cannot hold. */
+    ck_assert_int_eq(xmpi_model_add_class(&m, "node", 1), XMPI_MODEL_EARG);
+    ck_assert_int_eq(xmpi_model_add_class(&m, "a b", 1), XMPI_MODEL_EARG);
+    ck_assert_int_eq(xmpi_model_add_class(&m, "", 1), XMPI_MODEL_EARG);
+    ck_assert_int_eq(xmpi_model_add_class(&m, "x", -1), XMPI_MODEL_EARG);
+    ck_assert_int_eq(xmpi_model_add_class(&m, NULL, 1), XMPI_MODEL_EARG);
+    for (int i = 1; i < XMPI_MODEL_CLASSES_MAX; i++) {
+        char name[16];
+        snprintf(name, sizeof name, "c%d", i);
+        ck_assert_int_eq(xmpi_model_add_class(&m, name, 1), i);
+    }
+    ck_assert_int_eq(xmpi_model_add_class(&m, "one-too-many", 1), XMPI_MODEL_EARG);
+}
+END_TEST
+
+Suite *predict_entry_suite(void)
+{
+    Suite *s = suite_create("predict_entry");
+    TCase *tc = tcase_create("entry");
+    tcase_add_test(tc, test_predict_entry);
+    tcase_add_test(tc, test_predict_mixed_link);
+    tcase_add_test(tc, test_predict_remove_layout);
+    tcase_add_test(tc, test_predict_errors);
+    suite_add_tcase(s, tc);
+    return s;
+}

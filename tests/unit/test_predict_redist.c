@@ -1,0 +1,141 @@
+/* models/predict.c, redistribution costs: the bytes and time of moving dense, vector and
+ * sparse structures (distributed or replicated) between two partitions, fresh buffers
+ * included, and every invalid partition or description refused. */
+#include "predict_util.h"
+#include "suites.h"
+
+/* 100 rows from 2 processes (50 + 50) to 4 (25 each, 2 spawned).
+ * Process 0 sends 25 rows to 1; process 1 sends 50 (to 2 and 3) and receives 25, talking
+ * to 3 peers; 75 rows arrive at new owners. */
+
+static const long old_c[2] = {50, 50}, old_d[2] = {0, 50};
+static const long new_c[4] = {25, 25, 25, 25}, new_d[4] = {0, 25, 50, 75};
+
+START_TEST(test_redist_dense_and_vector)
+{
+    const struct xmpi_partition from = {2, old_c, old_d}, to = {4, new_c, new_d};
+    struct xmpi_struct_desc d[2] = {
+        {XMPI_STRUCT_VECTOR, 0, 8, 100, 0, 0, 0},
+        {XMPI_STRUCT_DENSE, 0, 8, 100, 100, 0, 0},
+    };
+    double bytes, t;
+    ck_assert_int_eq(xmpi_predict_redist(&H, d, 1, &from, &to, &bytes, &t), 0);
+    NEAR(t, 3 * A + 50 * 8 * B);
+    NEAR(bytes, 75 * 8);
+    ck_assert_int_eq(xmpi_predict_redist(&H, d + 1, 1, &from, &to, &bytes, &t), 0);
+    NEAR(t, 3 * A + 50 * 800 * B);
+    NEAR(bytes, 75 * 800);
+    ck_assert_int_eq(xmpi_predict_redist(&H, d, 2, &from, &to, &bytes, &t), 0);
+    NEAR(t, 6 * A + 50 * 808 * B);
+    NEAR(bytes, 75 * 808);
+
+    /* Replicated: an Allgatherv of the whole over the 4 processes, largest block 25 rows
+     * (4 x 200 bytes: recursive doubling); every process receives the rows it does not own. */
+    d[0].replicated = 1;
+    ck_assert_int_eq(xmpi_predict_redist(&H, d, 1, &from, &to, &bytes, &t), 0);
+    NEAR(t, 2 * A + 3 * 200 * B);
+    NEAR(bytes, 4 * 75 * 8);
+
+    /* Shrinking back is the mirror image; the removed processes may be listed with 0 rows
+     * or left out. */
+    const long zc[4] = {50, 50, 0, 0}, zd[4] = {0, 50, 0, 0};
+    const struct xmpi_partition back_z = {4, zc, zd};
+    d[0].replicated = 0;
+    ck_assert_int_eq(xmpi_predict_redist(&H, d, 1, &to, &back_z, &bytes, &t), 0);
+    NEAR(t, 3 * A + 50 * 8 * B);
+    NEAR(bytes, 75 * 8);
+    ck_assert_int_eq(xmpi_predict_redist(&H, d, 1, &to, &from, &bytes, &t), 0);
+    NEAR(t, 3 * A + 50 * 8 * B);
+
+    /* Nothing changes: nothing to pay, even for a replicated array. */
+    d[0].replicated = 1;
+    ck_assert_int_eq(xmpi_predict_redist(&H, d, 2, &to, &to, &bytes, &t), 0);
+    NEAR(t, 0);
+    NEAR(bytes, 0);
+    /* A new process with no rows still needs a replicated array's copy. */
+    const long one_more_c[3] = {50, 50, 0}, one_more_d[3] = {0, 50, 100};
+    const struct xmpi_partition grown = {3, one_more_c, one_more_d};
+    ck_assert_int_eq(xmpi_predict_redist(&H, d, 1, &from, &grown, &bytes, &t), 0);
+    NEAR(bytes, 100 * 8 + 50 * 8 + 50 * 8);
+    ck_assert(t > 0);
+
+    /* Filling fresh buffers: the largest new block (25 rows) per distributed array, the whole
+     * array per replicated one, at `copy` per byte; nothing when nothing changes. */
+    struct xmpi_hockney hc = H;
+    hc.copy = 7e-10;
+    d[0].replicated = 0;
+    ck_assert_int_eq(xmpi_predict_redist(&hc, d + 1, 1, &from, &to, &bytes, &t), 0);
+    NEAR(t, 3 * A + 50 * 800 * B + 25 * 800 * 7e-10);
+    d[0].replicated = 1;
+    ck_assert_int_eq(xmpi_predict_redist(&hc, d, 1, &from, &to, &bytes, &t), 0);
+    NEAR(t, 2 * A + 3 * 200 * B + 100 * 8 * 7e-10);
+    ck_assert_int_eq(xmpi_predict_redist(&hc, d, 2, &to, &to, &bytes, &t), 0);
+    NEAR(t, 0);
+}
+END_TEST
+
+START_TEST(test_redist_sparse)
+{
+    const struct xmpi_partition from = {2, old_c, old_d}, to = {4, new_c, new_d};
+    /* 1000 nonzeros, 10 per row; 4-byte indices, 8-byte values. */
+    struct xmpi_struct_desc d = {XMPI_STRUCT_SPARSE, 0, 8, 100, 0, 1000, 4};
+    double bytes, t;
+    ck_assert_int_eq(xmpi_predict_redist(&H, &d, 1, &from, &to, &bytes, &t), 0);
+    NEAR(t, (3 * A + 50 * 4 * B) + (3 * A + 50 * 40 * B) + (3 * A + 50 * 80 * B));
+    NEAR(bytes, 75 * (4 + 40 + 80));
+    /* Replicated: IA still by Alltoallv, JA and A by Allgatherv (blocks of 1000 and 2000
+     * bytes on 4: recursive doubling). */
+    d.replicated = 1;
+    ck_assert_int_eq(xmpi_predict_redist(&H, &d, 1, &from, &to, &bytes, &t), 0);
+    NEAR(t, (3 * A + 50 * 4 * B) + (2 * A + 3 * 1000 * B) + (2 * A + 3 * 2000 * B));
+    NEAR(bytes, 75 * 4 + 4 * 75 * (40 + 80));
+}
+END_TEST
+
+START_TEST(test_redist_invalid)
+{
+    const struct xmpi_partition from = {2, old_c, old_d}, to = {4, new_c, new_d};
+    struct xmpi_struct_desc d = {XMPI_STRUCT_VECTOR, 0, 8, 100, 0, 0, 0};
+    double bytes, t;
+    const long short_c[2] = {50, 49};
+    const struct xmpi_partition lost_row = {2, short_c, old_d};
+    ck_assert_int_eq(xmpi_predict_redist(&H, &d, 1, &from, &lost_row, &bytes, &t),
+                     XMPI_MODEL_EARG);
+    const long neg_c[2] = {-50, 150};
+    const struct xmpi_partition neg = {2, neg_c, old_d};
+    ck_assert_int_eq(xmpi_predict_redist(&H, &d, 1, &neg, &to, &bytes, &t), XMPI_MODEL_EARG);
+    const struct xmpi_partition nulls = {2, NULL, old_d};
+    ck_assert_int_eq(xmpi_predict_redist(&H, &d, 1, &nulls, &to, &bytes, &t), XMPI_MODEL_EARG);
+    ck_assert_int_eq(xmpi_predict_redist(&H, &d, 1, NULL, &to, &bytes, &t), XMPI_MODEL_EARG);
+    ck_assert_int_eq(xmpi_predict_redist(NULL, &d, 1, &from, &to, &bytes, &t), XMPI_MODEL_EARG);
+    ck_assert_int_eq(xmpi_predict_redist(&H, NULL, 1, &from, &to, &bytes, &t), XMPI_MODEL_EARG);
+    ck_assert_int_eq(xmpi_predict_redist(&H, &d, 1, &from, &to, NULL, &t), XMPI_MODEL_EARG);
+    struct xmpi_struct_desc bad[] = {
+        {XMPI_STRUCT_VECTOR, 0, 8, 99, 0, 0, 0},      /* rows differ from the partition */
+        {XMPI_STRUCT_VECTOR, 0, 0, 100, 0, 0, 0},     /* no element size */
+        {XMPI_STRUCT_VECTOR, 2, 8, 100, 0, 0, 0},     /* unknown scheme */
+        {7, 0, 8, 100, 0, 0, 0},                      /* unknown kind */
+        {XMPI_STRUCT_DENSE, 0, 8, 100, -1, 0, 0},     /* negative row length */
+        {XMPI_STRUCT_SPARSE, 0, 8, 100, 0, -1, 4},    /* negative nnz */
+        {XMPI_STRUCT_SPARSE, 0, 8, 100, 0, 10, 0},    /* no index size */
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+        ck_assert_msg(xmpi_predict_redist(&H, &bad[i], 1, &from, &to, &bytes, &t) ==
+                          XMPI_MODEL_EARG,
+                      "bad description %zu accepted", i);
+    /* No structures: nothing to move. */
+    ck_assert_int_eq(xmpi_predict_redist(&H, NULL, 0, &from, &to, &bytes, &t), 0);
+    NEAR(t, 0);
+}
+END_TEST
+
+Suite *predict_redist_suite(void)
+{
+    Suite *s = suite_create("predict_redist");
+    TCase *tc = tcase_create("redist");
+    tcase_add_test(tc, test_redist_dense_and_vector);
+    tcase_add_test(tc, test_redist_sparse);
+    tcase_add_test(tc, test_redist_invalid);
+    suite_add_tcase(s, tc);
+    return s;
+}
