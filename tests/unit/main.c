@@ -25,6 +25,7 @@ static Suite *(*const suites[])(void) = {
     predict_entry_suite,
     lbalance_detect_suite, lbalance_moves_suite,
     config_suite,
+    malleability_suite,
 };
 
 int main(void)

@@ -51,5 +51,6 @@ Suite *predict_entry_suite(void);
 Suite *lbalance_detect_suite(void);
 Suite *lbalance_moves_suite(void);
 Suite *config_suite(void);
+Suite *malleability_suite(void);
 
 #endif
