@@ -172,6 +172,13 @@ soak: all tests
 bench-overhead: all
 	MPIRUN="$(MPIRUN)" scripts/bench-overhead.sh $(BUILD)/bin
 
+# docs/options.md is generated from the option table (models/formats/options.c), so that it
+# cannot drift from the code; tests/sh/docs.sh fails when it differs.
+.PHONY: docs
+docs: $(BUILD)/bin/xmpi-info
+	@mkdir -p docs
+	$(BUILD)/bin/xmpi-info --options-markdown > docs/options.md.tmp && mv docs/options.md.tmp docs/options.md
+
 install: all
 	install -d $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/bin
 	install -m 644 include/xmpi.h $(DESTDIR)$(PREFIX)/include/
