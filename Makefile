@@ -172,8 +172,22 @@ soak: all tests
 bench-overhead: all
 	MPIRUN="$(MPIRUN)" scripts/bench-overhead.sh $(BUILD)/bin
 
+# docs/options.md is generated from the option table (models/formats/options.c), so that it
+# cannot drift from the code; tests/sh/docs.sh fails when it differs.
+.PHONY: docs
+docs: $(BUILD)/bin/xmpi-info
+	@mkdir -p docs
+	$(BUILD)/bin/xmpi-info --options-markdown > docs/options.md.tmp && mv docs/options.md.tmp docs/options.md
+
+# What install puts in bin/ besides the renamed benchmarks, and the man pages; uninstall removes
+# the same list, line for line.
+INSTALL_TOOLS = $(TOOLS) $(BUILD)/bin/xmpi-spawnbench $(BUILD)/bin/xmpi-spawnbench-child $(BUILD)/bin/xmpi-calibrate
+MAN1 = $(wildcard docs/man/man1/*.1)
+MAN3 = $(wildcard docs/man/man3/*.3)
+
 install: all
-	install -d $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/bin
+	install -d $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/bin \
+	           $(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/man/man3
 	install -m 644 include/xmpi.h $(DESTDIR)$(PREFIX)/include/
 	install -m 644 $(LIBA) $(DESTDIR)$(PREFIX)/lib/
 	install -m 755 $(LIBSO) $(DESTDIR)$(PREFIX)/lib/
@@ -186,12 +200,26 @@ install: all
 	install -m 755 $(BUILD)/bin/cg $(DESTDIR)$(PREFIX)/bin/xmpi-cg
 	install -m 755 $(BUILD)/bin/cg-plain $(DESTDIR)$(PREFIX)/bin/xmpi-cg-plain
 	install -m 755 $(BUILD)/bin/epidemic $(DESTDIR)$(PREFIX)/bin/xmpi-epidemic
-	$(foreach t,$(TOOLS) $(BUILD)/bin/xmpi-spawnbench $(BUILD)/bin/xmpi-spawnbench-child $(BUILD)/bin/xmpi-calibrate,install -m 755 $(t) $(DESTDIR)$(PREFIX)/bin/;)
+	$(foreach t,$(INSTALL_TOOLS),install -m 755 $(t) $(DESTDIR)$(PREFIX)/bin/;)
+	install -m 644 $(MAN1) $(DESTDIR)$(PREFIX)/share/man/man1/
+	install -m 644 $(MAN3) $(DESTDIR)$(PREFIX)/share/man/man3/
 
+# Directories stay: they may hold other packages' files.
 uninstall:
-	rm -f $(PREFIX)/include/xmpi.h $(PREFIX)/lib/libxmpi.* $(PREFIX)/lib/pkgconfig/xmpi.pc \
-	      $(PREFIX)/bin/xmpi-jacobi $(PREFIX)/bin/xmpi-jacobi-plain $(PREFIX)/bin/xmpi-cg \
-	      $(PREFIX)/bin/xmpi-cg-plain $(PREFIX)/bin/xmpi-epidemic
+	rm -f $(DESTDIR)$(PREFIX)/include/xmpi.h
+	rm -f $(DESTDIR)$(PREFIX)/lib/$(notdir $(LIBA))
+	rm -f $(DESTDIR)$(PREFIX)/lib/$(notdir $(LIBSO))
+	rm -f $(DESTDIR)$(PREFIX)/lib/libxmpi.so.$(SOMAJOR)
+	rm -f $(DESTDIR)$(PREFIX)/lib/libxmpi.so
+	rm -f $(DESTDIR)$(PREFIX)/lib/pkgconfig/xmpi.pc
+	rm -f $(DESTDIR)$(PREFIX)/bin/xmpi-jacobi
+	rm -f $(DESTDIR)$(PREFIX)/bin/xmpi-jacobi-plain
+	rm -f $(DESTDIR)$(PREFIX)/bin/xmpi-cg
+	rm -f $(DESTDIR)$(PREFIX)/bin/xmpi-cg-plain
+	rm -f $(DESTDIR)$(PREFIX)/bin/xmpi-epidemic
+	rm -f $(addprefix $(DESTDIR)$(PREFIX)/bin/,$(notdir $(INSTALL_TOOLS)))
+	rm -f $(addprefix $(DESTDIR)$(PREFIX)/share/man/man1/,$(notdir $(MAN1)))
+	rm -f $(addprefix $(DESTDIR)$(PREFIX)/share/man/man3/,$(notdir $(MAN3)))
 
 clean:
 	rm -rf $(BUILD)

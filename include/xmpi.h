@@ -215,7 +215,7 @@ XMPI_PUBLIC int XMPI_Monitor_si_init(void);
  * as the work measure when PAPI cannot count (the usual case in VMs). */
 XMPI_PUBLIC int XMPI_Monitor_add_work(double flop);
 
-/* "papi:EVENT[,EVENT...]", "declared" or "none" (no monitored iteration yet, or
+/* "papi:EVENT[+EVENT...]", "declared" or "none" (no monitored iteration yet, or
  * no work declared). Never NULL. */
 XMPI_PUBLIC const char *XMPI_Monitor_work_source(void);
 

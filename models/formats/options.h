@@ -46,6 +46,11 @@ int xmpi_options_format(const struct xmpi_options *o, const char *name, char *bu
 /* The --xmpi-help text. */
 void xmpi_options_help(FILE *out, const char *progname);
 
+/* The same table as a Markdown page (docs/options.md, written by `make docs` through
+ * xmpi-info --options-markdown): how options are given, then one table row per option
+ * with its environment name, default, accepted values and description. */
+void xmpi_options_markdown(FILE *out);
+
 /* Splits o->events on commas into at most `max` pointers into `buf` (a copy);
  * returns the count (0 for the default chain). */
 int xmpi_options_events(const struct xmpi_options *o, char *buf, size_t buflen,

@@ -5,9 +5,45 @@ PREFIX="$TMP/prefix"
 make -s -C "$ROOT" install PREFIX="$PREFIX" BUILD="$BUILD" >"$TMP/install.log" 2>&1
 check "make install PREFIX=DIR" test $? = 0
 for f in include/xmpi.h lib/libxmpi.a lib/libxmpi.so lib/libxmpi.so.0 lib/pkgconfig/xmpi.pc \
-         bin/xmpi-jacobi bin/xmpi-jacobi-plain bin/xmpi-cg bin/xmpi-cg-plain bin/xmpi-epidemic; do
+         bin/xmpi-jacobi bin/xmpi-jacobi-plain bin/xmpi-cg bin/xmpi-cg-plain bin/xmpi-epidemic \
+         bin/xmpi-info bin/xmpi-rms bin/xmpi-interfere bin/xmpi-calibrate bin/xmpi-spawnbench \
+         share/man/man1/xmpi-info.1 share/man/man3/libxmpi.3 share/man/man3/XMPI_Spawn.3; do
     check "installed $f" test -e "$PREFIX/$f"
 done
+
+# A staged install, as packagers make it: everything under DESTDIR, the man pages there and
+# rendering, and `make uninstall` with the same DESTDIR and PREFIX leaving no file behind.
+STAGE="$TMP/stage"
+SPREFIX=/opt/libxmpi
+make -s -C "$ROOT" install DESTDIR="$STAGE" PREFIX="$SPREFIX" BUILD="$BUILD" >"$TMP/stage.log" 2>&1
+check "make install DESTDIR=DIR PREFIX=/opt/libxmpi" test $? = 0
+out=$(find "$STAGE" ! -type d ! -path "$STAGE$SPREFIX/*")
+check "everything is installed under DESTDIR/PREFIX${out:+: not $out}" test -z "$out"
+MANDIR="$STAGE$SPREFIX/share/man"
+missing=""
+for b in "$STAGE$SPREFIX"/bin/*; do
+    [ -s "$MANDIR/man1/$(basename "$b").1" ] || missing+=" $(basename "$b")"
+done
+check "every installed program has a man page in share/man/man1${missing:+: not$missing}" test -z "$missing"
+missing=""
+for fn in $(sed -n 's/^XMPI_PUBLIC [^(]*[ *]\(XMPI_[A-Za-z_]*\)(.*/\1/p' "$ROOT/include/xmpi.h"); do
+    [ -s "$MANDIR/man3/$fn.3" ] || missing+=" $fn"
+done
+check "every function of xmpi.h has a page in share/man/man3${missing:+: not$missing}" \
+    test -z "$missing" -a -s "$MANDIR/man3/libxmpi.3"
+bad=""
+for page in "$MANDIR"/man1/* "$MANDIR"/man3/*; do
+    [ -z "$(groff -man -ww -z "$page" 2>&1)" ] || bad+=" $(basename "$page")"
+done
+check "every installed man page renders without a groff warning${bad:+: not$bad}" test -z "$bad"
+if command -v man >/dev/null; then
+    check "man -M finds and renders an installed alias page (XMPI_Remove(3))" \
+        sh -c "man -M '$MANDIR' 3 XMPI_Remove 2>/dev/null | grep -q 'XMPI_Remove'"
+fi
+make -s -C "$ROOT" uninstall DESTDIR="$STAGE" PREFIX="$SPREFIX" BUILD="$BUILD" >"$TMP/unstage.log" 2>&1
+check "make uninstall DESTDIR=DIR PREFIX=/opt/libxmpi" test $? = 0
+left=$(find "$STAGE" ! -type d)
+check "make uninstall leaves no file behind${left:+: left $(echo $left)}" test -z "$left"
 
 export PKG_CONFIG_PATH="$PREFIX/lib/pkgconfig"
 APP="$TMP/xmpi-ext-hello"

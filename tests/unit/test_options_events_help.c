@@ -91,6 +91,51 @@ START_TEST(test_help_text)
 }
 END_TEST
 
+/* The Markdown page: one table row per option, and a '|' inside a cell is escaped so that it
+ * does not split the row. */
+START_TEST(test_markdown_table)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    ck_assert_ptr_nonnull(f);
+    xmpi_options_markdown(f);
+    fclose(f);
+    ck_assert_ptr_nonnull(text);
+    for (size_t i = 0; i < sizeof all_args / sizeof all_args[0]; i++) {
+        char cell[96];
+        snprintf(cell, sizeof cell, "| `%s", all_args[i]);
+        ck_assert_msg(strstr(text, cell) != NULL, "no row for %s:\n%s", all_args[i], text);
+    }
+    int rows = 0, header_cells = -1;
+    for (char *line = text, *next; line && *line; line = next) {
+        next = strchr(line, '\n');
+        if (next) *next++ = '\0';
+        if (line[0] != '|') continue;
+        int cells = 0;
+        for (char *p = line; *p; p++)
+            if (*p == '|' && (p == line || p[-1] != '\\')) cells++;
+        if (header_cells < 0) header_cells = cells;
+        ck_assert_msg(cells == header_cells, "row with %d separators, header %d: %s", cells,
+                      header_cells, line);
+        rows++;
+    }
+    free(text);
+
+    /* As many option rows as the help lists options: the header and its rule are the 2 more. */
+    text = NULL;
+    f = open_memstream(&text, &len);
+    ck_assert_ptr_nonnull(f);
+    xmpi_options_help(f, NULL);
+    fclose(f);
+    int options = 0;
+    for (const char *p = text; (p = strstr(p, "\n  --xmpi-")); p++) options++;
+    ck_assert_int_gt(options, 5);
+    ck_assert_int_eq(rows, options + 2);
+    free(text);
+}
+END_TEST
+
 Suite *options_events_help_suite(void)
 {
     Suite *s = suite_create("options_events_help");
@@ -99,6 +144,7 @@ Suite *options_events_help_suite(void)
     tcase_add_test(tc, test_events_default_and_max);
     tcase_add_test(tc, test_events_round_trip);
     tcase_add_test(tc, test_help_text);
+    tcase_add_test(tc, test_markdown_table);
     suite_add_tcase(s, tc);
     return s;
 }

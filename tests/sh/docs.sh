@@ -1,0 +1,212 @@
+#!/usr/bin/env bash
+# The documentation stays true to the tree: balanced code fences, `make TARGET`s the Makefile
+# has, links that resolve, a short README, docs/options.md as xmpi-info prints it, man pages
+# groff renders without a warning, one version everywhere, and README's first program runs.
+# Every check is first shown to catch a planted mistake, so that a pass means something.
+. "$(dirname "$0")/lib.sh"
+BUILDDIR=$(cd "$BUILD" 2>/dev/null && pwd) || { notok "build directory '$BUILD' exists"; exit 1; }
+INFO="$BUILDDIR/bin/xmpi-info"
+README_MAX=15360
+
+# fence_problems FILE...: one line per file whose last ``` code fence is never closed. A fence
+# opens with ``` (any info string) and closes with a bare ```, as CommonMark has it.
+fence_problems() {
+    local f
+    for f in "$@"; do
+        awk -v file="$f" '
+            /^ ? ? ?```/ { if (!open) open = FNR; else if ($0 ~ /^ ? ? ?```[ \t]*$/) open = 0 }
+            END { if (open) print file ": the code fence opened at line " open " is never closed" }
+        ' "$f"
+    done
+}
+
+# code_text FILE: the code of a Markdown file, one piece per line: the lines inside fences and
+# every `inline code` span outside them.
+code_text() {
+    awk '
+        /^ ? ? ?```/ { if (!infence) { infence = 1; next } else if ($0 ~ /^ ? ? ?```[ \t]*$/) { infence = 0; next } }
+        infence { print; next }
+        {
+            s = $0
+            while (match(s, /`[^`]+`/)) {
+                print substr(s, RSTART + 1, RLENGTH - 2)
+                s = substr(s, RSTART + RLENGTH)
+            }
+        }
+    ' "$1"
+}
+
+# make_targets: every target the Makefile defines (its database, without running a rule).
+make_targets() {
+    make -pRrq -f "$ROOT/Makefile" -C "$ROOT" BUILD="$BUILD" __docs_sh_no_target__ 2>/dev/null |
+        awk -F: '/^[a-zA-Z0-9][^$#\/\t=]*:([^=]|$)/ { n = split($1, t, / /); for (i = 1; i <= n; i++) print t[i] }' |
+        sort -u
+}
+
+# target_problems TARGETS_FILE FILE...: one line per `make TARGET` in the code of FILE whose
+# TARGET is not in TARGETS_FILE. Options and VAR=VALUE words between make and the target are
+# skipped; a bare `make` is the default target.
+target_problems() {
+    local targets=$1 f; shift
+    for f in "$@"; do
+        code_text "$f" | awk -v file="$f" -v tfile="$targets" '
+            BEGIN { while ((getline t < tfile) > 0) have[t] = 1 }
+            {
+                n = split($0, w, /[ \t]+/)
+                for (i = 1; i <= n; i++) {
+                    if (w[i] != "make") continue
+                    for (j = i + 1; j <= n; j++) {
+                        if (w[j] ~ /^(-C|-f|-j|-l|-o|-W)$/) { j++; continue }
+                        if (w[j] ~ /^-/ || w[j] ~ /=/) continue
+                        break
+                    }
+                    if (j > n) continue
+                    t = w[j]; sub(/[.,;:)]+$/, "", t)
+                    if (t ~ /^[a-z][a-z0-9_-]*$/ && !(t in have))
+                        print file ": `make " t "` names no target of the Makefile"
+                }
+            }'
+    done
+}
+
+# slugs FILE: the anchors of FILE's headings, as GitHub makes them (headings in code are none).
+slugs() {
+    awk '
+        /^ ? ? ?```/ { if (!infence) { infence = 1; next } else if ($0 ~ /^ ? ? ?```[ \t]*$/) { infence = 0; next } }
+        infence { next }
+        /^#+ / { s = tolower($0); sub(/^#+ /, "", s); gsub(/[^a-z0-9 _-]/, "", s); gsub(/ /, "-", s); print s }
+    ' "$1"
+}
+
+# code_free FILE: FILE without its fenced code.
+code_free() {
+    awk '/^ ? ? ?```/ { if (!infence) { infence = 1; next } else if ($0 ~ /^ ? ? ?```[ \t]*$/) { infence = 0; next } } !infence' "$1"
+}
+
+# link_problems FILE...: one line per relative link [text](path#anchor) whose file or heading
+# does not exist.
+link_problems() {
+    local f link path anchor dir target
+    for f in "$@"; do
+        dir=$(dirname "$f")
+        while IFS= read -r link; do
+            case $link in http:*|https:*|mailto:*) continue ;; esac
+            path=${link%%#*}
+            anchor=""
+            [[ $link == *#* ]] && anchor=${link#*#}
+            target=$f
+            [ -n "$path" ] && target="$dir/$path"
+            if [ ! -e "$target" ]; then
+                echo "$f: link to '$link': no such file"
+            elif [ -n "$anchor" ] && ! slugs "$target" | grep -qxF -- "$anchor"; then
+                echo "$f: link to '$link': no such heading"
+            fi
+        done < <(code_free "$f" | grep -o '\](\([^)]*\))' | sed 's/^](\(.*\))$/\1/')
+    done
+}
+
+# size_problems FILE: a line if FILE is over README_MAX bytes.
+size_problems() {
+    local n; n=$(wc -c <"$1")
+    [ "$n" -le $README_MAX ] || echo "$1: $n bytes, more than $README_MAX"
+}
+
+# options_problems FILE: the diff between FILE and what xmpi-info prints (run `make docs`).
+options_problems() {
+    "$INFO" --options-markdown | diff -u "$1" - | head -20
+}
+
+# man_problems MANDIR: groff's warnings for every page under MANDIR/man*/ (aliases are
+# symbolic links to the page that describes them).
+man_problems() {
+    local page out
+    for page in "$1"/man*/*; do
+        [ -e "$page" ] || continue
+        out=$(groff -man -ww -z "$page" 2>&1)
+        [ -z "$out" ] || echo "$page: $out"
+    done
+}
+
+# ---- each check catches a planted mistake -----------------------------------------------
+S="$TMP/sample"
+mkdir -p "$S/man/man1"
+make_targets >"$TMP/targets"
+check "the Makefile's targets are read (all, check, install, docs among them)" \
+    sh -c "grep -qx all '$TMP/targets' && grep -qx check '$TMP/targets' && grep -qx install '$TMP/targets' && grep -qx docs '$TMP/targets'"
+
+printf '# T\n\n```sh\nmake check\n```\n\n```c\nint x;\n' >"$S/fence.md"
+check "(a) an unclosed code fence is caught" test -n "$(fence_problems "$S/fence.md")"
+printf '# T\n\n```sh\nmake check\n```\n' >"$S/fence-ok.md"
+check "(a) a closed code fence passes" test -z "$(fence_problems "$S/fence-ok.md")"
+
+printf 'Run `make no-such-target` or\n\n```sh\nPAIRS=3 make -s also-missing\n```\n' >"$S/target.md"
+check "(b) a make target the Makefile lacks is caught, inline and in a code block" \
+    test "$(target_problems "$TMP/targets" "$S/target.md" | wc -l)" = 2
+printf 'Run `make check`, `PAIRS=3 make bench-dlb` and `make -C . install PREFIX=/x`.\n' >"$S/target-ok.md"
+check "(b) targets the Makefile has pass" test -z "$(target_problems "$TMP/targets" "$S/target-ok.md")"
+
+head -c $((README_MAX + 1)) /dev/zero | tr '\0' x >"$S/README.md"
+check "(c) a README over $README_MAX bytes is caught" test -n "$(size_problems "$S/README.md")"
+
+sed '$s/$/ (edited by hand)/' "$ROOT/docs/options.md" >"$S/options.md"
+check "(d) an options.md that differs from xmpi-info --options-markdown is caught" \
+    test -n "$(options_problems "$S/options.md")"
+
+printf '.TH BAD 1\n.SH NAME\nbad \\- a page\n.XX an undefined macro\n' >"$S/man/man1/bad.1"
+check "(e) a man page groff warns about is caught" test -n "$(man_problems "$S/man")"
+
+printf '# Here\n\n[a](nowhere.md), [b](#not-here), [c](fence.md#t), [d](#here)\n' >"$S/links.md"
+check "(f) links to a missing file or heading are caught, good ones pass" \
+    test "$(link_problems "$S/links.md" | wc -l)" = 2
+
+# ---- the tree -----------------------------------------------------------------------------
+mapfile -t MD < <(cd "$ROOT" && ls README.md docs/*.md)
+cd "$ROOT" || exit 1
+out=$(fence_problems "${MD[@]}")
+check "(a) every code fence in README.md and docs/*.md is closed${out:+: $out}" test -z "$out"
+out=$(target_problems "$TMP/targets" "${MD[@]}")
+check "(b) every make target named in README.md and docs/ exists${out:+: $out}" test -z "$out"
+out=$(size_problems README.md)
+check "(c) README.md is at most $README_MAX bytes${out:+: $out}" test -z "$out"
+out=$(options_problems docs/options.md)
+check "(d) docs/options.md is xmpi-info --options-markdown (else run make docs)${out:+: $out}" test -z "$out"
+out=$(man_problems docs/man)
+check "(e) every man page renders without a groff warning${out:+: $out}" test -z "$out"
+check "(e) there are man pages in docs/man/man1 and docs/man/man3" \
+    sh -c 'ls docs/man/man1/*.1 docs/man/man3/*.3 >/dev/null'
+out=$(link_problems "${MD[@]}")
+check "(f) every relative link in README.md and docs/ resolves${out:+: $out}" test -z "$out"
+
+# ---- one version --------------------------------------------------------------------------
+v_header=$(sed -n 's/^#define XMPI_VERSION_STRING "\(.*\)"/\1/p' include/xmpi.h)
+v_make=$(sed -n 's/^VERSION *= *//p' Makefile)
+v_info=$("$INFO" --version)
+check "one version: xmpi.h '$v_header', Makefile '$v_make', xmpi-info '$v_info'" \
+    test -n "$v_header" -a "$v_header" = "$v_make" -a "libxmpi $v_header" = "$v_info"
+out=$(grep -L "^\.TH .* \"libxmpi $v_header\" " docs/man/man*/*)
+check "every man page's .TH names libxmpi $v_header${out:+: not $out}" test -z "$out"
+
+# ---- xmpi-info's refusals -----------------------------------------------------------------
+"$INFO" --bogus >"$TMP/info.out" 2>"$TMP/info.err"
+rc=$?
+check "xmpi-info --bogus: exit 2, one message naming it, nothing on stdout" \
+    sh -c "test $rc = 2 && test ! -s '$TMP/info.out' && test \$(wc -l <'$TMP/info.err') = 1 && grep -q -- \"'--bogus'\" '$TMP/info.err'"
+"$INFO" --options extra >/dev/null 2>"$TMP/info.err"
+rc=$?
+check "xmpi-info with two arguments: exit 2, one message" \
+    sh -c "test $rc = 2 && test \$(wc -l <'$TMP/info.err') = 1"
+check "xmpi-info --options is the --xmpi-help text" sh -c "'$INFO' --options | grep -q -- '--xmpi-si=VALUE'"
+check "xmpi-info --help names every argument" sh -c "'$INFO' --help | grep -q -- --options-markdown"
+
+# ---- README's first program ---------------------------------------------------------------
+awk '/^```c$/ && !done { on = 1; next } on && /^```$/ { on = 0; done = 1 } on' README.md >"$TMP/first.c"
+APP="$TMP/xmpi-ext-readme"
+${MPICC:-mpicc} -std=c11 -Wall -Wextra -Werror "$TMP/first.c" -o "$APP" -I"$ROOT/include" \
+    -L"$BUILDDIR/lib" -lxmpi -Wl,-rpath,"$BUILDDIR/lib" >"$TMP/first.cc" 2>&1
+check "README's first program compiles with -Wall -Wextra -Werror" test -x "$APP"
+"$LAUNCH" -np 2 "$APP" --xmpi-si=50 "--xmpi-trace=$TMP/first.csv" >"$TMP/first.out" 2>&1
+rc=$?
+check "README's first program runs on 2 processes and prints its sum" \
+    sh -c "test $rc = 0 && grep -q '^sum 2000000.000 on 2 processes' '$TMP/first.out'"
+check "its trace has one row per interval (500 iterations / si 50 = 10)" \
+    test "$(wc -l <"$TMP/first.csv" 2>/dev/null)" = 11
