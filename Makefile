@@ -89,7 +89,7 @@ $(BUILD)/bin/epidemic: benchmarks/epidemic.c benchmarks/bench_util.h include/xmp
 	@mkdir -p $(@D)
 	$(MPICC) $(CFLAGS) $(XCFLAGS) -o $@ $< $(LINK_XMPI) -lm
 
-$(BUILD)/bin/overhead-micro: benchmarks/overhead_micro.c include/xmpi.h $(LIBSO)
+$(BUILD)/bin/overhead-micro: benchmarks/overhead_micro.c benchmarks/bench_median.h include/xmpi.h $(LIBSO)
 	@mkdir -p $(@D)
 	$(MPICC) $(CFLAGS) $(XCFLAGS) -o $@ $< $(LINK_XMPI)
 

@@ -32,14 +32,6 @@ static void usage(FILE *out)
             "  and checked byte for byte.\n");
 }
 
-/* The median without reordering v: the per-repetition values are printed afterwards. */
-static double median(const double *v, int n)
-{
-    double s[MAXREPS];
-    memcpy(s, v, sizeof *s * (size_t)n);
-    return bench_median(s, n);
-}
-
 static void *xmalloc(size_t n)
 {
     void *p = malloc(n ? n : 1);
@@ -335,18 +327,18 @@ static int throughput(const double *sizes, int nsizes, int reps, const int *kind
                 return 1;
             }
             double m[NOP];
-            for (int op = 0; op < NOP; op++) m[op] = median(t[op], n);
+            for (int op = 0; op < NOP; op++) m[op] = bench_median_copy(t[op], n);
             /* Per MiB of rank 0's new block: 256 when every 4 KiB page of it is new. */
-            double per_mib = S.moved / 2 / MIB, fa = median(flt[OP_XMPI], n) / per_mib,
-                   fb = median(flt[OP_BARE], n) / per_mib;
+            double per_mib = S.moved / 2 / MIB, fa = bench_median_copy(flt[OP_XMPI], n) / per_mib,
+                   fb = bench_median_copy(flt[OP_BARE], n) / per_mib;
             /* Ratios within a run compare moves seconds apart, which the machine's drift
              * over a minute does not skew. */
             for (int r = 0; r < n; r++) {
                 rb[r] = t[OP_BARE][r] / t[OP_XMPI][r];
                 rt[r] = t[OP_BARE_TOUCHED][r] / t[OP_XMPI][r];
             }
-            ratio[s] = median(rb, n);
-            ratio_t[s] = median(rt, n);
+            ratio[s] = bench_median_copy(rb, n);
+            ratio_t[s] = bench_median_copy(rt, n);
             thr[s] = S.moved / m[OP_XMPI] / 1e9;
             copy[s] = S.moved / m[OP_COPY] / 1e9;
             copy_t[s] = S.moved / m[OP_COPY_TOUCHED] / 1e9;
@@ -360,11 +352,12 @@ static int throughput(const double *sizes, int nsizes, int reps, const int *kind
             teardown();
         }
         if (rank == 0) {
-            double mr = median(ratio, nsizes), mt = median(ratio_t, nsizes);
+            double mr = bench_median_copy(ratio, nsizes), mt = bench_median_copy(ratio_t, nsizes);
             printf("summary: %-6s A/B %.2f (target >= 0.9: %s), A/B' %.2f, A %.2f GB/s, memcpy %.2f GB/s "
                    "(touched %.2f); medians over %g-%g MiB, data checked\n",
-                   kind_name[k], mr, mr >= 0.9 ? "met" : "missed", mt, median(thr, nsizes),
-                   median(copy, nsizes), median(copy_t, nsizes), sizes[0], sizes[nsizes - 1]);
+                   kind_name[k], mr, mr >= 0.9 ? "met" : "missed", mt, bench_median_copy(thr, nsizes),
+                   bench_median_copy(copy, nsizes), bench_median_copy(copy_t, nsizes), sizes[0],
+                   sizes[nsizes - 1]);
             fflush(stdout);
         }
     }
@@ -528,8 +521,9 @@ static int grow(const char *self, int N, int reps)
     if (rank == 0)
         printf("summary: grow 2 -> 3 (%d x %d doubles, %.0f MB): spawn %.3f s, data movement %.4f s "
                "(%.1f MB moved; bare MPI_Alltoallv %.4f s), remove %.4f s; medians of %d, data checked\n",
-               N, N, (double)N * N * sizeof(double) / 1e6, median(sp, reps), median(mv, reps),
-               bytes / 1e6, median(bm, reps), median(rm, reps), reps);
+               N, N, (double)N * N * sizeof(double) / 1e6, bench_median_copy(sp, reps),
+               bench_median_copy(mv, reps), bytes / 1e6, bench_median_copy(bm, reps),
+               bench_median_copy(rm, reps), reps);
     return 0;
 }
 
