@@ -1,5 +1,6 @@
 /* What the jacobi, cg and epidemic benchmarks share: the build differences common to all three,
- * first-failure reporting, option parsing, allocation and hashing. Define BENCH_NAME first. */
+ * first-failure reporting, option parsing (with bench_cli.h, which the measurement tools share
+ * too), allocation and hashing. Define BENCH_NAME first. */
 #ifndef BENCH_UTIL_H
 #define BENCH_UTIL_H
 
@@ -10,6 +11,8 @@
 #endif
 
 #include <mpi.h>
+
+#include "bench_cli.h"
 
 #include <errno.h>
 #include <math.h>
@@ -40,8 +43,6 @@
 #define MONITOR_IS_WARNING(rc) ((rc) == XMPI_ERR_PAPI)
 #define MONITOR_ERROR_STRING(rc) XMPI_Error_string(rc)
 #endif
-
-enum { EXIT_RUNTIME = 1, EXIT_USAGE = 2 };
 
 /* The first failure a rank meets; only its message survives, so the user sees the cause, not the fallout. */
 struct failure {
@@ -74,43 +75,6 @@ static int agree(struct failure *f, int rank, int nprocs)
         fflush(stderr);
     }
     return all[0];
-}
-
-static int parse_long(const char *s, long lo, long hi, long *out)
-{
-    char *end;
-    errno = 0;
-    long v = strtol(s, &end, 10);
-    if (end == s || *end != '\0' || errno == ERANGE || v < lo || v > hi)
-        return -1;
-    *out = v;
-    return 0;
-}
-
-static int parse_u64(const char *s, uint64_t *out)
-{
-    char *end;
-    /* strtoull would quietly wrap "-1" to the largest value. */
-    if (strchr(s, '-'))
-        return -1;
-    errno = 0;
-    unsigned long long v = strtoull(s, &end, 10);
-    if (end == s || *end != '\0' || errno == ERANGE)
-        return -1;
-    *out = v;
-    return 0;
-}
-
-/* A finite number in [lo, hi]; hi may be INFINITY for no upper bound. */
-static int parse_double(const char *s, double lo, double hi, double *out)
-{
-    char *end;
-    errno = 0;
-    double v = strtod(s, &end);
-    if (end == s || *end != '\0' || errno == ERANGE || !isfinite(v) || v < lo || v > hi)
-        return -1;
-    *out = v;
-    return 0;
 }
 
 static void *alloc_array(size_t nmemb, size_t size, struct failure *f)

@@ -9,10 +9,11 @@
 #include <unistd.h>
 
 #include "xmpi.h"
+#define BENCH_NAME "xmpi-calibrate"
+#include "bench_cli.h"
 #include "bench_median.h"
 #include "../models/calibration.h"
 
-enum { EXIT_RUNTIME = 1, EXIT_USAGE = 2 };
 enum { MAX_SIZES = 40, MAX_REPS = 1000, MAX_CYCLES = 50, TAG = 77 };
 #define MAX_BYTES_LIMIT (1L << 30)
 #define DEFAULT_MAX_BYTES (16L << 20)
@@ -61,16 +62,6 @@ static int bad_value(char *err, size_t len, const char *opt, const char *v, cons
     snprintf(err, len, "xmpi-calibrate: option %s: '%.64s' is not accepted; expected %s", opt, v,
              expected);
     return -1;
-}
-
-static int parse_long(const char *s, long lo, long hi, long *out)
-{
-    char *end;
-    errno = 0;
-    long v = strtol(s, &end, 10);
-    if (errno || end == s || *end || *s == ' ' || *s == '+' || v < lo || v > hi) return -1;
-    *out = v;
-    return 0;
 }
 
 /* "--name=VALUE" or "--name VALUE" / "-x VALUE": the value, or NULL when it is missing. */

@@ -11,9 +11,10 @@
 
 #include "../models/calibration.h"
 #include "../models/hockney.h"
+#define BENCH_NAME "xmpi-opmodel"
+#include "bench_cli.h"
 #include "bench_median.h"
 
-enum { EXIT_RUNTIME = 1, EXIT_USAGE = 2 };
 enum { MAX_REPS = 1000, MAX_SIZES = 32, TAG = 61, DEFAULT_REPS = 11 };
 #define MIN_BYTES 8L   /* one double, the smallest Allreduce */
 #define MAX_BYTES_LIMIT (1L << 30)
@@ -111,18 +112,6 @@ static int refuse(char *err, size_t len, const char *opt, const char *v, const c
     return -1;
 }
 
-/* Plain decimal digits only: strtol alone would take " 12", "+12" and "12abc" as 12. */
-static int parse_long(const char *s, long lo, long hi, long *out)
-{
-    if (!s || *s < '0' || *s > '9') return -1;
-    char *end;
-    errno = 0;
-    long v = strtol(s, &end, 10);
-    if (errno || *end || v < lo || v > hi) return -1;
-    *out = v;
-    return 0;
-}
-
 /* The same on every rank, since every rank gets the same argv: all reach the same verdict. */
 static int parse_args(int argc, char **argv, struct args *a, char *err, size_t len)
 {
@@ -141,12 +130,12 @@ static int parse_args(int argc, char **argv, struct args *a, char *err, size_t l
             if (!v || !*v) return refuse(err, len, o, v, "a file name for the CSV");
             a->out = v;
         } else if (!strcmp(o, "-m")) {
-            if (parse_long(v, MIN_BYTES, MAX_BYTES_LIMIT, &a->max_bytes) ||
+            if (!v || parse_long(v, MIN_BYTES, MAX_BYTES_LIMIT, &a->max_bytes) ||
                 (a->max_bytes & (a->max_bytes - 1)))
                 return refuse(err, len, o, v,
                               "the largest message in bytes, a power of 2 from 8 to 1073741824");
         } else if (!strcmp(o, "-r")) {
-            if (parse_long(v, 1, MAX_REPS, &a->reps))
+            if (!v || parse_long(v, 1, MAX_REPS, &a->reps))
                 return refuse(err, len, o, v, "a number of samples per size from 1 to 1000");
         } else {
             snprintf(err, len,
