@@ -15,6 +15,7 @@
 #include "bench_cli.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -127,6 +128,57 @@ static uint64_t fnv1a64(uint64_t h, const void *data, size_t len)
 
 /* The rest is not used by every program (or every build of one), and an unused static inline
  * function draws no warning where a plain static one would. */
+
+/* getopt's ':' (a value missing) and '?' (an unknown option, named as the user wrote it: getopt
+ * reports "--name" as an unknown '-'). accepted: the options, for the message. Returns -1. */
+static inline int refuse_getopt(int c, int argc, char **argv, const char *accepted, struct failure *f)
+{
+    if (c == ':')
+        return fail(f, EXIT_USAGE, BENCH_NAME ": option '-%c' needs a value (see " BENCH_NAME " -h)\n", optopt);
+    if (optopt != '-')
+        return fail(f, EXIT_USAGE, BENCH_NAME ": unknown option '-%c'; accepted: %s\n", optopt, accepted);
+    for (int k = 1; k < argc; k++)
+        if (strncmp(argv[k], "--", 2) == 0 && argv[k][2] != '\0')
+            return fail(f, EXIT_USAGE, BENCH_NAME ": unknown option '%s'; accepted: %s\n", argv[k], accepted);
+    return fail(f, EXIT_USAGE, BENCH_NAME ": unknown option '-'; accepted: %s\n", accepted);
+}
+
+/* After getopt: everything is given through options, so a word left over is refused. */
+static inline int refuse_operands(int argc, char **argv, struct failure *f)
+{
+    if (optind < argc)
+        return fail(f, EXIT_USAGE,
+                    BENCH_NAME ": unexpected argument '%s'; everything is given through options (see -h)\n",
+                    argv[optind]);
+    return 0;
+}
+
+/* getopt knows no long options: every "NAME=K" (K from 1 to INT_MAX) before a "--" is taken out
+ * of argv before it looks, the last one giving *value. plain: NULL, or why this build refuses
+ * the option at all, the message going on after "PROG: option 'WORD' ". */
+static inline int take_count_option(int *argc, char **argv, const char *name, const char *plain, long *value,
+                                    struct failure *f)
+{
+    const size_t len = strlen(name);
+    int out = 1, k = 1;
+    for (; k < *argc && strcmp(argv[k], "--") != 0; k++) {
+        if (strncmp(argv[k], name, len) != 0 || (argv[k][len] != '=' && argv[k][len] != '\0')) {
+            argv[out++] = argv[k];
+            continue;
+        }
+        if (argv[k][len] == '\0' || parse_long(argv[k] + len + 1, 1, INT_MAX, value))
+            return fail(f, EXIT_USAGE,
+                        BENCH_NAME ": bad option '%s': expected %s=K with K an integer from 1 to %d\n", argv[k],
+                        name, INT_MAX);
+        if (plain)
+            return fail(f, EXIT_USAGE, BENCH_NAME ": option '%s' %s\n", argv[k], plain);
+    }
+    for (; k < *argc; k++)
+        argv[out++] = argv[k];
+    argv[out] = NULL;
+    *argc = out;
+    return 0;
+}
 
 /* Even blocks, as XMPI_Get_wsize makes them: the first n % nprocs ranks take one extra row, so
  * no rank has more than one row above another. */

@@ -153,41 +153,14 @@ static int parse_source(const char *s, struct options *o)
     return 0;
 }
 
-/* getopt knows no long options; --cg-shuffle is taken out of argv before it looks. */
-static int take_long_options(int *argc, char **argv, struct options *o, struct failure *f)
-{
-    static const char name[] = "--cg-shuffle";
-    const size_t len = sizeof name - 1;
-    int out = 1, k = 1;
-    for (; k < *argc; k++) {
-        if (strcmp(argv[k], "--") == 0)
-            break;
-        if (strncmp(argv[k], name, len) == 0 && (argv[k][len] == '=' || argv[k][len] == '\0')) {
-            if (argv[k][len] == '\0' || parse_long(argv[k] + len + 1, 1, INT_MAX, &o->shuffle))
-                return fail(f, EXIT_USAGE,
-                            "cg: bad option '%s': expected --cg-shuffle=K with K an integer from 1 to %d\n",
-                            argv[k], INT_MAX);
-            if (!CAN_MOVE)
-                return fail(f, EXIT_USAGE,
-                            "cg: option '%s' is not accepted by cg-plain: moving rows needs libxmpi's "
-                            "XMPI_Redistribute_data (use cg)\n",
-                            argv[k]);
-            continue;
-        }
-        argv[out++] = argv[k];
-    }
-    for (; k < *argc; k++)
-        argv[out++] = argv[k];
-    argv[out] = NULL;
-    *argc = out;
-    return 0;
-}
-
 /* Every rank parses the same argv, so every rank reaches the same verdict. */
 static int parse_options(int argc, char **argv, struct options *o, struct failure *f)
 {
     *o = (struct options){.source = SRC_POISSON, .size = 20, .seed = 1, .maxit = 1000, .tol = 1e-10};
-    if (take_long_options(&argc, argv, o, f))
+    const char *plain = CAN_MOVE ? NULL
+                                 : "is not accepted by cg-plain: moving rows needs libxmpi's XMPI_Redistribute_data "
+                                   "(use cg)";
+    if (take_count_option(&argc, argv, "--cg-shuffle", plain, &o->shuffle, f))
         return -1;
 
     opterr = 0;
@@ -243,22 +216,12 @@ static int parse_options(int argc, char **argv, struct options *o, struct failur
         case 'h':
             o->help = 1;
             return 0;
-        case ':':
-            return fail(f, EXIT_USAGE, "cg: option '-%c' needs a value (see cg -h)\n", optopt);
         default:
-            if (optopt != '-')
-                return fail(f, EXIT_USAGE, "cg: unknown option '-%c'; accepted: " ACCEPTED "\n", optopt);
-            /* getopt sees '--name' as an unknown '-' and does not say which word it was. */
-            for (int k = 1; k < argc; k++)
-                if (strncmp(argv[k], "--", 2) == 0 && argv[k][2] != '\0')
-                    return fail(f, EXIT_USAGE, "cg: unknown option '%s'; accepted: " ACCEPTED "\n", argv[k]);
-            return fail(f, EXIT_USAGE, "cg: unknown option '-'; accepted: " ACCEPTED "\n");
+            return refuse_getopt(c, argc, argv, ACCEPTED, f);
         }
     }
-    if (optind < argc)
-        return fail(f, EXIT_USAGE,
-                    "cg: unexpected argument '%s'; everything is given through options (see -h)\n",
-                    argv[optind]);
+    if (refuse_operands(argc, argv, f))
+        return -1;
     if (o->source == SRC_POISSON)
         snprintf(o->source_text, sizeof o->source_text, "poisson3d:%ld", o->size);
     else if (o->source == SRC_UNEVEN)

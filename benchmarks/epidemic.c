@@ -130,38 +130,14 @@ static void usage(FILE *out)
             INT_MAX, (unsigned long long)UINT64_MAX);
 }
 
-/* getopt knows no long options without GNU extensions, so --epi-shuffle is taken out of argv first. */
-static int take_shuffle(int *argc, char **argv, struct options *o, struct failure *f)
-{
-    static const char name[] = "--epi-shuffle";
-    int k = 1;
-    while (k < *argc && strcmp(argv[k], "--") != 0) {
-        if (strncmp(argv[k], name, sizeof name - 1) != 0 ||
-            (argv[k][sizeof name - 1] != '=' && argv[k][sizeof name - 1] != '\0')) {
-            k++;
-            continue;
-        }
-        const char *v = argv[k][sizeof name - 1] == '=' ? argv[k] + sizeof name : NULL;
-        if (!v || parse_long(v, 1, INT_MAX, &o->shuffle))
-            return fail(f, EXIT_USAGE,
-                        "epidemic: bad option '%s': expected --epi-shuffle=K with K an integer from 1 to %d\n",
-                        argv[k], INT_MAX);
-        if (!CAN_MOVE_DATA)
-            return fail(f, EXIT_USAGE,
-                        "epidemic: option '%s' moves data with libxmpi, which the plain build does not have; "
-                        "accepted: -n -d -s -b -r -I -v -o -h\n",
-                        argv[k]);
-        memmove(&argv[k], &argv[k + 1], sizeof *argv * (size_t)(*argc - k));
-        (*argc)--;
-    }
-    return 0;
-}
-
 /* Every rank parses the same argv, so every rank reaches the same verdict. */
 static int parse_options(int argc, char **argv, struct options *o, struct failure *f)
 {
     *o = (struct options){.people = 100000, .days = 120, .seed = 1, .beta = 0.06, .recovery = 7, .initial = 10};
-    if (take_shuffle(&argc, argv, o, f))
+    const char *plain = CAN_MOVE_DATA ? NULL
+                                      : "moves data with libxmpi, which the plain build does not have; accepted: "
+                                        "-n -d -s -b -r -I -v -o -h";
+    if (take_count_option(&argc, argv, "--epi-shuffle", plain, &o->shuffle, f))
         return -1;
 
     opterr = 0;
@@ -221,23 +197,12 @@ static int parse_options(int argc, char **argv, struct options *o, struct failur
         case 'h':
             o->help = 1;
             return 0;
-        case ':':
-            return fail(f, EXIT_USAGE, "epidemic: option '-%c' needs a value (see epidemic -h)\n", optopt);
         default:
-            if (optopt != '-')
-                return fail(f, EXIT_USAGE, "epidemic: unknown option '-%c'; accepted: %s\n", optopt, ACCEPTED);
-            /* getopt sees '--name' as an unknown '-' and does not say which word it was. */
-            for (int k = 1; k < argc; k++)
-                if (strncmp(argv[k], "--", 2) == 0 && argv[k][2] != '\0')
-                    return fail(f, EXIT_USAGE, "epidemic: unknown option '%s'; accepted: %s\n", argv[k],
-                                ACCEPTED);
-            return fail(f, EXIT_USAGE, "epidemic: unknown option '-'; accepted: %s\n", ACCEPTED);
+            return refuse_getopt(c, argc, argv, ACCEPTED, f);
         }
     }
-    if (optind < argc)
-        return fail(f, EXIT_USAGE,
-                    "epidemic: unexpected argument '%s'; everything is given through options (see -h)\n",
-                    argv[optind]);
+    if (refuse_operands(argc, argv, f))
+        return -1;
     if (o->initial > o->people)
         return fail(f, EXIT_USAGE,
                     "epidemic: bad initial infected count '-I %ld': expected an integer from 0 to the number of "
