@@ -129,6 +129,38 @@ static uint64_t fnv1a64(uint64_t h, const void *data, size_t len)
 /* The rest is not used by every program (or every build of one), and an unused static inline
  * function draws no warning where a plain static one would. */
 
+/* Whether any rank has failed, asked of every rank at once; no message (agree() says it). */
+static inline int any_failed(const struct failure *f)
+{
+    int bad = f->code != 0, any;
+    MPI_Allreduce(&bad, &any, 1, MPI_INT, MPI_MAX, COMM);
+    return any;
+}
+
+/* The end of option parsing, on every rank: 1 when the program stops here, with *status its exit
+ * status (the agreed failure, or 0 after rank 0 printed the help), 0 to go on. */
+static inline int stop_after_options(struct failure *f, int rank, int nprocs, int help, void (*usage)(FILE *),
+                                     int *status)
+{
+    if ((*status = agree(f, rank, nprocs)))
+        return 1;
+    if (!help)
+        return 0;
+    if (rank == 0)
+        usage(stdout);
+    return 1;
+}
+
+/* The slowest rank's time since t0 into *elapsed, and agree()'s verdict on the run, in one
+ * reduction when no rank failed. */
+static inline int elapsed_agreed(double t0, struct failure *f, int rank, int nprocs, double *elapsed)
+{
+    double mine[2] = {MPI_Wtime() - t0, f->code ? 1.0 : 0.0}, all[2];
+    MPI_Allreduce(mine, all, 2, MPI_DOUBLE, MPI_MAX, COMM);
+    *elapsed = all[0];
+    return all[1] != 0.0 ? agree(f, rank, nprocs) : 0;
+}
+
 /* getopt's ':' (a value missing) and '?' (an unknown option, named as the user wrote it: getopt
  * reports "--name" as an unknown '-'). accepted: the options, for the message. Returns -1. */
 static inline int refuse_getopt(int c, int argc, char **argv, const char *accepted, struct failure *f)
