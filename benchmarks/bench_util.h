@@ -212,6 +212,25 @@ static inline int take_count_option(int *argc, char **argv, const char *name, co
     return 0;
 }
 
+/* The load balancer between two iterations, when the program was asked for it (-b, -L): under
+ * libxmpi, XMPI_Eval_lbalance over the job, which may move the registered rows, so the caller
+ * re-reads its block and pointers afterwards; weight: NULL, or each of this rank's rows' work.
+ * 0 or an XMPI error code, the same on every rank; always 0 in the plain build. */
+static inline int balance_rows(int enabled, int it, int maxit, int *count, int *displ, double *weight)
+{
+#ifdef XMPI_PLAIN
+    (void)enabled, (void)it, (void)maxit, (void)count, (void)displ, (void)weight;
+    return 0;
+#else
+    if (!enabled)
+        return 0;
+    int rank, nprocs;
+    MPI_Comm_rank(XMPI_COMM_WORLD, &rank);
+    MPI_Comm_size(XMPI_COMM_WORLD, &nprocs);
+    return XMPI_Eval_lbalance(rank, nprocs, it, maxit, count, displ, weight);
+#endif
+}
+
 /* Even blocks, as XMPI_Get_wsize makes them: the first n % nprocs ranks take one extra row, so
  * no rank has more than one row above another. */
 static inline void even_block(int rank, int nprocs, int n, int *count, int *displ)

@@ -802,27 +802,6 @@ static int setup(struct problem *P, const struct options *o, int rank, int nproc
     return refresh(P, rank, nprocs, f);
 }
 
-/* The load-balancing hook, called at the end of every iteration that another one follows. It is
- * to become XMPI_Eval_lbalance(...), which may move the registered rows: the caller re-reads its
- * block and pointers afterwards whatever happened. Returns 0 or an XMPI error code. */
-static int balance_enabled;   /* -b */
-
-/* The load balancer: at interval ends it may move the registered rows (the caller re-reads
- * its block and pointers afterwards). */
-static int rebalance(int it, int maxit, int *count, int *displ)
-{
-#ifdef XMPI_PLAIN
-    (void)it, (void)maxit, (void)count, (void)displ;
-    return 0;
-#else
-    if (!balance_enabled) return 0;
-    int rank, nprocs;
-    MPI_Comm_rank(XMPI_COMM_WORLD, &rank);
-    MPI_Comm_size(XMPI_COMM_WORLD, &nprocs);
-    return XMPI_Eval_lbalance(rank, nprocs, it, maxit, count, displ, NULL);
-#endif
-}
-
 /* Test partition number `s`: random cut points and a random order of the blocks over the
  * ranks (empty blocks allowed), a function of s alone so every rank computes the same one.
  * scratch: room for 2 nprocs + 1 ints. */
@@ -1037,7 +1016,7 @@ static int move_rows(struct problem *P, const struct options *o, struct run *R, 
         R->moves += rc == 0;
         refresh(P, rank, nprocs, f);
     }
-    int rc = rebalance(it, (int)o->maxit, &P->count, &P->displ);
+    int rc = balance_rows(o->balance, it, (int)o->maxit, &P->count, &P->displ, NULL);
     if (rc)
         fail(f, EXIT_RUNTIME, "cg: rank %d: load balancing at iteration %d failed: %s\n", rank, R->done_iters,
              MONITOR_ERROR_STRING(rc));
@@ -1136,7 +1115,6 @@ int main(int argc, char **argv)
     char **args = copy_args(argc, argv, &f);
 
     parse_options(argc, argv, &opt, &f);
-    balance_enabled = opt.balance;
     if (JOINING()) {
         /* Started by -d: the parents accepted these options and wait for it in adapt(). */
         stop = join(&P, &R.rank, &R.nprocs, &R.first, &R.rr, &R.bb, &f) != 0;

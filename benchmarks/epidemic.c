@@ -703,28 +703,6 @@ static void census(const struct sim *s, uint64_t statekey, uint64_t tally[4])
     tally[3] = h;
 }
 
-/* Where the weight policy of dynamic load balancing (XMPI_Eval_lbalance) plugs in: count and
- * displ are this rank's block, weight[] the work each of its people will cause tomorrow. It may
- * move the registered data; the caller re-reads the partition afterwards. Returns an XMPI code,
- * the same on every rank. */
-static int balance_enabled;   /* -L */
-
-/* The load balancer: at interval ends it may move the registered data (the caller re-reads
- * the partition and the pointers afterwards). */
-static int rebalance(int day, int days, int *count, int *displ, double *weight)
-{
-#ifdef XMPI_PLAIN
-    (void)day, (void)days, (void)count, (void)displ, (void)weight;
-    return 0;
-#else
-    if (!balance_enabled) return 0;
-    int rank, nprocs;
-    MPI_Comm_rank(XMPI_COMM_WORLD, &rank);
-    MPI_Comm_size(XMPI_COMM_WORLD, &nprocs);
-    return XMPI_Eval_lbalance(rank, nprocs, day, days, count, displ, weight);
-#endif
-}
-
 /* A test partition for --epi-shuffle: random cuts, blocks handed to ranks in a random order,
  * and every other time one empty block, so that movement is exercised in every shape the API
  * allows. The same on every rank. */
@@ -917,7 +895,9 @@ static int move_after_day(struct sim *s, const struct options *o, int day, int *
                           struct failure *f)
 {
     set_weights(s);
-    int count = s->count, displ = s->displ, rc = rebalance(day, (int)o->days, &count, &displ, s->weight);
+    /* weight[]: the work each of this rank's people will cause tomorrow (the weight policy). */
+    int count = s->count, displ = s->displ;
+    int rc = balance_rows(o->balance, day, (int)o->days, &count, &displ, s->weight);
     if (rc == MONITOR_OK && o->shuffle && day % o->shuffle == 0 && day < o->days) {
         int *nc = s->rc, *nd = s->rd; /* free between days */
         shuffled_partition(o->seed, day, (*shuffles)++, s->n, s->nprocs, nc, nd);
@@ -987,7 +967,6 @@ int main(int argc, char **argv)
     int status = 0;
 
     parse_options(argc, argv, &opt, &f);
-    balance_enabled = opt.balance;
     if (stop_after_options(&f, rank, nprocs, opt.help, usage, &status))
         goto done;
     if (rank == 0 && opt.out)
