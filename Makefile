@@ -77,19 +77,19 @@ $(BUILD)/bin/%: tools/%.c $(LIBPURE)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(XCFLAGS) -o $@ $< $(LIBPURE) $(HWLOC_LIBS) -lm
 
-$(BUILD)/bin/jacobi: benchmarks/jacobi.c benchmarks/bench_util.h include/xmpi.h $(LIBSO)
+$(BUILD)/bin/jacobi: benchmarks/jacobi.c benchmarks/bench_util.h benchmarks/bench_cli.h include/xmpi.h $(LIBSO)
 	@mkdir -p $(@D)
 	$(MPICC) $(CFLAGS) $(XCFLAGS) -o $@ $< $(LINK_XMPI) -lm
 
-$(BUILD)/bin/cg: benchmarks/cg.c benchmarks/bench_util.h include/xmpi.h $(LIBSO)
+$(BUILD)/bin/cg: benchmarks/cg.c benchmarks/bench_util.h benchmarks/bench_cli.h include/xmpi.h $(LIBSO)
 	@mkdir -p $(@D)
 	$(MPICC) $(CFLAGS) $(XCFLAGS) -o $@ $< $(LINK_XMPI) -lm
 
-$(BUILD)/bin/epidemic: benchmarks/epidemic.c benchmarks/bench_util.h include/xmpi.h $(LIBSO)
+$(BUILD)/bin/epidemic: benchmarks/epidemic.c benchmarks/bench_util.h benchmarks/bench_cli.h include/xmpi.h $(LIBSO)
 	@mkdir -p $(@D)
 	$(MPICC) $(CFLAGS) $(XCFLAGS) -o $@ $< $(LINK_XMPI) -lm
 
-$(BUILD)/bin/overhead-micro: benchmarks/overhead_micro.c include/xmpi.h $(LIBSO)
+$(BUILD)/bin/overhead-micro: benchmarks/overhead_micro.c benchmarks/bench_median.h include/xmpi.h $(LIBSO)
 	@mkdir -p $(@D)
 	$(MPICC) $(CFLAGS) $(XCFLAGS) -o $@ $< $(LINK_XMPI)
 
@@ -103,13 +103,13 @@ $(BUILD)/bin/xmpi-redistbench: benchmarks/redistbench.c benchmarks/bench_median.
 
 # The calibration file's writer and parser are hidden inside libxmpi.so: the binary takes
 # them from the pure archive and links the library for MPI_Init, XMPI_Spawn and XMPI_Remove.
-$(BUILD)/bin/xmpi-calibrate: benchmarks/calibrate.c benchmarks/bench_median.h include/xmpi.h models/calibration.h $(LIBPURE) $(LIBSO)
+$(BUILD)/bin/xmpi-calibrate: benchmarks/calibrate.c benchmarks/bench_cli.h benchmarks/bench_median.h include/xmpi.h models/calibration.h $(LIBPURE) $(LIBSO)
 	@mkdir -p $(@D)
 	$(MPICC) $(CFLAGS) $(XCFLAGS) -o $@ $< $(LIBPURE) $(LINK_XMPI) -lm
 
 # Plain MPI, without libxmpi: the model's own objects predict, so the prediction is judged
 # against MPI alone.
-$(BUILD)/bin/xmpi-opmodel: benchmarks/opmodel.c benchmarks/bench_median.h models/hockney.h models/calibration.h $(LIBPURE)
+$(BUILD)/bin/xmpi-opmodel: benchmarks/opmodel.c benchmarks/bench_cli.h benchmarks/bench_median.h models/hockney.h models/calibration.h $(LIBPURE)
 	@mkdir -p $(@D)
 	$(MPICC) $(CFLAGS) $(XCFLAGS) -o $@ $< $(LIBPURE) -lm
 
@@ -118,15 +118,15 @@ $(BUILD)/bin/xmpi-spawnbench-child: benchmarks/spawnbench_child.c
 	@mkdir -p $(@D)
 	$(MPICC) $(CFLAGS) $(XCFLAGS) -o $@ $<
 
-$(BUILD)/bin/jacobi-plain: benchmarks/jacobi.c benchmarks/bench_util.h
+$(BUILD)/bin/jacobi-plain: benchmarks/jacobi.c benchmarks/bench_util.h benchmarks/bench_cli.h
 	@mkdir -p $(@D)
 	$(MPICC) $(CFLAGS) $(XCFLAGS) -DXMPI_PLAIN -o $@ $< -lm
 
-$(BUILD)/bin/cg-plain: benchmarks/cg.c benchmarks/bench_util.h
+$(BUILD)/bin/cg-plain: benchmarks/cg.c benchmarks/bench_util.h benchmarks/bench_cli.h
 	@mkdir -p $(@D)
 	$(MPICC) $(CFLAGS) $(XCFLAGS) -DXMPI_PLAIN -o $@ $< -lm
 
-$(BUILD)/bin/epidemic-plain: benchmarks/epidemic.c benchmarks/bench_util.h
+$(BUILD)/bin/epidemic-plain: benchmarks/epidemic.c benchmarks/bench_util.h benchmarks/bench_cli.h
 	@mkdir -p $(@D)
 	$(MPICC) $(CFLAGS) $(XCFLAGS) -DXMPI_PLAIN -o $@ $< -lm
 

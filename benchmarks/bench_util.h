@@ -1,5 +1,6 @@
 /* What the jacobi, cg and epidemic benchmarks share: the build differences common to all three,
- * first-failure reporting, option parsing, allocation and hashing. Define BENCH_NAME first. */
+ * first-failure reporting, option parsing (with bench_cli.h, which the measurement tools share
+ * too), allocation and hashing. Define BENCH_NAME first. */
 #ifndef BENCH_UTIL_H
 #define BENCH_UTIL_H
 
@@ -11,7 +12,10 @@
 
 #include <mpi.h>
 
+#include "bench_cli.h"
+
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -40,8 +44,6 @@
 #define MONITOR_IS_WARNING(rc) ((rc) == XMPI_ERR_PAPI)
 #define MONITOR_ERROR_STRING(rc) XMPI_Error_string(rc)
 #endif
-
-enum { EXIT_RUNTIME = 1, EXIT_USAGE = 2 };
 
 /* The first failure a rank meets; only its message survives, so the user sees the cause, not the fallout. */
 struct failure {
@@ -74,43 +76,6 @@ static int agree(struct failure *f, int rank, int nprocs)
         fflush(stderr);
     }
     return all[0];
-}
-
-static int parse_long(const char *s, long lo, long hi, long *out)
-{
-    char *end;
-    errno = 0;
-    long v = strtol(s, &end, 10);
-    if (end == s || *end != '\0' || errno == ERANGE || v < lo || v > hi)
-        return -1;
-    *out = v;
-    return 0;
-}
-
-static int parse_u64(const char *s, uint64_t *out)
-{
-    char *end;
-    /* strtoull would quietly wrap "-1" to the largest value. */
-    if (strchr(s, '-'))
-        return -1;
-    errno = 0;
-    unsigned long long v = strtoull(s, &end, 10);
-    if (end == s || *end != '\0' || errno == ERANGE)
-        return -1;
-    *out = v;
-    return 0;
-}
-
-/* A finite number in [lo, hi]; hi may be INFINITY for no upper bound. */
-static int parse_double(const char *s, double lo, double hi, double *out)
-{
-    char *end;
-    errno = 0;
-    double v = strtod(s, &end);
-    if (end == s || *end != '\0' || errno == ERANGE || !isfinite(v) || v < lo || v > hi)
-        return -1;
-    *out = v;
-    return 0;
 }
 
 static void *alloc_array(size_t nmemb, size_t size, struct failure *f)
@@ -163,6 +128,108 @@ static uint64_t fnv1a64(uint64_t h, const void *data, size_t len)
 
 /* The rest is not used by every program (or every build of one), and an unused static inline
  * function draws no warning where a plain static one would. */
+
+/* Whether any rank has failed, asked of every rank at once; no message (agree() says it). */
+static inline int any_failed(const struct failure *f)
+{
+    int bad = f->code != 0, any;
+    MPI_Allreduce(&bad, &any, 1, MPI_INT, MPI_MAX, COMM);
+    return any;
+}
+
+/* The end of option parsing, on every rank: 1 when the program stops here, with *status its exit
+ * status (the agreed failure, or 0 after rank 0 printed the help), 0 to go on. */
+static inline int stop_after_options(struct failure *f, int rank, int nprocs, int help, void (*usage)(FILE *),
+                                     int *status)
+{
+    if ((*status = agree(f, rank, nprocs)))
+        return 1;
+    if (!help)
+        return 0;
+    if (rank == 0)
+        usage(stdout);
+    return 1;
+}
+
+/* The slowest rank's time since t0 into *elapsed, and agree()'s verdict on the run, in one
+ * reduction when no rank failed. */
+static inline int elapsed_agreed(double t0, struct failure *f, int rank, int nprocs, double *elapsed)
+{
+    double mine[2] = {MPI_Wtime() - t0, f->code ? 1.0 : 0.0}, all[2];
+    MPI_Allreduce(mine, all, 2, MPI_DOUBLE, MPI_MAX, COMM);
+    *elapsed = all[0];
+    return all[1] != 0.0 ? agree(f, rank, nprocs) : 0;
+}
+
+/* getopt's ':' (a value missing) and '?' (an unknown option, named as the user wrote it: getopt
+ * reports "--name" as an unknown '-'). accepted: the options, for the message. Returns -1. */
+static inline int refuse_getopt(int c, int argc, char **argv, const char *accepted, struct failure *f)
+{
+    if (c == ':')
+        return fail(f, EXIT_USAGE, BENCH_NAME ": option '-%c' needs a value (see " BENCH_NAME " -h)\n", optopt);
+    if (optopt != '-')
+        return fail(f, EXIT_USAGE, BENCH_NAME ": unknown option '-%c'; accepted: %s\n", optopt, accepted);
+    for (int k = 1; k < argc; k++)
+        if (strncmp(argv[k], "--", 2) == 0 && argv[k][2] != '\0')
+            return fail(f, EXIT_USAGE, BENCH_NAME ": unknown option '%s'; accepted: %s\n", argv[k], accepted);
+    return fail(f, EXIT_USAGE, BENCH_NAME ": unknown option '-'; accepted: %s\n", accepted);
+}
+
+/* After getopt: everything is given through options, so a word left over is refused. */
+static inline int refuse_operands(int argc, char **argv, struct failure *f)
+{
+    if (optind < argc)
+        return fail(f, EXIT_USAGE,
+                    BENCH_NAME ": unexpected argument '%s'; everything is given through options (see -h)\n",
+                    argv[optind]);
+    return 0;
+}
+
+/* getopt knows no long options: every "NAME=K" (K from 1 to INT_MAX) before a "--" is taken out
+ * of argv before it looks, the last one giving *value. plain: NULL, or why this build refuses
+ * the option at all, the message going on after "PROG: option 'WORD' ". */
+static inline int take_count_option(int *argc, char **argv, const char *name, const char *plain, long *value,
+                                    struct failure *f)
+{
+    const size_t len = strlen(name);
+    int out = 1, k = 1;
+    for (; k < *argc && strcmp(argv[k], "--") != 0; k++) {
+        if (strncmp(argv[k], name, len) != 0 || (argv[k][len] != '=' && argv[k][len] != '\0')) {
+            argv[out++] = argv[k];
+            continue;
+        }
+        if (argv[k][len] == '\0' || parse_long(argv[k] + len + 1, 1, INT_MAX, value))
+            return fail(f, EXIT_USAGE,
+                        BENCH_NAME ": bad option '%s': expected %s=K with K an integer from 1 to %d\n", argv[k],
+                        name, INT_MAX);
+        if (plain)
+            return fail(f, EXIT_USAGE, BENCH_NAME ": option '%s' %s\n", argv[k], plain);
+    }
+    for (; k < *argc; k++)
+        argv[out++] = argv[k];
+    argv[out] = NULL;
+    *argc = out;
+    return 0;
+}
+
+/* The load balancer between two iterations, when the program was asked for it (-b, -L): under
+ * libxmpi, XMPI_Eval_lbalance over the job, which may move the registered rows, so the caller
+ * re-reads its block and pointers afterwards; weight: NULL, or each of this rank's rows' work.
+ * 0 or an XMPI error code, the same on every rank; always 0 in the plain build. */
+static inline int balance_rows(int enabled, int it, int maxit, int *count, int *displ, double *weight)
+{
+#ifdef XMPI_PLAIN
+    (void)enabled, (void)it, (void)maxit, (void)count, (void)displ, (void)weight;
+    return 0;
+#else
+    if (!enabled)
+        return 0;
+    int rank, nprocs;
+    MPI_Comm_rank(XMPI_COMM_WORLD, &rank);
+    MPI_Comm_size(XMPI_COMM_WORLD, &nprocs);
+    return XMPI_Eval_lbalance(rank, nprocs, it, maxit, count, displ, weight);
+#endif
+}
 
 /* Even blocks, as XMPI_Get_wsize makes them: the first n % nprocs ranks take one extra row, so
  * no rank has more than one row above another. */

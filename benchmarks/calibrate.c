@@ -1,18 +1,17 @@
 /* bin/xmpi-calibrate: measures the prediction model's parameters on this machine (alpha and beta
  * by an MPI ping-pong, gamma by MPI_Reduce_local, spawn/remove costs) and writes a calibration file. */
-#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "xmpi.h"
+#define BENCH_NAME "xmpi-calibrate"
+#include "bench_cli.h"
 #include "bench_median.h"
 #include "../models/calibration.h"
 
-enum { EXIT_RUNTIME = 1, EXIT_USAGE = 2 };
 enum { MAX_SIZES = 40, MAX_REPS = 1000, MAX_CYCLES = 50, TAG = 77 };
 #define MAX_BYTES_LIMIT (1L << 30)
 #define DEFAULT_MAX_BYTES (16L << 20)
@@ -56,31 +55,6 @@ static void usage(FILE *f)
             "  -h prints this help. Bad options exit with status 2.\n");
 }
 
-static int bad_value(char *err, size_t len, const char *opt, const char *v, const char *expected)
-{
-    snprintf(err, len, "xmpi-calibrate: option %s: '%.64s' is not accepted; expected %s", opt, v,
-             expected);
-    return -1;
-}
-
-static int parse_long(const char *s, long lo, long hi, long *out)
-{
-    char *end;
-    errno = 0;
-    long v = strtol(s, &end, 10);
-    if (errno || end == s || *end || *s == ' ' || *s == '+' || v < lo || v > hi) return -1;
-    *out = v;
-    return 0;
-}
-
-/* "--name=VALUE" or "--name VALUE" / "-x VALUE": the value, or NULL when it is missing. */
-static const char *value_of(int argc, char **argv, int *i, const char *name)
-{
-    size_t n = strlen(name);
-    if (!strncmp(argv[*i], name, n) && argv[*i][n] == '=') return argv[*i] + n + 1;
-    return *i + 1 < argc ? argv[++*i] : NULL;
-}
-
 static int parse_args(int argc, char **argv, struct args *a, char *err, size_t len)
 {
     *a = (struct args){.out = "xmpi-calibration.txt", .reps = 15, .max_bytes = DEFAULT_MAX_BYTES};
@@ -89,21 +63,21 @@ static int parse_args(int argc, char **argv, struct args *a, char *err, size_t l
         if (!strcmp(o, "-h") || !strcmp(o, "--help")) {
             a->help = 1;
         } else if (!strcmp(o, "-o")) {
-            if (!(v = value_of(argc, argv, &i, o)) || !*v)
-                return bad_value(err, len, "-o", v ? v : "(no value)", "a file name");
+            if (!(v = option_value(argc, argv, &i, o)) || !*v)
+                return refuse_value(err, len, "-o", v, "a file name");
             a->out = v;
         } else if (!strcmp(o, "-r")) {
-            if (!(v = value_of(argc, argv, &i, o)) || parse_long(v, 1, MAX_REPS, &a->reps))
-                return bad_value(err, len, "-r", v ? v : "(no value)",
-                                 "a number of samples per size from 1 to 1000");
+            if (!(v = option_value(argc, argv, &i, o)) || parse_long(v, 1, MAX_REPS, &a->reps))
+                return refuse_value(err, len, "-r", v, "a number of samples per size from 1 to 1000");
         } else if (!strcmp(o, "-m")) {
-            if (!(v = value_of(argc, argv, &i, o)) || parse_long(v, 1, MAX_BYTES_LIMIT, &a->max_bytes))
-                return bad_value(err, len, "-m", v ? v : "(no value)",
-                                 "the largest message in bytes, from 1 to 1073741824");
+            if (!(v = option_value(argc, argv, &i, o)) ||
+                parse_long(v, 1, MAX_BYTES_LIMIT, &a->max_bytes))
+                return refuse_value(err, len, "-m", v,
+                                    "the largest message in bytes, from 1 to 1073741824");
         } else if (!strcmp(o, "--spawn-file") || !strncmp(o, "--spawn-file=", 13)) {
-            if (!(v = value_of(argc, argv, &i, "--spawn-file")) || !*v)
-                return bad_value(err, len, "--spawn-file", v ? v : "(no value)",
-                                 "a calibration file, e.g. xmpi-spawnbench's output");
+            if (!(v = option_value(argc, argv, &i, "--spawn-file")) || !*v)
+                return refuse_value(err, len, "--spawn-file", v,
+                                    "a calibration file, e.g. xmpi-spawnbench's output");
             a->spawn_file = v;
         } else if (!strcmp(o, "--link-child")) {
             a->link_child = 1;
@@ -111,8 +85,8 @@ static int parse_args(int argc, char **argv, struct args *a, char *err, size_t l
             a->spawn = 3;
         } else if (!strncmp(o, "--spawn=", 8)) {
             if (parse_long(o + 8, 1, MAX_CYCLES, &a->spawn))
-                return bad_value(err, len, "--spawn", o + 8,
-                                 "no value, or a number of spawn/remove cycles from 1 to 50");
+                return refuse_value(err, len, "--spawn", o + 8,
+                                    "no value, or a number of spawn/remove cycles from 1 to 50");
         } else {
             snprintf(err, len,
                      "xmpi-calibrate: unknown option '%.64s'; accepted: -o FILE, -r REPS, "
@@ -394,19 +368,160 @@ static int measure_link(int rank, const char *self, const struct args *a, struct
     return 0;
 }
 
-static const char *size_text(char buf[32], long n)
+/* What only rank 0 checks before any measurement: the options, the job's size, the output file
+ * (tmp: the name it is written under) and the --spawn-file. 0: go on; -1: -h was answered;
+ * else the exit status, said on stderr. */
+static int check_args(int argc, char **argv, int size, struct args *a, struct xmpi_calibration *from_file,
+                      unsigned *file_defaulted, char *tmp, size_t tmplen)
 {
-    if (n >= (1L << 20) && n % (1L << 20) == 0) snprintf(buf, 32, "%ld MiB", n >> 20);
-    else if (n >= 1024 && n % 1024 == 0) snprintf(buf, 32, "%ld KiB", n >> 10);
-    else snprintf(buf, 32, "%ld B", n);
-    return buf;
+    char err[1024] = "", perr[900];
+    int code = 0, e;
+    if (parse_args(argc, argv, a, err, sizeof err)) {
+        code = EXIT_USAGE;
+    } else if (a->help) {
+        usage(stdout);
+        code = -1;
+    } else if (size != 2) {
+        snprintf(err, sizeof err, "xmpi-calibrate: needs exactly 2 processes (mpirun -np 2), not %d", size);
+        code = EXIT_USAGE;
+    } else if ((e = check_writable(a->out, tmp, tmplen))) {
+        snprintf(err, sizeof err, "xmpi-calibrate: option -o: cannot write '%s': %s", a->out, strerror(e));
+        code = EXIT_USAGE;
+    } else if (a->spawn_file &&
+               xmpi_calibration_load(from_file, a->spawn_file, file_defaulted, perr, sizeof perr)) {
+        snprintf(err, sizeof err, "xmpi-calibrate: option --spawn-file: %s", perr);
+        code = EXIT_USAGE;
+    }
+    if (err[0]) fprintf(stderr, "%s\n", err);
+    return code;
 }
 
-/* Rank 0's verdict on the arguments and files, shared so that both processes leave alike. */
-static int agree(int code)
+/* What the measurements found (rank 0's figures). */
+struct measured {
+    struct pingpong p, link;
+    double gamma, gamma_median, copy;
+    double sp, rm;        /* with spawned: medians of XMPI_Spawn and XMPI_Remove of 1 process */
+    int spawned, linked;  /* --spawn: the spawn/remove cycles, the spawned link's ping-pong done */
+};
+
+/* Where each of spawn_single, spawn_group and remove comes from, for the summary and the
+ * file's comments. */
+struct sources {
+    const char *src[3];
+    char buf[3][4200];
+};
+
+/* The calibration from the measurements, the --spawn-file and the defaults. */
+static void compose(struct xmpi_calibration *cal, struct sources *s, const struct args *a,
+                    const struct xmpi_calibration *from_file, unsigned file_defaulted, const struct measured *m)
 {
-    PMPI_Bcast(&code, 1, MPI_INT, 0, XMPI_COMM_WORLD);
-    return code;
+    xmpi_calibration_defaults(cal);
+    s->src[0] = s->src[1] = s->src[2] = "default";
+    cal->net.alpha = m->p.alpha;
+    cal->net.beta = m->p.beta;
+    if (m->gamma > 0) cal->net.gamma = m->gamma;
+    if (m->copy > 0) cal->net.copy = cal->spawned.copy = m->copy;
+    if (a->spawn_file) {
+        static const unsigned bits[3] = {XMPI_CAL_SPAWN_SINGLE, XMPI_CAL_SPAWN_GROUP, XMPI_CAL_REMOVE};
+        cal->spawn_single = from_file->spawn_single;
+        cal->spawn_group = from_file->spawn_group;
+        cal->remove = from_file->remove;
+        cal->nclasses = from_file->nclasses;
+        memcpy(cal->cls, from_file->cls, sizeof cal->cls);
+        for (int i = 0; i < 3; i++) {
+            if (file_defaulted & bits[i]) continue;
+            snprintf(s->buf[i], sizeof s->buf[i], "%s", a->spawn_file);
+            s->src[i] = s->buf[i];
+        }
+    } else if (m->spawned) {
+        cal->spawn_single = m->sp;
+        cal->remove = m->rm;
+        snprintf(s->buf[0], sizeof s->buf[0], "XMPI_Spawn of 1 process, median of %ld", a->spawn);
+        snprintf(s->buf[2], sizeof s->buf[2], "XMPI_Remove of 1 process, median of %ld", a->spawn);
+        s->src[0] = s->buf[0];
+        s->src[2] = s->buf[2];
+        s->src[1] = "default (--spawn spawns one process at a time)";
+    } else if (a->spawn) {
+        s->src[0] = s->src[1] = s->src[2] = "default (spawning failed)";
+    }
+    if (m->linked) {
+        cal->spawned.alpha = m->link.alpha;
+        cal->spawned.beta = m->link.beta;
+    }
+}
+
+/* The ping-pong's table and fit. */
+static void print_pingpong(const struct args *a, const struct pingpong *p, const char *host)
+{
+    char b1[32], b2[32];
+    printf("xmpi-calibrate: ping-pong between 2 processes (rank 0 on %s), %d sizes from 0 B to %s, "
+           "median of %ld samples each\n\n",
+           host, p->nsizes, size_text(b1, a->max_bytes), a->reps);
+    printf("%12s  %14s  %14s  %9s\n", "bytes", "one-way (us)", "fit (us)", "residual");
+    for (int s = 0; s < p->nsizes; s++)
+        printf("%12ld  %14.3f  %14.3f  %+8.1f%%\n", p->bytes[s], 1e6 * p->t[s], 1e6 * p->fit[s],
+               100 * (p->t[s] - p->fit[s]) / p->t[s]);
+    printf("\nfit t = alpha + n * beta (least squares, weighted by 1/t^2): residual rms %.1f%%, "
+           "worst %+.1f%% at %s\n",
+           100 * p->rms, 100 * p->worst, size_text(b2, p->bytes[p->worst_at]));
+    if (p->how) printf("note: %s\n", p->how);
+}
+
+/* Every parameter, its value and where it comes from. */
+static void print_parameters(const struct xmpi_calibration *cal, const struct sources *s, const struct measured *m)
+{
+    char b1[32];
+    printf("gamma: MPI_Reduce_local(MPI_SUM) of %ld doubles (%s): median %.3f ms\n\n",
+           GAMMA_DOUBLES, size_text(b1, GAMMA_DOUBLES * (long)sizeof(double)), 1e3 * m->gamma_median);
+    printf("%-13s %-14s %s\n", "parameter", "value", "source");
+    printf("%-13s %-14.4g %s\n", "alpha", cal->net.alpha, "ping-pong fit (s)");
+    printf("%-13s %-14.4g ping-pong fit (s/byte; %.2f GB/s)\n", "beta", cal->net.beta,
+           1e-9 / cal->net.beta);
+    printf("%-13s %-14.4g %s\n", "gamma", cal->net.gamma,
+           m->gamma > 0 ? "MPI_Reduce_local (s/byte)" : "default (the reduction was too fast to time)");
+    printf("%-13s %-14.4g %s\n", "copy", cal->net.copy,
+           m->copy > 0 ? "memcpy into a fresh 64 MiB buffer (s/byte)" : "default (no memory for the copy test)");
+    printf("%-13s %-14.4g %s\n", "spawn_single", cal->spawn_single, s->src[0]);
+    printf("%-13s %-14.4g %s\n", "spawn_group", cal->spawn_group, s->src[1]);
+    printf("%-13s %-14.4g %s\n", "remove", cal->remove, s->src[2]);
+    printf("%-13s %-14.4g %s\n", "alpha_spawned", cal->spawned.alpha,
+           m->linked ? "ping-pong fit, rank 0 and a spawned process (s)" : "default (needs --spawn)");
+    printf("%-13s %-14.4g %s\n", "beta_spawned", cal->spawned.beta,
+           m->linked ? "ping-pong fit, rank 0 and a spawned process (s/byte)" : "default (needs --spawn)");
+    if (m->linked)
+        printf("spawned link: %d sizes from 0 B to %s, fit residual rms %.1f%%\n", m->link.nsizes,
+               size_text(b1, m->link.bytes[m->link.nsizes - 1]), 100 * m->link.rms);
+}
+
+/* The file, written under tmp and renamed to a->out whole, then read back as the library would.
+ * 0, or -1 after saying why. */
+static int write_calibration(const struct args *a, const char *tmp, const struct xmpi_calibration *cal,
+                             const struct sources *s, const struct pingpong *p, const char *host)
+{
+    int rc = 0;
+    FILE *f = fopen(tmp, "w");
+    if (f) {
+        char b1[32], b2[32], when[32] = "";
+        time_t now = time(NULL);
+        strftime(when, sizeof when, "%Y-%m-%d %H:%M", localtime(&now));
+        fprintf(f,
+                "# xmpi-calibrate, %s, 2 processes (rank 0 on %s): ping-pong 0 B to %s in %d sizes, "
+                "median of %ld; fit residual rms %.1f%%, worst %+.1f%% at %s\n",
+                when, host, size_text(b1, a->max_bytes), p->nsizes, a->reps, 100 * p->rms,
+                100 * p->worst, size_text(b2, p->bytes[p->worst_at]));
+        fprintf(f, "# spawn_single: %s; spawn_group: %s; remove: %s\n", s->src[0], s->src[1], s->src[2]);
+        rc = xmpi_calibration_write(cal, f);
+    }
+    if (commit_output(f, rc, tmp, a->out)) return -1;
+    /* The file must be one the library accepts; the writer promises it, this checks it. */
+    struct xmpi_calibration back;
+    char perr[900];
+    if (xmpi_calibration_load(&back, a->out, NULL, perr, sizeof perr)) {
+        fprintf(stderr, "xmpi-calibrate: the written file does not read back: %s\n", perr);
+        return -1;
+    }
+    printf("\nwrote %s (use it with --xmpi-calibration=%s)\n", a->out, a->out);
+    return 0;
 }
 
 int main(int argc, char **argv)
@@ -418,169 +533,42 @@ int main(int argc, char **argv)
     MPI_Comm_size(XMPI_COMM_WORLD, &size);
 
     struct args a;
-    char err[1024] = "";
-    int code = 0;
     struct xmpi_calibration cal, from_file;
     unsigned file_defaulted = 0;
-    xmpi_calibration_defaults(&cal);
-    xmpi_calibration_defaults(&from_file);
     char tmp[4200];
+    int code = 0;
+    xmpi_calibration_defaults(&from_file);
     if (rank == 0) {
-        if (parse_args(argc, argv, &a, err, sizeof err)) {
-            code = EXIT_USAGE;
-        } else if (a.help) {
-            usage(stdout);
-            code = -1;
-        } else if (size != 2) {
-            snprintf(err, sizeof err,
-                     "xmpi-calibrate: needs exactly 2 processes (mpirun -np 2), not %d", size);
-            code = EXIT_USAGE;
-        } else {
-            /* Refuse a file that cannot be written now, not after the measurements. */
-            snprintf(tmp, sizeof tmp, "%s.tmp", a.out);
-            FILE *t = fopen(tmp, "w");
-            if (!t) {
-                snprintf(err, sizeof err, "xmpi-calibrate: option -o: cannot write '%s': %s", a.out,
-                         strerror(errno));
-                code = EXIT_USAGE;
-            } else {
-                fclose(t);
-                unlink(tmp);
-            }
-            char perr[900];
-            if (!code && a.spawn_file &&
-                xmpi_calibration_load(&from_file, a.spawn_file, &file_defaulted, perr, sizeof perr)) {
-                snprintf(err, sizeof err, "xmpi-calibrate: option --spawn-file: %s", perr);
-                code = EXIT_USAGE;
-            }
-        }
-        if (err[0]) fprintf(stderr, "%s\n", err);
+        code = check_args(argc, argv, size, &a, &from_file, &file_defaulted, tmp, sizeof tmp);
     } else {
+        char err[1024];
         parse_args(argc, argv, &a, err, sizeof err);
     }
-    code = agree(code);
+    code = rank0_verdict(code, XMPI_COMM_WORLD);
     if (code) {
         MPI_Finalize();
         return code < 0 ? 0 : code;
     }
 
-    struct pingpong p;
-    ping_pong(rank, 1, &a, &p);
-    double gamma_median = 0;
-    double gamma = measure_gamma(rank, a.reps, &gamma_median);
-    double copy = measure_copy(rank, a.reps);
-
-    /* Where each spawn/remove figure comes from, for the summary and the file's comments. */
-    const char *src[3] = {"default", "default", "default"};
-    char fsrc[3][4200];
-    double sp = 0, rm = 0;
-    int spawned = a.spawn && measure_spawn(rank, argv[0], a.spawn, &sp, &rm) == 0;
-    struct pingpong link;
-    int linked = spawned && measure_link(rank, argv[0], &a, &link) == 0;
+    struct measured m = {0};
+    ping_pong(rank, 1, &a, &m.p);
+    m.gamma = measure_gamma(rank, a.reps, &m.gamma_median);
+    m.copy = measure_copy(rank, a.reps);
+    m.spawned = a.spawn && measure_spawn(rank, argv[0], a.spawn, &m.sp, &m.rm) == 0;
+    m.linked = m.spawned && measure_link(rank, argv[0], &a, &m.link) == 0;
     if (rank != 0) {
         MPI_Finalize();
         return 0;
     }
 
-    cal.net.alpha = p.alpha;
-    cal.net.beta = p.beta;
-    if (gamma > 0) cal.net.gamma = gamma;
-    if (copy > 0) cal.net.copy = cal.spawned.copy = copy;
-    if (a.spawn_file) {
-        static const unsigned bits[3] = {XMPI_CAL_SPAWN_SINGLE, XMPI_CAL_SPAWN_GROUP, XMPI_CAL_REMOVE};
-        cal.spawn_single = from_file.spawn_single;
-        cal.spawn_group = from_file.spawn_group;
-        cal.remove = from_file.remove;
-        cal.nclasses = from_file.nclasses;
-        memcpy(cal.cls, from_file.cls, sizeof cal.cls);
-        for (int i = 0; i < 3; i++) {
-            if (file_defaulted & bits[i]) continue;
-            snprintf(fsrc[i], sizeof fsrc[i], "%s", a.spawn_file);
-            src[i] = fsrc[i];
-        }
-    } else if (spawned) {
-        cal.spawn_single = sp;
-        cal.remove = rm;
-        snprintf(fsrc[0], sizeof fsrc[0], "XMPI_Spawn of 1 process, median of %ld", a.spawn);
-        snprintf(fsrc[2], sizeof fsrc[2], "XMPI_Remove of 1 process, median of %ld", a.spawn);
-        src[0] = fsrc[0];
-        src[2] = fsrc[2];
-        src[1] = "default (--spawn spawns one process at a time)";
-    } else if (a.spawn) {
-        src[0] = src[1] = src[2] = "default (spawning failed)";
-    }
-    if (linked) {
-        cal.spawned.alpha = link.alpha;
-        cal.spawned.beta = link.beta;
-    }
-
+    struct sources src;
+    compose(&cal, &src, &a, &from_file, file_defaulted, &m);
     char host[MPI_MAX_PROCESSOR_NAME] = "";
     int hlen;
     MPI_Get_processor_name(host, &hlen);
-    char b1[32], b2[32];
-    printf("xmpi-calibrate: ping-pong between 2 processes (rank 0 on %s), %d sizes from 0 B to %s, "
-           "median of %ld samples each\n\n",
-           host, p.nsizes, size_text(b1, a.max_bytes), a.reps);
-    printf("%12s  %14s  %14s  %9s\n", "bytes", "one-way (us)", "fit (us)", "residual");
-    for (int s = 0; s < p.nsizes; s++)
-        printf("%12ld  %14.3f  %14.3f  %+8.1f%%\n", p.bytes[s], 1e6 * p.t[s], 1e6 * p.fit[s],
-               100 * (p.t[s] - p.fit[s]) / p.t[s]);
-    printf("\nfit t = alpha + n * beta (least squares, weighted by 1/t^2): residual rms %.1f%%, "
-           "worst %+.1f%% at %s\n",
-           100 * p.rms, 100 * p.worst, size_text(b2, p.bytes[p.worst_at]));
-    if (p.how) printf("note: %s\n", p.how);
-    printf("gamma: MPI_Reduce_local(MPI_SUM) of %ld doubles (%s): median %.3f ms\n\n",
-           GAMMA_DOUBLES, size_text(b1, GAMMA_DOUBLES * (long)sizeof(double)), 1e3 * gamma_median);
-    printf("%-13s %-14s %s\n", "parameter", "value", "source");
-    printf("%-13s %-14.4g %s\n", "alpha", cal.net.alpha, "ping-pong fit (s)");
-    printf("%-13s %-14.4g ping-pong fit (s/byte; %.2f GB/s)\n", "beta", cal.net.beta,
-           1e-9 / cal.net.beta);
-    printf("%-13s %-14.4g %s\n", "gamma", cal.net.gamma,
-           gamma > 0 ? "MPI_Reduce_local (s/byte)" : "default (the reduction was too fast to time)");
-    printf("%-13s %-14.4g %s\n", "copy", cal.net.copy,
-           copy > 0 ? "memcpy into a fresh 64 MiB buffer (s/byte)" : "default (no memory for the copy test)");
-    printf("%-13s %-14.4g %s\n", "spawn_single", cal.spawn_single, src[0]);
-    printf("%-13s %-14.4g %s\n", "spawn_group", cal.spawn_group, src[1]);
-    printf("%-13s %-14.4g %s\n", "remove", cal.remove, src[2]);
-    printf("%-13s %-14.4g %s\n", "alpha_spawned", cal.spawned.alpha,
-           linked ? "ping-pong fit, rank 0 and a spawned process (s)" : "default (needs --spawn)");
-    printf("%-13s %-14.4g %s\n", "beta_spawned", cal.spawned.beta,
-           linked ? "ping-pong fit, rank 0 and a spawned process (s/byte)" : "default (needs --spawn)");
-    if (linked)
-        printf("spawned link: %d sizes from 0 B to %s, fit residual rms %.1f%%\n", link.nsizes,
-               size_text(b1, link.bytes[link.nsizes - 1]), 100 * link.rms);
-
-    int rc = 0;
-    FILE *f = fopen(tmp, "w");
-    if (f) {
-        time_t now = time(NULL);
-        char when[32] = "";
-        strftime(when, sizeof when, "%Y-%m-%d %H:%M", localtime(&now));
-        fprintf(f,
-                "# xmpi-calibrate, %s, 2 processes (rank 0 on %s): ping-pong 0 B to %s in %d sizes, "
-                "median of %ld; fit residual rms %.1f%%, worst %+.1f%% at %s\n",
-                when, host, size_text(b1, a.max_bytes), p.nsizes, a.reps, 100 * p.rms,
-                100 * p.worst, size_text(b2, p.bytes[p.worst_at]));
-        fprintf(f, "# spawn_single: %s; spawn_group: %s; remove: %s\n", src[0], src[1], src[2]);
-        rc = xmpi_calibration_write(&cal, f);
-        if (fclose(f) || rc || rename(tmp, a.out)) rc = -1;
-    } else {
-        rc = -1;
-    }
-    if (rc) {
-        fprintf(stderr, "xmpi-calibrate: cannot write %s: %s\n", a.out, strerror(errno));
-        unlink(tmp);
-    } else {
-        /* The file must be one the library accepts; the writer promises it, this checks it. */
-        struct xmpi_calibration back;
-        char perr[900];
-        if (xmpi_calibration_load(&back, a.out, NULL, perr, sizeof perr)) {
-            fprintf(stderr, "xmpi-calibrate: the written file does not read back: %s\n", perr);
-            rc = -1;
-        } else {
-            printf("\nwrote %s (use it with --xmpi-calibration=%s)\n", a.out, a.out);
-        }
-    }
+    print_pingpong(&a, &m.p, host);
+    print_parameters(&cal, &src, &m);
+    int rc = write_calibration(&a, tmp, &cal, &src, &m.p, host);
     MPI_Finalize();
     return rc ? EXIT_RUNTIME : 0;
 }

@@ -153,41 +153,13 @@ static int parse_source(const char *s, struct options *o)
     return 0;
 }
 
-/* getopt knows no long options; --cg-shuffle is taken out of argv before it looks. */
-static int take_long_options(int *argc, char **argv, struct options *o, struct failure *f)
-{
-    static const char name[] = "--cg-shuffle";
-    const size_t len = sizeof name - 1;
-    int out = 1, k = 1;
-    for (; k < *argc; k++) {
-        if (strcmp(argv[k], "--") == 0)
-            break;
-        if (strncmp(argv[k], name, len) == 0 && (argv[k][len] == '=' || argv[k][len] == '\0')) {
-            if (argv[k][len] == '\0' || parse_long(argv[k] + len + 1, 1, INT_MAX, &o->shuffle))
-                return fail(f, EXIT_USAGE,
-                            "cg: bad option '%s': expected --cg-shuffle=K with K an integer from 1 to %d\n",
-                            argv[k], INT_MAX);
-            if (!CAN_MOVE)
-                return fail(f, EXIT_USAGE,
-                            "cg: option '%s' is not accepted by cg-plain: moving rows needs libxmpi's "
-                            "XMPI_Redistribute_data (use cg)\n",
-                            argv[k]);
-            continue;
-        }
-        argv[out++] = argv[k];
-    }
-    for (; k < *argc; k++)
-        argv[out++] = argv[k];
-    argv[out] = NULL;
-    *argc = out;
-    return 0;
-}
-
 /* Every rank parses the same argv, so every rank reaches the same verdict. */
 static int parse_options(int argc, char **argv, struct options *o, struct failure *f)
 {
     *o = (struct options){.source = SRC_POISSON, .size = 20, .seed = 1, .maxit = 1000, .tol = 1e-10};
-    if (take_long_options(&argc, argv, o, f))
+    const char *plain =
+        CAN_MOVE ? NULL : "is not accepted by cg-plain: moving rows needs libxmpi's XMPI_Redistribute_data (use cg)";
+    if (take_count_option(&argc, argv, "--cg-shuffle", plain, &o->shuffle, f))
         return -1;
 
     opterr = 0;
@@ -243,22 +215,12 @@ static int parse_options(int argc, char **argv, struct options *o, struct failur
         case 'h':
             o->help = 1;
             return 0;
-        case ':':
-            return fail(f, EXIT_USAGE, "cg: option '-%c' needs a value (see cg -h)\n", optopt);
         default:
-            if (optopt != '-')
-                return fail(f, EXIT_USAGE, "cg: unknown option '-%c'; accepted: " ACCEPTED "\n", optopt);
-            /* getopt sees '--name' as an unknown '-' and does not say which word it was. */
-            for (int k = 1; k < argc; k++)
-                if (strncmp(argv[k], "--", 2) == 0 && argv[k][2] != '\0')
-                    return fail(f, EXIT_USAGE, "cg: unknown option '%s'; accepted: " ACCEPTED "\n", argv[k]);
-            return fail(f, EXIT_USAGE, "cg: unknown option '-'; accepted: " ACCEPTED "\n");
+            return refuse_getopt(c, argc, argv, ACCEPTED, f);
         }
     }
-    if (optind < argc)
-        return fail(f, EXIT_USAGE,
-                    "cg: unexpected argument '%s'; everything is given through options (see -h)\n",
-                    argv[optind]);
+    if (refuse_operands(argc, argv, f))
+        return -1;
     if (o->source == SRC_POISSON)
         snprintf(o->source_text, sizeof o->source_text, "poisson3d:%ld", o->size);
     else if (o->source == SRC_UNEVEN)
@@ -482,6 +444,8 @@ struct mm {
     size_t cap;
     long lineno;
     int field, symmetric;
+    long long rows, entries;   /* from the size line */
+    long size_line;
 };
 
 static int mm_header(struct mm *m, struct failure *f)
@@ -580,6 +544,137 @@ static int mm_duplicates(const struct mm *m, const struct problem *P, const stru
     return 0;
 }
 
+/* The 'rows cols entries' line after the header and comments: a square matrix that int row
+ * numbers index, and a count of entries >= 0. */
+static int mm_size(struct mm *m, struct failure *f)
+{
+    const char *path = m->path;
+    long long cols = 0;
+    for (;;) {
+        if (getline(&m->line, &m->cap, m->in) < 0)
+            return fail(f, EXIT_USAGE, "cg: %s:%ld: file ends before the 'rows cols entries' line\n", path,
+                        m->lineno);
+        m->lineno++;
+        if (!is_skippable(m->line))
+            break;
+    }
+    char *t[4], copy[128];
+    snprintf(copy, sizeof copy, "%s", chomp(m->line));
+    if (fields(m->line, t, 4) != 3 || parse_ll(t[0], &m->rows) || parse_ll(t[1], &cols) ||
+        parse_ll(t[2], &m->entries))
+        return fail(f, EXIT_USAGE, "cg: %s:%ld: expected 'rows cols entries' (three integers), found '%.80s'\n",
+                    path, m->lineno, copy);
+    m->size_line = m->lineno;
+    if (m->rows != cols)
+        return fail(f, EXIT_USAGE, "cg: %s:%ld: matrix is %lld x %lld; CG needs a square matrix\n", path,
+                    m->size_line, m->rows, cols);
+    if (m->rows < 1 || m->rows > INT_MAX)
+        return fail(f, EXIT_USAGE, "cg: %s:%ld: order %lld out of range; accepted: 1 to %d\n", path, m->size_line,
+                    m->rows, INT_MAX);
+    if (m->entries < 0)
+        return fail(f, EXIT_USAGE, "cg: %s:%ld: %lld entries; expected a count >= 0\n", path, m->size_line,
+                    m->entries);
+    return 0;
+}
+
+/* The entry on the line just read: its row and column, 1-based and within the order, and its
+ * value (1 in a pattern file). */
+static int mm_entry(const struct mm *m, long long *i, long long *j, double *v, struct failure *f)
+{
+    const char *path = m->path;
+    const int want = m->field == FIELD_PATTERN ? 2 : 3;
+    char *t[4], copy[128];
+    snprintf(copy, sizeof copy, "%s", chomp(m->line));
+    long long iv;
+    *v = 1.0;
+    if (fields(m->line, t, 4) != want || parse_ll(t[0], i) || parse_ll(t[1], j))
+        return fail(f, EXIT_USAGE, "cg: %s:%ld: expected '%s', found '%.80s'\n", path, m->lineno,
+                    want == 2 ? "row col" : "row col value", copy);
+    if (m->field == FIELD_REAL) {
+        char *end;
+        *v = strtod(t[2], &end);
+        if (end == t[2] || *end != '\0' || !isfinite(*v))
+            return fail(f, EXIT_USAGE, "cg: %s:%ld: value '%.40s' is not a finite real number\n", path, m->lineno,
+                        t[2]);
+    } else if (m->field == FIELD_INTEGER) {
+        if (parse_ll(t[2], &iv))
+            return fail(f, EXIT_USAGE, "cg: %s:%ld: value '%.40s' is not an integer (the header says integer)\n",
+                        path, m->lineno, t[2]);
+        *v = (double)iv;
+    }
+    const long long rows = m->rows;
+    if (*i < 1 || *i > rows || *j < 1 || *j > rows)
+        return fail(f, EXIT_USAGE, "cg: %s:%ld: %s index %lld out of range; accepted: 1 to %lld\n", path,
+                    m->lineno, *i < 1 || *i > rows ? "row" : "column", *i < 1 || *i > rows ? *i : *j, rows);
+    if (m->symmetric && *i < *j)
+        return fail(f, EXIT_USAGE,
+                    "cg: %s:%ld: entry (%lld,%lld) lies above the diagonal; a symmetric file holds the lower "
+                    "triangle only\n",
+                    path, m->lineno, *i, *j);
+    return 0;
+}
+
+/* The entries, as many as the size line declares: those in this rank's rows go to D (both
+ * triangles of a symmetric file), and for a general file the transposed entries of its rows'
+ * columns go to M, for the mirror check. */
+static int mm_entries(struct mm *m, const struct problem *P, struct trips *D, struct trips *M, struct failure *f)
+{
+    const long long lo = P->displ, hi = lo + P->count;
+    long long k = 0;
+    while (getline(&m->line, &m->cap, m->in) >= 0) {
+        m->lineno++;
+        if (is_skippable(m->line))
+            continue;
+        if (k == m->entries)
+            return fail(f, EXIT_USAGE, "cg: %s:%ld: more entries than the %lld that line %ld declares\n", m->path,
+                        m->lineno, m->entries, m->size_line);
+        long long i = 0, j = 0;
+        double v;
+        if (mm_entry(m, &i, &j, &v, f))
+            return -1;
+        i--, j--;
+        if (i >= lo && i < hi && trips_add(D, (int)(i - lo), (int)j, m->lineno, v, f))
+            return -1;
+        if (i != j && j >= lo && j < hi && trips_add(m->symmetric ? D : M, (int)(j - lo), (int)i, m->lineno, v, f))
+            return -1;
+        k++;
+    }
+    if (ferror(m->in))
+        return fail(f, EXIT_USAGE, "cg: %s:%ld: read error: %s\n", m->path, m->lineno + 1, strerror(errno));
+    if (k < m->entries)
+        return fail(f, EXIT_USAGE, "cg: %s:%ld: file ends after %lld of the %lld entries that line %ld declares\n",
+                    m->path, m->lineno, k, m->entries, m->size_line);
+    return 0;
+}
+
+/* Without a positive diagonal the matrix cannot be SPD; say so instead of diverging. D: the
+ * entries the rows were built from, for the line to name. */
+static int mm_check_diagonal(const struct problem *P, const struct trips *D, const char *path, struct failure *f)
+{
+    for (int ii = 0; ii < P->count; ii++) {
+        const int row = P->displ + ii;
+        double d = 0.0;
+        int found = 0;
+        for (int q = P->ia[ii]; q < P->ia[ii + 1]; q++)
+            if (P->ja[q] == row)
+                d = P->a[q], found = 1;
+        if (found && d > 0)
+            continue;
+        long long line = 0;
+        for (size_t e = 0; e < D->n; e++)
+            if (D->t[e].row == ii && D->t[e].col == row)
+                line = D->t[e].key;
+        if (found)
+            return fail(f, EXIT_USAGE,
+                        "cg: %s:%lld: diagonal entry (%d,%d) is %g; CG needs a positive definite matrix\n", path,
+                        line, row + 1, row + 1, d);
+        return fail(f, EXIT_USAGE,
+                    "cg: %s: diagonal entry (%d,%d) is missing; CG needs a positive definite matrix\n", path,
+                    row + 1, row + 1);
+    }
+    return 0;
+}
+
 /* Every rank reads the whole file and keeps its rows: simple, and fine for the small matrices files hold. */
 static int read_matrix_market(struct problem *P, const char *path, int rank, int nprocs, struct failure *f)
 {
@@ -588,114 +683,15 @@ static int read_matrix_market(struct problem *P, const char *path, int rank, int
     m.in = fopen(path, "r");
     if (!m.in)
         return fail(f, EXIT_USAGE, "cg: cannot read matrix file '%s' (-m): %s\n", path, strerror(errno));
-    if (mm_header(&m, f))
+    if (mm_header(&m, f) || mm_size(&m, f))
         goto out;
-
-    long long rows = 0, cols = 0, entries = 0;
-    long size_line = 0;
-    for (;;) {
-        if (getline(&m.line, &m.cap, m.in) < 0) {
-            fail(f, EXIT_USAGE, "cg: %s:%ld: file ends before the 'rows cols entries' line\n", path, m.lineno);
-            goto out;
-        }
-        m.lineno++;
-        if (is_skippable(m.line))
-            continue;
-        char *t[4], copy[128];
-        snprintf(copy, sizeof copy, "%s", chomp(m.line));
-        if (fields(m.line, t, 4) != 3 || parse_ll(t[0], &rows) || parse_ll(t[1], &cols) ||
-            parse_ll(t[2], &entries)) {
-            fail(f, EXIT_USAGE, "cg: %s:%ld: expected 'rows cols entries' (three integers), found '%.80s'\n", path,
-                 m.lineno, copy);
-            goto out;
-        }
-        size_line = m.lineno;
-        break;
-    }
-    if (rows != cols) {
-        fail(f, EXIT_USAGE, "cg: %s:%ld: matrix is %lld x %lld; CG needs a square matrix\n", path, size_line, rows,
-             cols);
-        goto out;
-    }
-    if (rows < 1 || rows > INT_MAX) {
-        fail(f, EXIT_USAGE, "cg: %s:%ld: order %lld out of range; accepted: 1 to %d\n", path, size_line, rows,
-             INT_MAX);
-        goto out;
-    }
-    if (entries < 0) {
-        fail(f, EXIT_USAGE, "cg: %s:%ld: %lld entries; expected a count >= 0\n", path, size_line, entries);
-        goto out;
-    }
-    P->n = (int)rows;
+    P->n = (int)m.rows;
     if (GET_WSIZE(rank, nprocs, P->n, &P->count, &P->displ)) {
         fail(f, EXIT_RUNTIME, "cg: rank %d: XMPI_Get_wsize refused %d rows on %d ranks\n", rank, P->n, nprocs);
         goto out;
     }
-    const long long lo = P->displ, hi = lo + P->count;
-    const int want = m.field == FIELD_PATTERN ? 2 : 3;
-    long long k = 0;
-    while (getline(&m.line, &m.cap, m.in) >= 0) {
-        m.lineno++;
-        if (is_skippable(m.line))
-            continue;
-        char *t[4], copy[128];
-        snprintf(copy, sizeof copy, "%s", chomp(m.line));
-        if (k == entries) {
-            fail(f, EXIT_USAGE, "cg: %s:%ld: more entries than the %lld that line %ld declares\n", path, m.lineno,
-                 entries, size_line);
-            goto out;
-        }
-        long long i, j, iv;
-        double v = 1.0;
-        int nt = fields(m.line, t, 4);
-        if (nt != want || parse_ll(t[0], &i) || parse_ll(t[1], &j)) {
-            fail(f, EXIT_USAGE, "cg: %s:%ld: expected '%s', found '%.80s'\n", path, m.lineno,
-                 want == 2 ? "row col" : "row col value", copy);
-            goto out;
-        }
-        if (m.field == FIELD_REAL) {
-            char *end;
-            v = strtod(t[2], &end);
-            if (end == t[2] || *end != '\0' || !isfinite(v)) {
-                fail(f, EXIT_USAGE, "cg: %s:%ld: value '%.40s' is not a finite real number\n", path, m.lineno, t[2]);
-                goto out;
-            }
-        } else if (m.field == FIELD_INTEGER) {
-            if (parse_ll(t[2], &iv)) {
-                fail(f, EXIT_USAGE, "cg: %s:%ld: value '%.40s' is not an integer (the header says integer)\n",
-                     path, m.lineno, t[2]);
-                goto out;
-            }
-            v = (double)iv;
-        }
-        if (i < 1 || i > rows || j < 1 || j > rows) {
-            fail(f, EXIT_USAGE, "cg: %s:%ld: %s index %lld out of range; accepted: 1 to %lld\n", path, m.lineno,
-                 i < 1 || i > rows ? "row" : "column", i < 1 || i > rows ? i : j, rows);
-            goto out;
-        }
-        if (m.symmetric && i < j) {
-            fail(f, EXIT_USAGE,
-                 "cg: %s:%ld: entry (%lld,%lld) lies above the diagonal; a symmetric file holds the lower "
-                 "triangle only\n",
-                 path, m.lineno, i, j);
-            goto out;
-        }
-        i--, j--;
-        if (i >= lo && i < hi && trips_add(&D, (int)(i - lo), (int)j, m.lineno, v, f))
-            goto out;
-        if (i != j && j >= lo && j < hi && trips_add(m.symmetric ? &D : &M, (int)(j - lo), (int)i, m.lineno, v, f))
-            goto out;
-        k++;
-    }
-    if (ferror(m.in)) {
-        fail(f, EXIT_USAGE, "cg: %s:%ld: read error: %s\n", path, m.lineno + 1, strerror(errno));
+    if (mm_entries(&m, P, &D, &M, f))
         goto out;
-    }
-    if (k < entries) {
-        fail(f, EXIT_USAGE, "cg: %s:%ld: file ends after %lld of the %lld entries that line %ld declares\n", path,
-             m.lineno, k, entries, size_line);
-        goto out;
-    }
     qsort(D.t, D.n, sizeof *D.t, trip_order);
     qsort(M.t, M.n, sizeof *M.t, trip_order);
     if (mm_duplicates(&m, P, &D, 0, f) || mm_duplicates(&m, P, &M, 1, f))
@@ -707,31 +703,8 @@ static int read_matrix_market(struct problem *P, const char *path, int rank, int
         build_csr(P, &D, 1, rank, f);
         goto out;
     }
-    if (build_csr(P, &D, 0, rank, f))
-        goto out;
-    /* Without a positive diagonal the matrix cannot be SPD; say so instead of diverging. */
-    for (int ii = 0; ii < P->count; ii++) {
-        const int row = P->displ + ii;
-        double d = 0.0;
-        int found = 0;
-        for (int q = P->ia[ii]; q < P->ia[ii + 1]; q++)
-            if (P->ja[q] == row)
-                d = P->a[q], found = 1;
-        if (!found || !(d > 0)) {
-            long long line = 0;
-            for (size_t e = 0; e < D.n; e++)
-                if (D.t[e].row == ii && D.t[e].col == row)
-                    line = D.t[e].key;
-            if (found)
-                fail(f, EXIT_USAGE, "cg: %s:%lld: diagonal entry (%d,%d) is %g; CG needs a positive definite matrix\n",
-                     path, line, row + 1, row + 1, d);
-            else
-                fail(f, EXIT_USAGE,
-                     "cg: %s: diagonal entry (%d,%d) is missing; CG needs a positive definite matrix\n", path,
-                     row + 1, row + 1);
-            goto out;
-        }
-    }
+    if (build_csr(P, &D, 0, rank, f) == 0)
+        mm_check_diagonal(P, &D, path, f);
 out:
     free(D.t);
     free(M.t);
@@ -829,27 +802,6 @@ static int setup(struct problem *P, const struct options *o, int rank, int nproc
     return refresh(P, rank, nprocs, f);
 }
 
-/* The load-balancing hook, called at the end of every iteration that another one follows. It is
- * to become XMPI_Eval_lbalance(...), which may move the registered rows: the caller re-reads its
- * block and pointers afterwards whatever happened. Returns 0 or an XMPI error code. */
-static int balance_enabled;   /* -b */
-
-/* The load balancer: at interval ends it may move the registered rows (the caller re-reads
- * its block and pointers afterwards). */
-static int rebalance(int it, int maxit, int *count, int *displ)
-{
-#ifdef XMPI_PLAIN
-    (void)it, (void)maxit, (void)count, (void)displ;
-    return 0;
-#else
-    if (!balance_enabled) return 0;
-    int rank, nprocs;
-    MPI_Comm_rank(XMPI_COMM_WORLD, &rank);
-    MPI_Comm_size(XMPI_COMM_WORLD, &nprocs);
-    return XMPI_Eval_lbalance(rank, nprocs, it, maxit, count, displ, NULL);
-#endif
-}
-
 /* Test partition number `s`: random cut points and a random order of the blocks over the
  * ranks (empty blocks allowed), a function of s alone so every rank computes the same one.
  * scratch: room for 2 nprocs + 1 ints. */
@@ -916,9 +868,7 @@ static int settle(struct problem *P, int *rank, int *nprocs, struct failure *f)
     P->part = alloc_array(4 * (size_t)*nprocs + 1, sizeof *P->part, f);
     if (P->counts && P->displs && P->part)
         refresh(P, *rank, *nprocs, f);
-    int bad = f->code != 0, any;
-    MPI_Allreduce(&bad, &any, 1, MPI_INT, MPI_MAX, COMM);
-    return any;
+    return any_failed(f);
 }
 
 /* -d, at the end of an iteration: follows the resource manager. 0: go on; 1: this process was
@@ -977,194 +927,223 @@ static int join(struct problem *P, int *rank, int *nprocs, int *it, double *rr, 
 }
 #endif
 
-int main(int argc, char **argv)
-{
-    MPI_Init(&argc, &argv);
-    double t0 = MPI_Wtime();   /* a spawned process's clock; the others restart it below */
+/* What the iterations carry besides the matrix and vectors. rank and nprocs follow the job's
+ * changes (-d). */
+struct run {
     int rank, nprocs;
-    MPI_Comm_rank(COMM, &rank);
-    MPI_Comm_size(COMM, &nprocs);
+    double bb, rr, bnorm;   /* b'b, r'r and ||b|| */
+    int first;              /* the iteration to start at: 0, or the one a spawned process joins at */
+    int done_iters, moves;  /* iterations done; --cg-shuffle's moves */
+    int in_iter;            /* inside a monitored iteration not ended yet */
+    int left;               /* -d removed this process */
+    int warned;             /* monitor_check's first warning given */
+};
 
-    struct options opt;
-    struct failure f = {0};
-    struct problem P = {0};
-    int status = 0, stop = 0, left = 0, first = 0;
-    double bb = 0.0, rr = 0.0;
-    /* Before parsing, which takes --cg-shuffle out of argv. */
-    char **args = copy_args(argc, argv, &f);
-    const int joining = JOINING();
-
-    parse_options(argc, argv, &opt, &f);
-    balance_enabled = opt.balance;
-    if (joining) {
-        /* Started by -d: the parents accepted these options and wait for it in adapt(). */
-        stop = join(&P, &rank, &nprocs, &first, &rr, &bb, &f) != 0;
-    } else {
-        if ((status = agree(&f, rank, nprocs)))
-            goto done;
-        if (opt.help) {
-            if (rank == 0)
-                usage(stdout);
-            goto done;
-        }
-
-        setup(&P, &opt, rank, nprocs, &f);
-        if ((status = agree(&f, rank, nprocs)))
-            goto done;
-
-        /* How uneven the matrix is: per rank (the load) and per row (the shape). */
-        long long mine_nnz = P.ia[P.count], ext[4] = {-mine_nnz, mine_nnz, -(long long)INT_MAX, 0}, all_ext[4];
-        for (int ii = 0; ii < P.count; ii++) {
-            long long len = P.ia[ii + 1] - P.ia[ii];
-            ext[2] = ext[2] > -len ? ext[2] : -len;
-            ext[3] = ext[3] > len ? ext[3] : len;
-        }
-        MPI_Allreduce(&mine_nnz, &P.nnz, 1, MPI_LONG_LONG, MPI_SUM, COMM);
-        MPI_Allreduce(ext, all_ext, 4, MPI_LONG_LONG, MPI_MAX, COMM);
-        for (int ii = 0; ii < P.count; ii++)
-            P.prod[P.displ + ii] = P.b[ii] * P.b[ii];
-        bb = gathered_sum(&P);
-        rr = bb; /* r = b since x starts at 0 */
-        if (rank == 0) {
-            printf("cg: rows %d, nnz %lld (per row %lld to %lld, per rank %lld to %lld), ranks %d, source %s, "
-                   "library %s\n",
-                   P.n, P.nnz, -all_ext[2], all_ext[3], -all_ext[0], all_ext[1], nprocs,
-                   opt.file ? opt.file : opt.source_text, LIBRARY_NAME);
-            fflush(stdout);
-        }
-        MPI_Barrier(COMM);
-        t0 = MPI_Wtime();
+/* How uneven the matrix is, per rank (the load) and per row (the shape), in rank 0's first
+ * line; P->nnz for the result line. Returns b'b. */
+static double describe(struct problem *P, const struct options *o, int rank, int nprocs)
+{
+    long long mine_nnz = P->ia[P->count], ext[4] = {-mine_nnz, mine_nnz, -(long long)INT_MAX, 0}, all_ext[4];
+    for (int ii = 0; ii < P->count; ii++) {
+        long long len = P->ia[ii + 1] - P->ia[ii];
+        ext[2] = ext[2] > -len ? ext[2] : -len;
+        ext[3] = ext[3] > len ? ext[3] : len;
     }
+    MPI_Allreduce(&mine_nnz, &P->nnz, 1, MPI_LONG_LONG, MPI_SUM, COMM);
+    MPI_Allreduce(ext, all_ext, 4, MPI_LONG_LONG, MPI_MAX, COMM);
+    for (int ii = 0; ii < P->count; ii++)
+        P->prod[P->displ + ii] = P->b[ii] * P->b[ii];
+    const double bb = gathered_sum(P);
+    if (rank == 0) {
+        printf("cg: rows %d, nnz %lld (per row %lld to %lld, per rank %lld to %lld), ranks %d, source %s, "
+               "library %s\n",
+               P->n, P->nnz, -all_ext[2], all_ext[3], -all_ext[0], all_ext[1], nprocs,
+               o->file ? o->file : o->source_text, LIBRARY_NAME);
+        fflush(stdout);
+    }
+    return bb;
+}
 
-    const double bnorm = sqrt(bb);
-    int warned = 0, done_iters = first, moves = 0, in_iter = 0;
-    for (int it = first; !stop && it < opt.maxit && rr > 0; it++) {
-        monitor_check(MONITOR_SI_INIT(), "XMPI_Monitor_si_init", rank, &f, &warned);
-        in_iter = 1;
-        /* Re-read at the top: a move at the end of the last iteration may have replaced them. */
-        const int count = P.count, displ = P.displ;
-        const int *ia = P.ia, *ja = P.ja;
-        const double *a = P.a;
-        double *x = P.x, *r = P.r, *p = P.p, *q = P.q, *full = P.full, *prod = P.prod;
+/* One CG iteration on this rank's rows: q = A p, then x, r and p, and *rr the new r'r. 0, or -1
+ * on a breakdown (p'Ap is the same on every rank, so all of them stop together). */
+static int step(struct problem *P, double *rr, int it, struct failure *f)
+{
+    /* Read here, not kept: a move at the end of the last iteration may have replaced them. */
+    const int count = P->count, displ = P->displ;
+    const int *ia = P->ia, *ja = P->ja;
+    const double *a = P->a;
+    double *x = P->x, *r = P->r, *p = P->p, *q = P->q, *full = P->full, *prod = P->prod;
 
-        MPI_Allgatherv(p, count, MPI_DOUBLE, full, P.counts, P.displs, MPI_DOUBLE, COMM);
-        for (int ii = 0; ii < count; ii++) {
-            double s = 0.0;
-            for (int k = ia[ii]; k < ia[ii + 1]; k++)
-                s += a[k] * full[ja[k]];
-            q[ii] = s;
-            prod[displ + ii] = p[ii] * s;
-        }
-        const double pq = gathered_sum(&P);
-        if (!(pq > 0) || !isfinite(pq)) {
-            /* pq is the same on every rank, so all of them stop here together. */
-            fail(&f, EXIT_RUNTIME,
-                 "cg: breakdown at iteration %d: p'Ap = %g; the matrix is not symmetric positive definite\n",
-                 it + 1, pq);
+    MPI_Allgatherv(p, count, MPI_DOUBLE, full, P->counts, P->displs, MPI_DOUBLE, COMM);
+    for (int ii = 0; ii < count; ii++) {
+        double s = 0.0;
+        for (int k = ia[ii]; k < ia[ii + 1]; k++)
+            s += a[k] * full[ja[k]];
+        q[ii] = s;
+        prod[displ + ii] = p[ii] * s;
+    }
+    const double pq = gathered_sum(P);
+    if (!(pq > 0) || !isfinite(pq))
+        return fail(f, EXIT_RUNTIME,
+                    "cg: breakdown at iteration %d: p'Ap = %g; the matrix is not symmetric positive definite\n",
+                    it + 1, pq);
+    const double alpha = *rr / pq;
+    for (int ii = 0; ii < count; ii++) {
+        x[ii] += alpha * p[ii];
+        r[ii] -= alpha * q[ii];
+        prod[displ + ii] = r[ii] * r[ii];
+    }
+    const double rr_new = gathered_sum(P), beta = rr_new / *rr;
+    for (int ii = 0; ii < count; ii++)
+        p[ii] = r[ii] + beta * p[ii];
+    *rr = rr_new;
+    return 0;
+}
+
+/* Between two iterations: --cg-shuffle's test move, the load balancer, everyone's block after
+ * them. A rank that failed still joins these collectives with its rows intact. Returns whether
+ * any rank has failed, on every rank, so that all stop before the next iteration. */
+static int move_rows(struct problem *P, const struct options *o, struct run *R, int it, struct failure *f)
+{
+    const int rank = R->rank, nprocs = R->nprocs;
+    if (o->shuffle && R->done_iters % o->shuffle == 0) {
+        shuffled_partition(P->n, nprocs, (uint64_t)(R->done_iters / o->shuffle), P->part, P->part + nprocs,
+                           P->part + 2 * nprocs);
+        int rc = REDISTRIBUTE(P->count, P->displ, P->part[rank], P->part[nprocs + rank]);
+        if (rc)
+            fail(f, EXIT_RUNTIME, "cg: rank %d: XMPI_Redistribute_data at iteration %d failed: %s\n", rank,
+                 R->done_iters, MONITOR_ERROR_STRING(rc));
+        R->moves += rc == 0;
+        refresh(P, rank, nprocs, f);
+    }
+    int rc = balance_rows(o->balance, it, (int)o->maxit, &P->count, &P->displ, NULL);
+    if (rc)
+        fail(f, EXIT_RUNTIME, "cg: rank %d: load balancing at iteration %d failed: %s\n", rank, R->done_iters,
+             MONITOR_ERROR_STRING(rc));
+    refresh(P, rank, nprocs, f);
+    return any_failed(f);
+}
+
+/* The iterations from R->first until ||r|| <= TOL ||b||, -i, a failure, or -d removing this
+ * process. */
+static void solve(struct problem *P, const struct options *o, const char *prog, char **args, struct run *R,
+                  struct failure *f)
+{
+    R->done_iters = R->first;
+    for (int it = R->first; it < o->maxit && R->rr > 0; it++) {
+        monitor_check(MONITOR_SI_INIT(), "XMPI_Monitor_si_init", R->rank, f, &R->warned);
+        R->in_iter = 1;
+        const double work = 2.0 * (double)P->ia[P->count] + 10.0 * P->count;
+        if (step(P, &R->rr, it, f))
             break;
-        }
-        const double alpha = rr / pq;
-        for (int ii = 0; ii < count; ii++) {
-            x[ii] += alpha * p[ii];
-            r[ii] -= alpha * q[ii];
-            prod[displ + ii] = r[ii] * r[ii];
-        }
-        const double rr_new = gathered_sum(&P), beta = rr_new / rr;
-        for (int ii = 0; ii < count; ii++)
-            p[ii] = r[ii] + beta * p[ii];
-        rr = rr_new;
-        monitor_check(MONITOR_ADD_WORK(2.0 * (double)ia[count] + 10.0 * count), "XMPI_Monitor_add_work", rank, &f,
-                      &warned);
+        monitor_check(MONITOR_ADD_WORK(work), "XMPI_Monitor_add_work", R->rank, f, &R->warned);
         /* si_init would end the iteration only at the top of the next one, and the library
          * refuses to spawn or remove inside a monitored iteration. */
-        if (opt.dynamic) {
-            monitor_check(MONITOR_END(), "XMPI_Monitor_iter_end", rank, &f, &warned);
-            in_iter = 0;
+        if (o->dynamic) {
+            monitor_check(MONITOR_END(), "XMPI_Monitor_iter_end", R->rank, f, &R->warned);
+            R->in_iter = 0;
         }
-        done_iters++;
-        if (opt.verbose && done_iters % opt.verbose == 0 && rank == 0) {
-            printf("cg: iteration %d: relative residual %.6e\n", done_iters, sqrt(rr) / bnorm);
+        R->done_iters++;
+        if (o->verbose && R->done_iters % o->verbose == 0 && R->rank == 0) {
+            printf("cg: iteration %d: relative residual %.6e\n", R->done_iters, sqrt(R->rr) / R->bnorm);
             fflush(stdout);
         }
         /* rr is the same on every rank: all of them leave together, before anything moves. */
-        if (sqrt(rr) <= opt.tol * bnorm || rr == 0 || it + 1 == opt.maxit)
+        if (sqrt(R->rr) <= o->tol * R->bnorm || R->rr == 0 || it + 1 == o->maxit)
             break;
-        /* A rank that failed still joins these collectives with its rows intact; the check below
-         * then stops everyone before the next iteration's. */
-        if (opt.shuffle && done_iters % opt.shuffle == 0) {
-            shuffled_partition(P.n, nprocs, (uint64_t)(done_iters / opt.shuffle), P.part, P.part + nprocs,
-                               P.part + 2 * nprocs);
-            int rc = REDISTRIBUTE(count, displ, P.part[rank], P.part[nprocs + rank]);
-            if (rc)
-                fail(&f, EXIT_RUNTIME, "cg: rank %d: XMPI_Redistribute_data at iteration %d failed: %s\n", rank,
-                     done_iters, MONITOR_ERROR_STRING(rc));
-            moves += rc == 0;
-            refresh(&P, rank, nprocs, &f);
-        }
-        int rc = rebalance(it, (int)opt.maxit, &P.count, &P.displ);
-        if (rc)
-            fail(&f, EXIT_RUNTIME, "cg: rank %d: load balancing at iteration %d failed: %s\n", rank, done_iters,
-                 MONITOR_ERROR_STRING(rc));
-        refresh(&P, rank, nprocs, &f);
-        int bad = f.code != 0, anybad;
-        MPI_Allreduce(&bad, &anybad, 1, MPI_INT, MPI_MAX, COMM);
-        if (anybad)
+        if (move_rows(P, o, R, it, f))
             break;
         /* Not after the last iteration (the breaks above), where more processes would do nothing. */
-        if (opt.dynamic) {
-            int a = adapt(&P, argv[0], args, &rank, &nprocs, done_iters, rr, bb, &f);
+        if (o->dynamic) {
+            int a = adapt(P, prog, args, &R->rank, &R->nprocs, R->done_iters, R->rr, R->bb, f);
             if (a) {
-                left = a > 0;
+                R->left = a > 0;
                 break;
             }
         }
     }
-    /* A removed process is no member of XMPI_COMM_WORLD any more: nothing to report. */
-    if (left)
-        goto done;
-    if (in_iter)
-        monitor_check(MONITOR_END(), "XMPI_Monitor_iter_end", rank, &f, &warned);
-    /* A stop in the middle of a change may leave rank and size stale. */
-    MPI_Comm_rank(COMM, &rank);
-    MPI_Comm_size(COMM, &nprocs);
-    double mine_t[2] = {MPI_Wtime() - t0, f.code ? 1.0 : 0.0}, all_t[2];
-    MPI_Allreduce(mine_t, all_t, 2, MPI_DOUBLE, MPI_MAX, COMM);
-    if (all_t[1] != 0.0) {
-        status = agree(&f, rank, nprocs);
-        goto done;
-    }
-    double elapsed = all_t[0];
+}
 
-    /* The true residual b - A x, not the recurrence's, with the same ordered sums. */
-    MPI_Allgatherv(P.x, P.count, MPI_DOUBLE, P.full, P.counts, P.displs, MPI_DOUBLE, COMM);
-    for (int ii = 0; ii < P.count; ii++) {
+/* The true residual b - A x, not the recurrence's, with the same ordered sums; then rank 0's
+ * lines: the error against x*, the checksum of x and the result. */
+static void report(struct problem *P, const struct options *o, const struct run *R, double elapsed)
+{
+    MPI_Allgatherv(P->x, P->count, MPI_DOUBLE, P->full, P->counts, P->displs, MPI_DOUBLE, COMM);
+    for (int ii = 0; ii < P->count; ii++) {
         double s = 0.0;
-        for (int k = P.ia[ii]; k < P.ia[ii + 1]; k++)
-            s += P.a[k] * P.full[P.ja[k]];
-        double d = P.b[ii] - s;
-        P.prod[P.displ + ii] = d * d;
+        for (int k = P->ia[ii]; k < P->ia[ii + 1]; k++)
+            s += P->a[k] * P->full[P->ja[k]];
+        double d = P->b[ii] - s;
+        P->prod[P->displ + ii] = d * d;
     }
-    const double res = sqrt(gathered_sum(&P)) / bnorm;
+    const double res = sqrt(gathered_sum(P)) / R->bnorm;
+    if (R->rank != 0)
+        return;
+    double error = 0.0;
+    for (int i = 0; i < P->n; i++) {
+        double e = fabs(P->full[i] - x_star(i));
+        if (e > error || isnan(e))
+            error = e;
+    }
+    uint64_t sum = fnv1a64(FNV1A64_BASIS, P->full, (size_t)P->n * sizeof *P->full);
+    const int done = R->done_iters;
+    if (o->shuffle)
+        printf("cg: --cg-shuffle=%ld moved the rows %d times\n", o->shuffle, R->moves);
+    if (o->tol > 0 && !(sqrt(R->rr) <= o->tol * R->bnorm))
+        fprintf(stderr, "cg: not converged to -t %g in %d iterations (relative residual %.3e)\n", o->tol, done,
+                sqrt(R->rr) / R->bnorm);
+    printf("result: rows=%d nnz=%lld iterations=%d ranks=%d residual=%.17e error=%.17e checksum=%016llx "
+           "time=%.6f iter_time=%.6f\n",
+           P->n, P->nnz, done, R->nprocs, res, error, (unsigned long long)sum, elapsed,
+           done ? elapsed / done : 0.0);
+    fflush(stdout);
+}
 
-    if (rank == 0) {
-        double error = 0.0;
-        for (int i = 0; i < P.n; i++) {
-            double e = fabs(P.full[i] - x_star(i));
-            if (e > error || isnan(e))
-                error = e;
-        }
-        uint64_t sum = fnv1a64(FNV1A64_BASIS, P.full, (size_t)P.n * sizeof *P.full);
-        if (opt.shuffle)
-            printf("cg: --cg-shuffle=%ld moved the rows %d times\n", opt.shuffle, moves);
-        if (opt.tol > 0 && !(sqrt(rr) <= opt.tol * bnorm))
-            fprintf(stderr, "cg: not converged to -t %g in %d iterations (relative residual %.3e)\n", opt.tol,
-                    done_iters, sqrt(rr) / bnorm);
-        printf("result: rows=%d nnz=%lld iterations=%d ranks=%d residual=%.17e error=%.17e checksum=%016llx "
-               "time=%.6f iter_time=%.6f\n",
-               P.n, P.nnz, done_iters, nprocs, res, error, (unsigned long long)sum, elapsed,
-               done_iters ? elapsed / done_iters : 0.0);
-        fflush(stdout);
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    double t0 = MPI_Wtime();   /* a spawned process's clock; the others restart it below */
+    struct run R = {0};
+    MPI_Comm_rank(COMM, &R.rank);
+    MPI_Comm_size(COMM, &R.nprocs);
+
+    struct options opt;
+    struct failure f = {0};
+    struct problem P = {0};
+    int status = 0, stop = 0;
+    /* Before parsing, which takes --cg-shuffle out of argv. */
+    char **args = copy_args(argc, argv, &f);
+
+    parse_options(argc, argv, &opt, &f);
+    if (JOINING()) {
+        /* Started by -d: the parents accepted these options and wait for it in adapt(). */
+        stop = join(&P, &R.rank, &R.nprocs, &R.first, &R.rr, &R.bb, &f) != 0;
+    } else {
+        if (stop_after_options(&f, R.rank, R.nprocs, opt.help, usage, &status))
+            goto done;
+        setup(&P, &opt, R.rank, R.nprocs, &f);
+        if ((status = agree(&f, R.rank, R.nprocs)))
+            goto done;
+        R.bb = describe(&P, &opt, R.rank, R.nprocs);
+        R.rr = R.bb; /* r = b since x starts at 0 */
+        MPI_Barrier(COMM);
+        t0 = MPI_Wtime();
     }
+    R.bnorm = sqrt(R.bb);
+    if (!stop)
+        solve(&P, &opt, argv[0], args, &R, &f);
+    /* A removed process is no member of XMPI_COMM_WORLD any more: nothing to report. */
+    if (R.left)
+        goto done;
+    if (R.in_iter)
+        monitor_check(MONITOR_END(), "XMPI_Monitor_iter_end", R.rank, &f, &R.warned);
+    /* A stop in the middle of a change may leave rank and size stale. */
+    MPI_Comm_rank(COMM, &R.rank);
+    MPI_Comm_size(COMM, &R.nprocs);
+    double elapsed;
+    if ((status = elapsed_agreed(t0, &f, R.rank, R.nprocs, &elapsed)))
+        goto done;
+    report(&P, &opt, &R, elapsed);
 
 done:
     release(&P);

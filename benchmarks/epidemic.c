@@ -130,38 +130,14 @@ static void usage(FILE *out)
             INT_MAX, (unsigned long long)UINT64_MAX);
 }
 
-/* getopt knows no long options without GNU extensions, so --epi-shuffle is taken out of argv first. */
-static int take_shuffle(int *argc, char **argv, struct options *o, struct failure *f)
-{
-    static const char name[] = "--epi-shuffle";
-    int k = 1;
-    while (k < *argc && strcmp(argv[k], "--") != 0) {
-        if (strncmp(argv[k], name, sizeof name - 1) != 0 ||
-            (argv[k][sizeof name - 1] != '=' && argv[k][sizeof name - 1] != '\0')) {
-            k++;
-            continue;
-        }
-        const char *v = argv[k][sizeof name - 1] == '=' ? argv[k] + sizeof name : NULL;
-        if (!v || parse_long(v, 1, INT_MAX, &o->shuffle))
-            return fail(f, EXIT_USAGE,
-                        "epidemic: bad option '%s': expected --epi-shuffle=K with K an integer from 1 to %d\n",
-                        argv[k], INT_MAX);
-        if (!CAN_MOVE_DATA)
-            return fail(f, EXIT_USAGE,
-                        "epidemic: option '%s' moves data with libxmpi, which the plain build does not have; "
-                        "accepted: -n -d -s -b -r -I -v -o -h\n",
-                        argv[k]);
-        memmove(&argv[k], &argv[k + 1], sizeof *argv * (size_t)(*argc - k));
-        (*argc)--;
-    }
-    return 0;
-}
-
 /* Every rank parses the same argv, so every rank reaches the same verdict. */
 static int parse_options(int argc, char **argv, struct options *o, struct failure *f)
 {
     *o = (struct options){.people = 100000, .days = 120, .seed = 1, .beta = 0.06, .recovery = 7, .initial = 10};
-    if (take_shuffle(&argc, argv, o, f))
+    const char *plain = CAN_MOVE_DATA ? NULL
+                                      : "moves data with libxmpi, which the plain build does not have; "
+                                        "accepted: -n -d -s -b -r -I -v -o -h";
+    if (take_count_option(&argc, argv, "--epi-shuffle", plain, &o->shuffle, f))
         return -1;
 
     opterr = 0;
@@ -221,23 +197,12 @@ static int parse_options(int argc, char **argv, struct options *o, struct failur
         case 'h':
             o->help = 1;
             return 0;
-        case ':':
-            return fail(f, EXIT_USAGE, "epidemic: option '-%c' needs a value (see epidemic -h)\n", optopt);
         default:
-            if (optopt != '-')
-                return fail(f, EXIT_USAGE, "epidemic: unknown option '-%c'; accepted: %s\n", optopt, ACCEPTED);
-            /* getopt sees '--name' as an unknown '-' and does not say which word it was. */
-            for (int k = 1; k < argc; k++)
-                if (strncmp(argv[k], "--", 2) == 0 && argv[k][2] != '\0')
-                    return fail(f, EXIT_USAGE, "epidemic: unknown option '%s'; accepted: %s\n", argv[k],
-                                ACCEPTED);
-            return fail(f, EXIT_USAGE, "epidemic: unknown option '-'; accepted: %s\n", ACCEPTED);
+            return refuse_getopt(c, argc, argv, ACCEPTED, f);
         }
     }
-    if (optind < argc)
-        return fail(f, EXIT_USAGE,
-                    "epidemic: unexpected argument '%s'; everything is given through options (see -h)\n",
-                    argv[optind]);
+    if (refuse_operands(argc, argv, f))
+        return -1;
     if (o->initial > o->people)
         return fail(f, EXIT_USAGE,
                     "epidemic: bad initial infected count '-I %ld': expected an integer from 0 to the number of "
@@ -380,18 +345,14 @@ struct stub {
     int row, col;
 };
 
-/* Builds this block's rows of the contact graph. Households and workplaces are found from each
- * person alone; hub contacts are few, so every rank walks all of them and keeps its ends.
- * The graph is symmetric by construction: every rule that gives i the contact j gives j the
- * contact i with the same weight, and parallel contacts are summed in a fixed order. */
-static int build_graph(struct sim *s, uint64_t seed, struct failure *f)
-{
-    const uint64_t n = (uint64_t)s->n, lo = (uint64_t)s->displ, hi = lo + (uint64_t)s->count;
-    struct perm pm;
-    perm_init(&pm, seed, n);
+struct stubs {
+    struct stub *v;
+    size_t n, cap;
+};
 
-    struct stub *stubs = NULL;
-    size_t nstubs = 0, capstubs = 0;
+/* Hub contacts are few, so every rank walks all of them and keeps the ends in its block [lo, hi). */
+static int hub_stubs(uint64_t seed, uint64_t n, uint64_t lo, uint64_t hi, struct stubs *st, struct failure *f)
+{
     for (uint64_t k = 0; k < hub_count(n); k++) {
         uint64_t h = hub_person(seed, n, k), d = hub_degree(seed, n, k);
         for (uint64_t t = 0; t < d; t++) {
@@ -402,49 +363,54 @@ static int build_graph(struct sim *s, uint64_t seed, struct failure *f)
                 uint64_t a = end ? j : h, b = end ? h : j;
                 if (a < lo || a >= hi)
                     continue;
-                if (reserve((void **)&stubs, &capstubs, nstubs + 1, sizeof *stubs, f))
-                    goto out;
-                stubs[nstubs++] = (struct stub){(int)(a - lo), (int)b};
+                if (reserve((void **)&st->v, &st->cap, st->n + 1, sizeof *st->v, f))
+                    return -1;
+                st->v[st->n++] = (struct stub){(int)(a - lo), (int)b};
             }
         }
     }
+    return 0;
+}
 
-    size_t *rowlen = alloc_array((size_t)s->count + 1, sizeof *rowlen, f);
-    if (!rowlen)
-        goto out;
+/* Where each row of this block starts among its contacts before merging (hub stubs, household,
+ * workplace), and at[count] their number; NULL on failure. */
+static size_t *row_starts(const struct sim *s, uint64_t seed, const struct perm *pm, const struct stubs *st,
+                          struct failure *f)
+{
+    const uint64_t n = (uint64_t)s->n, lo = (uint64_t)s->displ;
+    size_t *at = alloc_array((size_t)s->count + 1, sizeof *at, f);
+    if (!at)
+        return NULL;
     for (int ii = 0; ii <= s->count; ii++)
-        rowlen[ii] = 0;
-    for (size_t k = 0; k < nstubs; k++)
-        rowlen[stubs[k].row]++;
-    size_t total = 0;
+        at[ii] = 0;
+    for (size_t k = 0; k < st->n; k++)
+        at[st->v[k].row]++;
     for (int ii = 0; ii < s->count; ii++) {
         uint64_t i = lo + (uint64_t)ii, a, b;
         group(seed, TAG_HOUSE, i, n, HOUSE_MAX, HOUSE_START, &a, &b);
-        rowlen[ii] += b - a - 1;
-        group(seed, TAG_WORK, perm_apply(&pm, i, 0), n, WORK_MAX, WORK_START, &a, &b);
-        rowlen[ii] += b - a - 1;
-        total += rowlen[ii];
+        at[ii] += b - a - 1;
+        group(seed, TAG_WORK, perm_apply(pm, i, 0), n, WORK_MAX, WORK_START, &a, &b);
+        at[ii] += b - a - 1;
     }
-
-    struct entry *e = alloc_array(total, sizeof *e, f);
-    s->ia = alloc_array((size_t)s->count + 1, sizeof *s->ia, f);
-    if (!e || !s->ia) {
-        free(e);
-        free(rowlen);
-        goto out;
-    }
-    /* Row starts, then each row is filled from its start. */
-    size_t *at = rowlen, pos = 0;
+    size_t pos = 0;
     for (int ii = 0; ii < s->count; ii++) {
         size_t len = at[ii];
         at[ii] = pos;
         pos += len;
     }
     at[s->count] = pos;
-    for (size_t k = 0; k < nstubs; k++)
-        e[at[stubs[k].row]++] = (struct entry){stubs[k].col, HUB_W};
+    return at;
+}
+
+/* Each row's contacts from its start at[ii], which ends up where the row ends. */
+static void fill_rows(const struct sim *s, uint64_t seed, const struct perm *pm, const struct stubs *st,
+                      size_t *at, struct entry *e)
+{
+    const uint64_t n = (uint64_t)s->n, lo = (uint64_t)s->displ;
+    for (size_t k = 0; k < st->n; k++)
+        e[at[st->v[k].row]++] = (struct entry){st->v[k].col, HUB_W};
     for (int ii = 0; ii < s->count; ii++) {
-        uint64_t i = lo + (uint64_t)ii, a, b, slot = perm_apply(&pm, i, 0);
+        uint64_t i = lo + (uint64_t)ii, a, b, slot = perm_apply(pm, i, 0);
         group(seed, TAG_HOUSE, i, n, HOUSE_MAX, HOUSE_START, &a, &b);
         for (uint64_t j = a; j < b; j++)
             if (j != i)
@@ -452,13 +418,18 @@ static int build_graph(struct sim *s, uint64_t seed, struct failure *f)
         group(seed, TAG_WORK, slot, n, WORK_MAX, WORK_START, &a, &b);
         for (uint64_t x = a; x < b; x++)
             if (x != slot)
-                e[at[ii]++] = (struct entry){(int)perm_apply(&pm, x, 1), WORK_W};
+                e[at[ii]++] = (struct entry){(int)perm_apply(pm, x, 1), WORK_W};
     }
-    /* at[ii] now holds where row ii ends; merge each row's parallel contacts in place. */
+}
+
+/* Merges each row's parallel contacts in place (sorted, so summed in a fixed order), row ii
+ * ending at end[ii], and sets the CSR row starts s->ia; *kept: the contacts left. */
+static int merge_rows(struct sim *s, struct entry *e, const size_t *end, size_t *kept_out, struct failure *f)
+{
     size_t kept = 0, from = 0;
     s->ia[0] = 0;
     for (int ii = 0; ii < s->count; ii++) {
-        size_t to = at[ii];
+        size_t to = end[ii];
         qsort(e + from, to - from, sizeof *e, by_entry);
         for (size_t k = from; k < to; k++) {
             if (k > from && e[k].col == e[kept - 1].col)
@@ -467,17 +438,40 @@ static int build_graph(struct sim *s, uint64_t seed, struct failure *f)
                 e[kept++] = e[k];
         }
         from = to;
-        if (kept > INT_MAX) {
-            fail(f, EXIT_RUNTIME,
-                 "epidemic: rank %d: more than %d contacts in one block; run on more ranks or with fewer people\n",
-                 s->rank, INT_MAX);
-            free(e);
-            free(rowlen);
-            goto out;
-        }
+        if (kept > INT_MAX)
+            return fail(f, EXIT_RUNTIME,
+                        "epidemic: rank %d: more than %d contacts in one block; run on more ranks or with fewer "
+                        "people\n",
+                        s->rank, INT_MAX);
         s->ia[ii + 1] = (int)kept;
     }
-    free(rowlen);
+    *kept_out = kept;
+    return 0;
+}
+
+/* Builds this block's rows of the contact graph. Households and workplaces are found from each
+ * person alone; hub contacts from the list of all of them. The graph is symmetric by
+ * construction: every rule that gives i the contact j gives j the contact i with the same
+ * weight, and parallel contacts are summed in a fixed order. */
+static int build_graph(struct sim *s, uint64_t seed, struct failure *f)
+{
+    const uint64_t n = (uint64_t)s->n, lo = (uint64_t)s->displ, hi = lo + (uint64_t)s->count;
+    struct perm pm;
+    perm_init(&pm, seed, n);
+    struct stubs st = {0};
+    struct entry *e = NULL;
+    size_t *at = NULL, kept = 0;
+    if (hub_stubs(seed, n, lo, hi, &st, f) || !(at = row_starts(s, seed, &pm, &st, f)))
+        goto out;
+    e = alloc_array(at[s->count], sizeof *e, f);
+    s->ia = alloc_array((size_t)s->count + 1, sizeof *s->ia, f);
+    if (!e || !s->ia)
+        goto out;
+    fill_rows(s, seed, &pm, &st, at, e);
+    if (merge_rows(s, e, at, &kept, f))
+        goto out;
+    free(at);
+    at = NULL;
     s->ja = alloc_array(kept, sizeof *s->ja, f);
     s->w = alloc_array(kept, sizeof *s->w, f);
     if (s->ja && s->w)
@@ -485,9 +479,10 @@ static int build_graph(struct sim *s, uint64_t seed, struct failure *f)
             s->ja[k] = e[k].col;
             s->w[k] = e[k].w;
         }
-    free(e);
 out:
-    free(stubs);
+    free(e);
+    free(at);
+    free(st.v);
     return f->code ? -1 : 0;
 }
 
@@ -708,28 +703,6 @@ static void census(const struct sim *s, uint64_t statekey, uint64_t tally[4])
     tally[3] = h;
 }
 
-/* Where the weight policy of dynamic load balancing (XMPI_Eval_lbalance) plugs in: count and
- * displ are this rank's block, weight[] the work each of its people will cause tomorrow. It may
- * move the registered data; the caller re-reads the partition afterwards. Returns an XMPI code,
- * the same on every rank. */
-static int balance_enabled;   /* -L */
-
-/* The load balancer: at interval ends it may move the registered data (the caller re-reads
- * the partition and the pointers afterwards). */
-static int rebalance(int day, int days, int *count, int *displ, double *weight)
-{
-#ifdef XMPI_PLAIN
-    (void)day, (void)days, (void)count, (void)displ, (void)weight;
-    return 0;
-#else
-    if (!balance_enabled) return 0;
-    int rank, nprocs;
-    MPI_Comm_rank(XMPI_COMM_WORLD, &rank);
-    MPI_Comm_size(XMPI_COMM_WORLD, &nprocs);
-    return XMPI_Eval_lbalance(rank, nprocs, day, days, count, displ, weight);
-#endif
-}
-
 /* A test partition for --epi-shuffle: random cuts, blocks handed to ranks in a random order,
  * and every other time one empty block, so that movement is exercised in every shape the API
  * allows. The same on every rank. */
@@ -820,6 +793,166 @@ static void record(struct history *h, int day, const uint64_t all[5], long verbo
     }
 }
 
+/* -o: rank 0 opens the CSV and writes its header now, so that a name it cannot write stops the
+ * run before it starts. */
+static void open_csv(struct history *h, const char *path, struct failure *f)
+{
+    h->csv = fopen(path, "w");
+    if (!h->csv)
+        fail(f, EXIT_USAGE, "epidemic: cannot write the CSV file '%s' (-o): %s\n", path, strerror(errno));
+    else
+        fputs("day,susceptible,infected,recovered,work\n", h->csv);
+}
+
+/* The per-rank arrays, the partition, this block's contacts and every person's state, all
+ * registered with the library. Returns agree()'s verdict. */
+static int setup(struct sim *s, const struct options *o, struct failure *f)
+{
+    const size_t p = (size_t)s->nprocs;
+    s->n = (int)o->people;
+    s->counts = alloc_array(p, sizeof *s->counts, f);
+    s->displs = alloc_array(p, sizeof *s->displs, f);
+    s->lo = alloc_array(p, sizeof *s->lo, f);
+    s->who = alloc_array(p, sizeof *s->who, f);
+    s->sc = alloc_array(4 * p, sizeof *s->sc, f);
+    if (s->sc) {
+        s->sd = s->sc + p;
+        s->rc = s->sc + 2 * p;
+        s->rd = s->sc + 3 * p;
+    }
+    if (!f->code)
+        refresh(s, 1, f);
+    if (!f->code && build_graph(s, o->seed, f) == 0) {
+        s->state = alloc_array((size_t)s->n, 1, f);
+        s->sick = alloc_array((size_t)s->count, sizeof *s->sick, f);
+    }
+    if (!f->code) {
+        int rc;
+        if ((rc = REGISTER_SPARSE(&s->ia, &s->ja, &s->w, s->n)) != MONITOR_OK ||
+            (rc = REGISTER_VECTOR(&s->state, s->n, MPI_CHAR, 1)) != MONITOR_OK ||
+            (rc = REGISTER_VECTOR(&s->sick, s->n, MPI_INT, 0)) != MONITOR_OK)
+            fail(f, EXIT_RUNTIME, "epidemic: rank %d: registering the data failed: %s\n", s->rank,
+                 MONITOR_ERROR_STRING(rc));
+    }
+    return agree(f, s->rank, s->nprocs);
+}
+
+/* Day 0: the graph's size and degrees in rank 0's first line, and the first census. Returns the
+ * number of contacts. */
+static uint64_t day_zero(struct sim *s, const struct options *o, struct history *hist)
+{
+    uint64_t mine[6], all[6];
+    long long nnz = s->ia[s->count], maxdeg = 0, nnzall, maxdegall;
+    for (int ii = 0; ii < s->count; ii++)
+        if (s->ia[ii + 1] - s->ia[ii] > maxdeg)
+            maxdeg = s->ia[ii + 1] - s->ia[ii];
+    MPI_Allreduce(&nnz, &nnzall, 1, MPI_LONG_LONG, MPI_SUM, COMM);
+    MPI_Allreduce(&maxdeg, &maxdegall, 1, MPI_LONG_LONG, MPI_MAX, COMM);
+    const uint64_t edges = (uint64_t)nnzall / 2; /* every contact is stored at both ends */
+    census(s, splitmix64(hash3(o->seed, TAG_STATE, 0, 0) ^ 0), mine);
+    mine[4] = mine[3];
+    mine[3] = 0;
+    mine[5] = 0;
+    MPI_Allreduce(mine, all, 6, MPI_UINT64_T, MPI_SUM, COMM);
+    if (s->rank == 0) {
+        printf("epidemic: people %d, contacts %llu (mean degree %.2f, max %lld), days %ld, ranks %d, seed %llu, "
+               "beta %g, recovery %ld days, initial %ld, library %s\n",
+               s->n, (unsigned long long)edges, (double)nnzall / s->n, maxdegall, o->days, s->nprocs,
+               (unsigned long long)o->seed, o->beta, o->recovery, o->initial, LIBRARY_NAME);
+        fflush(stdout);
+        record(hist, 0, all, o->verbose);
+    }
+    return edges;
+}
+
+/* One day on every rank: infections spread and are handed to their owners, states update and
+ * are shared; rank 0 records the day. Returns whether any rank failed (nothing recorded then). */
+static int one_day(struct sim *s, const struct options *o, int day, struct history *hist, int *warned,
+                   struct failure *f)
+{
+    const uint64_t daykeys = hash3(o->seed, TAG_DAY, 0, 0), statekeys = hash3(o->seed, TAG_STATE, 0, 0);
+    uint64_t mine[6], all[6];
+    long long scanned = spread(s, splitmix64(daykeys ^ (uint64_t)day), o->beta, f);
+    exchange(s, f);
+    update(s, o->recovery, splitmix64(statekeys ^ (uint64_t)day), mine);
+    MPI_Allgatherv(s->next, s->count, MPI_CHAR, s->state, s->counts, s->displs, MPI_CHAR, COMM);
+    monitor_check(MONITOR_ADD_WORK((double)scanned), "XMPI_Monitor_add_work", s->rank, f, warned);
+    /* One reduction carries the day's numbers and whether any rank failed. */
+    mine[4] = mine[3];
+    mine[3] = (uint64_t)scanned;
+    mine[5] = f->code ? 1 : 0;
+    MPI_Allreduce(mine, all, 6, MPI_UINT64_T, MPI_SUM, COMM);
+    if (all[5])
+        return 1;
+    if (s->rank == 0)
+        record(hist, day, all, o->verbose);
+    return 0;
+}
+
+/* After a day: the load balancer, --epi-shuffle's test move, the partition re-read. Returns 0
+ * to go on, else to stop (every rank alike), with *status set when the stop was agreed here. */
+static int move_after_day(struct sim *s, const struct options *o, int day, int *shuffles, int *status,
+                          struct failure *f)
+{
+    set_weights(s);
+    /* weight[]: the work each of this rank's people will cause tomorrow (the weight policy). */
+    int count = s->count, displ = s->displ;
+    int rc = balance_rows(o->balance, day, (int)o->days, &count, &displ, s->weight);
+    if (rc == MONITOR_OK && o->shuffle && day % o->shuffle == 0 && day < o->days) {
+        int *nc = s->rc, *nd = s->rd; /* free between days */
+        shuffled_partition(o->seed, day, (*shuffles)++, s->n, s->nprocs, nc, nd);
+        rc = REDISTRIBUTE(s->count, s->displ, nc[s->rank], nd[s->rank]);
+    }
+    if (rc != MONITOR_OK) {
+        fail(f, EXIT_RUNTIME, "epidemic: moving the data after day %d failed: %s\n", day,
+             MONITOR_ERROR_STRING(rc));
+        return 1; /* every rank got the same code, so every rank leaves here */
+    }
+    /* The partition is the same on every rank, so all of them agree here or none does. */
+    return refresh(s, 0, f) != 0 && (*status = agree(f, s->rank, s->nprocs));
+}
+
+/* Days 1 to -d, each a monitored iteration, until a failure. Returns the last day done. */
+static int run_days(struct sim *s, const struct options *o, struct history *hist, int *began, int *warned,
+                    int *status, struct failure *f)
+{
+    int done_days = 0, shuffles = 0;
+    for (int day = 1; day <= o->days; day++) {
+        monitor_check(MONITOR_SI_INIT(), "XMPI_Monitor_si_init", s->rank, f, warned);
+        *began = 1;
+        if (one_day(s, o, day, hist, warned, f))
+            break;
+        done_days = day;
+        if (move_after_day(s, o, day, &shuffles, status, f))
+            break;
+    }
+    return done_days;
+}
+
+/* Rank 0's end: the CSV closed, a write error failing the run, and the result line. Returns
+ * the exit status. */
+static int report(const struct sim *s, const struct options *o, struct history *hist, uint64_t edges,
+                  int done_days, double elapsed)
+{
+    if (hist->csv) {
+        int bad = ferror(hist->csv);
+        bad |= fclose(hist->csv) != 0;
+        hist->csv = NULL;
+        if (bad) {
+            fprintf(stderr, "epidemic: writing the CSV file '%s' (-o) failed\n", o->out);
+            return EXIT_RUNTIME;
+        }
+    }
+    printf("result: people=%d edges=%llu days=%d ranks=%d susceptible=%llu infected=%llu recovered=%llu "
+           "peak_day=%d peak_infected=%llu checksum=%016llx time=%.6f day_time=%.6f\n",
+           s->n, (unsigned long long)edges, done_days, s->nprocs, (unsigned long long)hist->last[0],
+           (unsigned long long)hist->last[1], (unsigned long long)hist->last[2], hist->peak_day,
+           (unsigned long long)hist->peak_infected, (unsigned long long)hist->checksum, elapsed,
+           done_days ? elapsed / done_days : 0.0);
+    fflush(stdout);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -834,144 +967,27 @@ int main(int argc, char **argv)
     int status = 0;
 
     parse_options(argc, argv, &opt, &f);
-    balance_enabled = opt.balance;
-    if ((status = agree(&f, rank, nprocs)))
+    if (stop_after_options(&f, rank, nprocs, opt.help, usage, &status))
         goto done;
-    if (opt.help) {
-        if (rank == 0)
-            usage(stdout);
-        goto done;
-    }
-    if (rank == 0 && opt.out) {
-        hist.csv = fopen(opt.out, "w");
-        if (!hist.csv)
-            fail(&f, EXIT_USAGE, "epidemic: cannot write the CSV file '%s' (-o): %s\n", opt.out, strerror(errno));
-        else
-            fputs("day,susceptible,infected,recovered,work\n", hist.csv);
-    }
-    if ((status = agree(&f, rank, nprocs)))
-        goto done;
-
-    s.n = (int)opt.people;
-    const size_t p = (size_t)nprocs;
-    s.counts = alloc_array(p, sizeof *s.counts, &f);
-    s.displs = alloc_array(p, sizeof *s.displs, &f);
-    s.lo = alloc_array(p, sizeof *s.lo, &f);
-    s.who = alloc_array(p, sizeof *s.who, &f);
-    s.sc = alloc_array(4 * p, sizeof *s.sc, &f);
-    if (s.sc) {
-        s.sd = s.sc + p;
-        s.rc = s.sc + 2 * p;
-        s.rd = s.sc + 3 * p;
-    }
-    if (!f.code)
-        refresh(&s, 1, &f);
-    if (!f.code && build_graph(&s, opt.seed, &f) == 0) {
-        s.state = alloc_array((size_t)s.n, 1, &f);
-        s.sick = alloc_array((size_t)s.count, sizeof *s.sick, &f);
-    }
-    if (!f.code) {
-        int rc;
-        if ((rc = REGISTER_SPARSE(&s.ia, &s.ja, &s.w, s.n)) != MONITOR_OK ||
-            (rc = REGISTER_VECTOR(&s.state, s.n, MPI_CHAR, 1)) != MONITOR_OK ||
-            (rc = REGISTER_VECTOR(&s.sick, s.n, MPI_INT, 0)) != MONITOR_OK)
-            fail(&f, EXIT_RUNTIME, "epidemic: rank %d: registering the data failed: %s\n", rank,
-                 MONITOR_ERROR_STRING(rc));
-    }
-    if ((status = agree(&f, rank, nprocs)))
+    if (rank == 0 && opt.out)
+        open_csv(&hist, opt.out, &f);
+    if ((status = agree(&f, rank, nprocs)) || (status = setup(&s, &opt, &f)))
         goto done;
 
     seed_infection(&s, opt.seed, opt.initial);
     set_weights(&s);
-    const uint64_t daykeys = hash3(opt.seed, TAG_DAY, 0, 0), statekeys = hash3(opt.seed, TAG_STATE, 0, 0);
-    uint64_t mine[6], all[6], edges;
-    {
-        long long nnz = s.ia[s.count], maxdeg = 0, nnzall, maxdegall;
-        for (int ii = 0; ii < s.count; ii++)
-            if (s.ia[ii + 1] - s.ia[ii] > maxdeg)
-                maxdeg = s.ia[ii + 1] - s.ia[ii];
-        MPI_Allreduce(&nnz, &nnzall, 1, MPI_LONG_LONG, MPI_SUM, COMM);
-        MPI_Allreduce(&maxdeg, &maxdegall, 1, MPI_LONG_LONG, MPI_MAX, COMM);
-        edges = (uint64_t)nnzall / 2; /* every contact is stored at both ends */
-        census(&s, splitmix64(statekeys ^ 0), mine);
-        mine[4] = mine[3];
-        mine[3] = 0;
-        mine[5] = 0;
-        MPI_Allreduce(mine, all, 6, MPI_UINT64_T, MPI_SUM, COMM);
-        if (rank == 0) {
-            printf("epidemic: people %d, contacts %llu (mean degree %.2f, max %lld), days %ld, ranks %d, seed %llu, "
-                   "beta %g, recovery %ld days, initial %ld, library %s\n",
-                   s.n, (unsigned long long)edges, (double)nnzall / s.n, maxdegall, opt.days, nprocs,
-                   (unsigned long long)opt.seed, opt.beta, opt.recovery, opt.initial, LIBRARY_NAME);
-            fflush(stdout);
-            record(&hist, 0, all, opt.verbose);
-        }
-    }
-
-    int warned = 0, began = 0, done_days = 0, shuffles = 0;
+    const uint64_t edges = day_zero(&s, &opt, &hist);
+    int warned = 0, began = 0;
     MPI_Barrier(COMM);
     double t0 = MPI_Wtime();
-    for (int day = 1; day <= opt.days; day++) {
-        monitor_check(MONITOR_SI_INIT(), "XMPI_Monitor_si_init", rank, &f, &warned);
-        began = 1;
-        long long scanned = spread(&s, splitmix64(daykeys ^ (uint64_t)day), opt.beta, &f);
-        exchange(&s, &f);
-        update(&s, opt.recovery, splitmix64(statekeys ^ (uint64_t)day), mine);
-        MPI_Allgatherv(s.next, s.count, MPI_CHAR, s.state, s.counts, s.displs, MPI_CHAR, COMM);
-        monitor_check(MONITOR_ADD_WORK((double)scanned), "XMPI_Monitor_add_work", rank, &f, &warned);
-        /* One reduction carries the day's numbers and whether any rank failed. */
-        mine[4] = mine[3];
-        mine[3] = (uint64_t)scanned;
-        mine[5] = f.code ? 1 : 0;
-        MPI_Allreduce(mine, all, 6, MPI_UINT64_T, MPI_SUM, COMM);
-        if (all[5])
-            break;
-        if (rank == 0)
-            record(&hist, day, all, opt.verbose);
-        done_days = day;
-
-        set_weights(&s);
-        int count = s.count, displ = s.displ, rc = rebalance(day, (int)opt.days, &count, &displ, s.weight);
-        if (rc == MONITOR_OK && opt.shuffle && day % opt.shuffle == 0 && day < opt.days) {
-            int *nc = s.rc, *nd = s.rd; /* free between days */
-            shuffled_partition(opt.seed, day, shuffles++, s.n, nprocs, nc, nd);
-            rc = REDISTRIBUTE(s.count, s.displ, nc[rank], nd[rank]);
-        }
-        if (rc != MONITOR_OK) {
-            fail(&f, EXIT_RUNTIME, "epidemic: moving the data after day %d failed: %s\n", day,
-                 MONITOR_ERROR_STRING(rc));
-            break; /* every rank got the same code, so every rank leaves here */
-        }
-        /* The partition is the same on every rank, so all of them agree here or none does. */
-        if (refresh(&s, 0, &f) != 0 && (status = agree(&f, rank, nprocs)))
-            break;
-    }
+    const int done_days = run_days(&s, &opt, &hist, &began, &warned, &status, &f);
     if (began) /* with -d 0 no day began, and there is nothing to end */
         monitor_check(MONITOR_END(), "XMPI_Monitor_iter_end", rank, &f, &warned);
-    double mine_t = MPI_Wtime() - t0, elapsed;
-    MPI_Allreduce(&mine_t, &elapsed, 1, MPI_DOUBLE, MPI_MAX, COMM);
-    if (status || (status = agree(&f, rank, nprocs)))
+    double elapsed;
+    if (status || (status = elapsed_agreed(t0, &f, rank, nprocs, &elapsed)))
         goto done;
-
-    if (rank == 0) {
-        if (hist.csv) {
-            int bad = ferror(hist.csv);
-            bad |= fclose(hist.csv) != 0;
-            hist.csv = NULL;
-            if (bad) {
-                fprintf(stderr, "epidemic: writing the CSV file '%s' (-o) failed\n", opt.out);
-                status = EXIT_RUNTIME;
-                goto done;
-            }
-        }
-        printf("result: people=%d edges=%llu days=%d ranks=%d susceptible=%llu infected=%llu recovered=%llu "
-               "peak_day=%d peak_infected=%llu checksum=%016llx time=%.6f day_time=%.6f\n",
-               s.n, (unsigned long long)edges, done_days, nprocs, (unsigned long long)hist.last[0],
-               (unsigned long long)hist.last[1], (unsigned long long)hist.last[2], hist.peak_day,
-               (unsigned long long)hist.peak_infected, (unsigned long long)hist.checksum, elapsed,
-               done_days ? elapsed / done_days : 0.0);
-        fflush(stdout);
-    }
+    if (rank == 0)
+        status = report(&s, &opt, &hist, edges, done_days, elapsed);
 
 done:
     if (hist.csv)

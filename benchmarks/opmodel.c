@@ -2,18 +2,17 @@
  * over message sizes and sets each beside the Hockney model's prediction (thesis Figs. 6.9-6.12). */
 #include <mpi.h>
 
-#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "../models/calibration.h"
 #include "../models/hockney.h"
+#define BENCH_NAME "xmpi-opmodel"
+#include "bench_cli.h"
 #include "bench_median.h"
 
-enum { EXIT_RUNTIME = 1, EXIT_USAGE = 2 };
 enum { MAX_REPS = 1000, MAX_SIZES = 32, TAG = 61, DEFAULT_REPS = 11 };
 #define MIN_BYTES 8L   /* one double, the smallest Allreduce */
 #define MAX_BYTES_LIMIT (1L << 30)
@@ -103,51 +102,30 @@ static void usage(FILE *f)
             MAX_REPS, DEFAULT_REPS);
 }
 
-static int refuse(char *err, size_t len, const char *opt, const char *v, const char *expected)
-{
-    if (v) snprintf(err, len, "xmpi-opmodel: option %s: '%.64s' is not accepted; expected %s", opt,
-                    v, expected);
-    else snprintf(err, len, "xmpi-opmodel: option %s: no value given; expected %s", opt, expected);
-    return -1;
-}
-
-/* Plain decimal digits only: strtol alone would take " 12", "+12" and "12abc" as 12. */
-static int parse_long(const char *s, long lo, long hi, long *out)
-{
-    if (!s || *s < '0' || *s > '9') return -1;
-    char *end;
-    errno = 0;
-    long v = strtol(s, &end, 10);
-    if (errno || *end || v < lo || v > hi) return -1;
-    *out = v;
-    return 0;
-}
-
 /* The same on every rank, since every rank gets the same argv: all reach the same verdict. */
 static int parse_args(int argc, char **argv, struct args *a, char *err, size_t len)
 {
     *a = (struct args){.out = DEFAULT_OUT, .max_bytes = DEFAULT_MAX_BYTES, .reps = DEFAULT_REPS};
     for (int i = 1; i < argc; i++) {
-        const char *o = argv[i];
-        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+        const char *o = argv[i], *v;
         if (!strcmp(o, "-h") || !strcmp(o, "--help")) {
             a->help = 1;
-            continue;
-        }
-        if (!strcmp(o, "-c")) {
-            if (!v || !*v) return refuse(err, len, o, v, "a calibration file");
+        } else if (!strcmp(o, "-c")) {
+            if (!(v = option_value(argc, argv, &i, o)) || !*v)
+                return refuse_value(err, len, o, v, "a calibration file");
             a->cal = v;
         } else if (!strcmp(o, "-o")) {
-            if (!v || !*v) return refuse(err, len, o, v, "a file name for the CSV");
+            if (!(v = option_value(argc, argv, &i, o)) || !*v)
+                return refuse_value(err, len, o, v, "a file name for the CSV");
             a->out = v;
         } else if (!strcmp(o, "-m")) {
-            if (parse_long(v, MIN_BYTES, MAX_BYTES_LIMIT, &a->max_bytes) ||
-                (a->max_bytes & (a->max_bytes - 1)))
-                return refuse(err, len, o, v,
-                              "the largest message in bytes, a power of 2 from 8 to 1073741824");
+            if (!(v = option_value(argc, argv, &i, o)) ||
+                parse_long(v, MIN_BYTES, MAX_BYTES_LIMIT, &a->max_bytes) || (a->max_bytes & (a->max_bytes - 1)))
+                return refuse_value(err, len, o, v,
+                                    "the largest message in bytes, a power of 2 from 8 to 1073741824");
         } else if (!strcmp(o, "-r")) {
-            if (parse_long(v, 1, MAX_REPS, &a->reps))
-                return refuse(err, len, o, v, "a number of samples per size from 1 to 1000");
+            if (!(v = option_value(argc, argv, &i, o)) || parse_long(v, 1, MAX_REPS, &a->reps))
+                return refuse_value(err, len, o, v, "a number of samples per size from 1 to 1000");
         } else {
             snprintf(err, len,
                      "xmpi-opmodel: unknown option '%.64s'; accepted: -c CALFILE, -o CSV, "
@@ -155,7 +133,6 @@ static int parse_args(int argc, char **argv, struct args *a, char *err, size_t l
                      o);
             return -1;
         }
-        i++;   /* the value */
     }
     return 0;
 }
@@ -237,14 +214,6 @@ struct row {
     double measured, predicted, err;
 };
 
-static const char *size_text(char buf[32], long n)
-{
-    if (n >= (1L << 20)) snprintf(buf, 32, "%ld MiB", n >> 20);
-    else if (n >= 1024) snprintf(buf, 32, "%ld KiB", n >> 10);
-    else snprintf(buf, 32, "%ld B", n);
-    return buf;
-}
-
 static void summary(enum kind k, int p, const struct row *r, int nsizes)
 {
     double abs_sum = 0, sum = 0, sq = 0;
@@ -263,11 +232,116 @@ static void summary(enum kind k, int p, const struct row *r, int nsizes)
            100 * r[worst].err, size_text(b, r[worst].bytes), nsizes);
 }
 
-/* Rank 0's verdict on what only it checks (files, the job's size), so that all leave alike. */
-static int agree(int code)
+/* What only rank 0 checks before any measurement: the job's size, the calibration file (read
+ * into cal) and the CSV (tmp: the name it is written under). 0, or EXIT_USAGE after saying why. */
+static int check_setup(const struct args *a, int size, struct xmpi_calibration *cal, unsigned *defaulted,
+                       char *tmp, size_t tmplen)
 {
-    MPI_Bcast(&code, 1, MPI_INT, 0, MPI_COMM_WORLD);
-    return code;
+    char err[1200] = "", perr[1000];
+    int e;
+    if (size < 2)
+        snprintf(err, sizeof err,
+                 "xmpi-opmodel: needs at least 2 processes (the ping-pong runs between ranks 0 "
+                 "and 1), not %d; run it with mpirun -np 2 or more",
+                 size);
+    else if (a->cal && xmpi_calibration_load(cal, a->cal, defaulted, perr, sizeof perr))
+        snprintf(err, sizeof err, "xmpi-opmodel: option -c: %s", perr);
+    else if ((e = check_writable(a->out, tmp, tmplen)))
+        snprintf(err, sizeof err, "xmpi-opmodel: option -o: cannot write '%.1000s': %s", a->out, strerror(e));
+    if (!err[0]) return 0;
+    fprintf(stderr, "%s\n", err);
+    return EXIT_USAGE;
+}
+
+/* The buffers of every size, touched. Every rank learns whether every rank has its buffers, so
+ * that all go on or all stop: 0, or -1 with nothing left allocated. */
+static int alloc_bufs(struct bufs *b, long max_bytes, int rank, int size)
+{
+    size_t max = (size_t)max_bytes, rmax = rank == 0 ? (size_t)size * max : max;
+    *b = (struct bufs){malloc(max), malloc(rmax)};
+    int lacking = !b->send || !b->recv, anyone;
+    if (lacking)
+        fprintf(stderr, "xmpi-opmodel: rank %d: cannot allocate %zu bytes of buffers (-m %ld)\n",
+                rank, max + rmax, max_bytes);
+    MPI_Allreduce(&lacking, &anyone, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    if (anyone) {
+        free(b->send);
+        free(b->recv);
+        return -1;
+    }
+    /* Touched now, so that no page is first faulted in during a measurement; doubles of 1.0
+     * keep the reduction away from NaN and subnormal arithmetic. */
+    for (size_t i = 0; i < max / sizeof(double); i++) ((double *)b->send)[i] = 1.0;
+    memset(b->recv, 0, rmax);
+    return 0;
+}
+
+/* Rank 0's first lines: the job, the MPI library, the sizes and the model's parameters. */
+static void print_header(const struct args *a, const struct xmpi_calibration *cal, unsigned defaulted, int size)
+{
+    char lib[MPI_MAX_LIBRARY_VERSION_STRING] = "";
+    int len;
+    MPI_Get_library_version(lib, &len);
+    lib[strcspn(lib, ",\n")] = '\0';
+    char names[128];
+    xmpi_calibration_defaulted_names(defaulted & (XMPI_CAL_ALPHA | XMPI_CAL_BETA | XMPI_CAL_GAMMA),
+                                     names, sizeof names);
+    char b1[32];
+    printf("xmpi-opmodel: %d processes, %s; sizes 8 B to %s, median of %ld samples\n", size, lib,
+           size_text(b1, a->max_bytes), a->reps);
+    printf("model: alpha %.4g s, beta %.4g s/byte, gamma %.4g s/byte from %s%s%s%s\n",
+           cal->net.alpha, cal->net.beta, cal->net.gamma, a->cal ? a->cal : "the library's defaults",
+           a->cal && names[0] ? " (defaults for " : "", a->cal && names[0] ? names : "",
+           a->cal && names[0] ? ")" : "");
+    fflush(stdout);
+}
+
+/* Every operation at every size, collectively; rank 0 fills rows and prints a table per
+ * operation as it goes. */
+static void measure_all(struct row rows[NKINDS][MAX_SIZES], const struct bufs *b, const long *sizes,
+                        int nsizes, long reps, const struct xmpi_calibration *cal, int rank, int size)
+{
+    for (int k = 0; k < NKINDS; k++) {
+        if (rank == 0) {
+            printf("\n%s: %s%s\n%10s  %-22s %14s %14s %9s\n", kinds[k].name, kinds[k].what,
+                   k == K_SEND && size > 2 ? " (the other ranks wait)" : "", "bytes",
+                   "algorithm (MPICH)", "measured (us)", "predicted (us)", "error");
+            fflush(stdout);
+        }
+        for (int s = 0; s < nsizes; s++) {
+            double t = measure((enum kind)k, b, (int)sizes[s], reps, rank);
+            if (rank != 0) continue;
+            struct row *r = &rows[k][s];
+            double n = (double)sizes[s];
+            r->bytes = sizes[s];
+            r->alg = xmpi_hockney_algorithm(kinds[k].op, n, k == K_SEND ? 2 : size);
+            r->measured = t;
+            r->predicted = predict(&cal->net, (enum kind)k, n, size);
+            r->err = (r->predicted - t) / t;
+            printf("%10ld  %-22s %14.3f %14.3f %+8.1f%%\n", r->bytes, r->alg, 1e6 * t,
+                   1e6 * r->predicted, 100 * r->err);
+            fflush(stdout);
+        }
+    }
+}
+
+/* The CSV, written under tmp and renamed to out whole. 0, or -1 after saying why. */
+static int write_csv(struct row rows[NKINDS][MAX_SIZES], int nsizes, int size, const char *tmp,
+                     const char *out)
+{
+    FILE *f = fopen(tmp, "w");
+    if (f) {
+        fprintf(f, "op,procs,bytes,algorithm,measured_s,predicted_s,rel_error\n");
+        for (int k = 0; k < NKINDS; k++)
+            for (int s = 0; s < nsizes; s++) {
+                const struct row *r = &rows[k][s];
+                fprintf(f, "%s,%d,%ld,%s,%.9e,%.9e,%.6f\n", kinds[k].name, size, r->bytes, r->alg,
+                        r->measured, r->predicted, r->err);
+            }
+    }
+    if (commit_output(f, 0, tmp, out)) return -1;
+    printf("wrote %s\n", out);
+    return 0;
 }
 
 int main(int argc, char **argv)
@@ -283,107 +357,33 @@ int main(int argc, char **argv)
     struct xmpi_calibration cal;
     xmpi_calibration_defaults(&cal);
     unsigned defaulted = XMPI_CAL_ALL;
+    /* Every rank parses the same argv and reaches the same verdict; rank 0 says it. */
     if (parse_args(argc, argv, &a, err, sizeof err)) {
+        if (rank == 0) fprintf(stderr, "%s\n", err);
         code = EXIT_USAGE;
     } else if (a.help) {
         if (rank == 0) usage(stdout);
         code = -1;
     } else if (rank == 0) {
-        char perr[1000];
-        if (size < 2) {
-            snprintf(err, sizeof err,
-                     "xmpi-opmodel: needs at least 2 processes (the ping-pong runs between ranks 0 "
-                     "and 1), not %d; run it with mpirun -np 2 or more",
-                     size);
-            code = EXIT_USAGE;
-        } else if (a.cal &&
-                   xmpi_calibration_load(&cal, a.cal, &defaulted, perr, sizeof perr)) {
-            snprintf(err, sizeof err, "xmpi-opmodel: option -c: %s", perr);
-            code = EXIT_USAGE;
-        } else {
-            /* Refuse a CSV that cannot be written now, not after the measurements. */
-            snprintf(tmp, sizeof tmp, "%s.tmp", a.out);
-            FILE *t = fopen(tmp, "w");
-            if (!t) {
-                snprintf(err, sizeof err, "xmpi-opmodel: option -o: cannot write '%.1000s': %s",
-                         a.out, strerror(errno));
-                code = EXIT_USAGE;
-            } else {
-                fclose(t);
-                unlink(tmp);
-            }
-        }
+        code = check_setup(&a, size, &cal, &defaulted, tmp, sizeof tmp);
     }
-    if (rank == 0 && err[0]) fprintf(stderr, "%s\n", err);
-    code = agree(code);
+    code = rank0_verdict(code, MPI_COMM_WORLD);
     if (code) {
         MPI_Finalize();
         return code < 0 ? 0 : code;
     }
-
-    /* Every rank learns whether every rank has its buffers, so that all go on or all stop. */
-    size_t max = (size_t)a.max_bytes;
-    struct bufs b = {malloc(max), malloc(rank == 0 ? (size_t)size * max : max)};
-    int lacking = !b.send || !b.recv, anyone;
-    if (lacking)
-        fprintf(stderr, "xmpi-opmodel: rank %d: cannot allocate %zu bytes of buffers (-m %ld)\n",
-                rank, max + (rank == 0 ? (size_t)size : 1) * max, a.max_bytes);
-    MPI_Allreduce(&lacking, &anyone, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-    if (anyone) {
-        free(b.send);
-        free(b.recv);
+    struct bufs b;
+    if (alloc_bufs(&b, a.max_bytes, rank, size)) {
         MPI_Finalize();
         return EXIT_RUNTIME;
     }
-    /* Touched now, so that no page is first faulted in during a measurement; doubles of 1.0
-     * keep the reduction away from NaN and subnormal arithmetic. */
-    for (size_t i = 0; i < max / sizeof(double); i++) ((double *)b.send)[i] = 1.0;
-    memset(b.recv, 0, rank == 0 ? (size_t)size * max : max);
 
     long sizes[MAX_SIZES];
     int nsizes = 0;
     for (long n = MIN_BYTES; n <= a.max_bytes; n *= 2) sizes[nsizes++] = n;
-
     static struct row rows[NKINDS][MAX_SIZES];
-    if (rank == 0) {
-        char lib[MPI_MAX_LIBRARY_VERSION_STRING] = "";
-        int len;
-        MPI_Get_library_version(lib, &len);
-        lib[strcspn(lib, ",\n")] = '\0';
-        char names[128];
-        xmpi_calibration_defaulted_names(defaulted & (XMPI_CAL_ALPHA | XMPI_CAL_BETA | XMPI_CAL_GAMMA),
-                                         names, sizeof names);
-        char b1[32];
-        printf("xmpi-opmodel: %d processes, %s; sizes 8 B to %s, median of %ld samples\n", size, lib,
-               size_text(b1, a.max_bytes), a.reps);
-        printf("model: alpha %.4g s, beta %.4g s/byte, gamma %.4g s/byte from %s%s%s%s\n",
-               cal.net.alpha, cal.net.beta, cal.net.gamma, a.cal ? a.cal : "the library's defaults",
-               a.cal && names[0] ? " (defaults for " : "", a.cal && names[0] ? names : "",
-               a.cal && names[0] ? ")" : "");
-        fflush(stdout);
-    }
-    for (int k = 0; k < NKINDS; k++) {
-        if (rank == 0) {
-            printf("\n%s: %s%s\n%10s  %-22s %14s %14s %9s\n", kinds[k].name, kinds[k].what,
-                   k == K_SEND && size > 2 ? " (the other ranks wait)" : "", "bytes",
-                   "algorithm (MPICH)", "measured (us)", "predicted (us)", "error");
-            fflush(stdout);
-        }
-        for (int s = 0; s < nsizes; s++) {
-            double t = measure((enum kind)k, &b, (int)sizes[s], a.reps, rank);
-            if (rank != 0) continue;
-            struct row *r = &rows[k][s];
-            double n = (double)sizes[s];
-            r->bytes = sizes[s];
-            r->alg = xmpi_hockney_algorithm(kinds[k].op, n, k == K_SEND ? 2 : size);
-            r->measured = t;
-            r->predicted = predict(&cal.net, (enum kind)k, n, size);
-            r->err = (r->predicted - t) / t;
-            printf("%10ld  %-22s %14.3f %14.3f %+8.1f%%\n", r->bytes, r->alg, 1e6 * t,
-                   1e6 * r->predicted, 100 * r->err);
-            fflush(stdout);
-        }
-    }
+    if (rank == 0) print_header(&a, &cal, defaulted, size);
+    measure_all(rows, &b, sizes, nsizes, a.reps, &cal, rank, size);
     free(b.send);
     free(b.recv);
     if (rank != 0) {
@@ -393,27 +393,7 @@ int main(int argc, char **argv)
 
     printf("\nsummary, rel error = (predicted - measured) / measured over the sizes:\n");
     for (int k = 0; k < NKINDS; k++) summary((enum kind)k, size, rows[k], nsizes);
-
-    int rc = 0;
-    FILE *f = fopen(tmp, "w");
-    if (f) {
-        fprintf(f, "op,procs,bytes,algorithm,measured_s,predicted_s,rel_error\n");
-        for (int k = 0; k < NKINDS; k++)
-            for (int s = 0; s < nsizes; s++) {
-                const struct row *r = &rows[k][s];
-                fprintf(f, "%s,%d,%ld,%s,%.9e,%.9e,%.6f\n", kinds[k].name, size, r->bytes, r->alg,
-                        r->measured, r->predicted, r->err);
-            }
-        if (fclose(f) || rename(tmp, a.out)) rc = -1;
-    } else {
-        rc = -1;
-    }
-    if (rc) {
-        fprintf(stderr, "xmpi-opmodel: cannot write %s: %s\n", a.out, strerror(errno));
-        unlink(tmp);
-    } else {
-        printf("wrote %s\n", a.out);
-    }
+    int rc = write_csv(rows, nsizes, size, tmp, a.out);
     MPI_Finalize();
     return rc ? EXIT_RUNTIME : 0;
 }

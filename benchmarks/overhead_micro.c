@@ -5,20 +5,10 @@
 #include <stdlib.h>
 
 #include "xmpi.h"
+#include "bench_median.h"
 
+/* BLOCKS is odd, so the median is one block's value. */
 enum { CALLS = 4000, BLOCKS = 41 };
-
-static int cmp(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double median(double *v, int n)
-{
-    qsort(v, (size_t)n, sizeof *v, cmp);
-    return v[n / 2];
-}
 
 /* Seconds per call of CALLS Allreduces, through the wrapper or straight to PMPI. */
 static double allreduce_block(int wrapped)
@@ -70,10 +60,10 @@ int main(int argc, char **argv)
     /* Rank 0's figures; the others measured the same collectives. */
     if (rank == 0) {
         printf("micro: wrapper %.1f ns per profiled call (MPI_Allreduce of 8 bytes, %d ranks)\n",
-               1e9 * median(dw, BLOCKS), size);
+               1e9 * bench_median(dw, BLOCKS), size);
         printf("micro: monitor %.1f ns per monitored iteration (begin + add_work + end, "
                "interval gather every %s iterations included)\n",
-               1e9 * median(dm, BLOCKS), getenv("XMPI_SI") ? getenv("XMPI_SI") : "100");
+               1e9 * bench_median(dm, BLOCKS), getenv("XMPI_SI") ? getenv("XMPI_SI") : "100");
     }
     MPI_Finalize();
     return 0;

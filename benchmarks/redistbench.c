@@ -32,14 +32,6 @@ static void usage(FILE *out)
             "  and checked byte for byte.\n");
 }
 
-/* The median without reordering v: the per-repetition values are printed afterwards. */
-static double median(const double *v, int n)
-{
-    double s[MAXREPS];
-    memcpy(s, v, sizeof *s * (size_t)n);
-    return bench_median(s, n);
-}
-
 static void *xmalloc(size_t n)
 {
     void *p = malloc(n ? n : 1);
@@ -273,10 +265,89 @@ static double timed(int op, int *rc, double *faults)
     return t;
 }
 
+static const char *const op_name[NOP] = {"XMPI_Redistribute_data", "bare MPI_Alltoallv",
+                                         "bare MPI_Alltoallv (touched)", "memcpy", "memcpy (touched)"};
+
+/* n runs of every op on the structure setup() made, alternated, after untimed moves; then the
+ * data checked. t: seconds, flt: page faults, per op and run. 0, or 1 after saying why (the
+ * structure is torn down then). */
+static int timed_runs(int k, double mib, int n, double t[NOP][MAXREPS], double flt[NOP][MAXREPS])
+{
+    int rc = 0;
+    /* Untimed moves first: the first transfer between the ranks sets up the shared-memory path,
+     * a cost no later move pays. */
+    for (int op = OP_XMPI; op <= OP_BARE && !rc; op++) timed(op, &rc, &flt[op][0]);
+    for (int r = 0; r < n && !rc; r++)
+        for (int i = 0; i < NOP && !rc; i++) {
+            /* Each op takes every position in turn, and every other run goes backwards, so that
+             * drift and the state the previous op leaves (pages just unmapped, caches) fall on
+             * all of them alike; A and B stay adjacent. */
+            int op = (i + r / 2) % NOP;
+            if (r % 2) op = NOP - 1 - op;
+            double v = timed(op, &rc, &flt[op][r]);
+            if (rc && rank == 0)
+                fprintf(stderr, "xmpi-redistbench: %s %g MiB: %s failed: %s\n", kind_name[k], mib, op_name[op],
+                        XMPI_Error_string(rc));
+            t[op][r] = v;
+        }
+    long long bad = rc ? 0 : check();
+    MPI_Allreduce(MPI_IN_PLACE, &bad, 1, MPI_LONG_LONG, MPI_SUM, XMPI_COMM_WORLD);
+    if (!rc && !bad) return 0;
+    if (rank == 0 && bad)
+        fprintf(stderr, "xmpi-redistbench: %s %g MiB: %lld values wrong after the last move; "
+                "no speed reported\n", kind_name[k], mib, bad);
+    teardown();
+    return 1;
+}
+
+/* One kind's figures per size, for its summary line. */
+struct kind_results {
+    double ratio[MAXSIZES], ratio_t[MAXSIZES], copy[MAXSIZES], copy_t[MAXSIZES], thr[MAXSIZES];
+};
+
+/* Kind k at mib MiB, n runs: the table's row on rank 0, and entry s of kr. 0, or 1 on failure. */
+static int measure_size(int k, double mib, int n, struct kind_results *kr, int s)
+{
+    setup(k, mib);
+    int rc = k == DENSE ? XMPI_Register_dense(&S.p[0], S.N, MPI_DOUBLE, XMPI_DISTRIBUTED)
+           : k == VECTOR ? XMPI_Register_vector(&S.p[0], S.N, MPI_DOUBLE, XMPI_DISTRIBUTED)
+           : XMPI_Register_sparse(&S.p[0], &S.p[1], &S.p[2], S.N, MPI_DOUBLE, XMPI_DISTRIBUTED);
+    if (rc != XMPI_SUCCESS) {
+        if (rank == 0)
+            fprintf(stderr, "xmpi-redistbench: registering %s: %s\n", kind_name[k], XMPI_Error_string(rc));
+        return 1;
+    }
+    double t[NOP][MAXREPS], flt[NOP][MAXREPS], rb[MAXREPS], rt[MAXREPS];
+    if (timed_runs(k, mib, n, t, flt)) return 1;
+    double m[NOP];
+    for (int op = 0; op < NOP; op++) m[op] = bench_median_copy(t[op], n);
+    /* Per MiB of rank 0's new block: 256 when every 4 KiB page of it is new. */
+    double per_mib = S.moved / 2 / MIB, fa = bench_median_copy(flt[OP_XMPI], n) / per_mib,
+           fb = bench_median_copy(flt[OP_BARE], n) / per_mib;
+    /* Ratios within a run compare moves seconds apart, which the machine's drift over a minute
+     * does not skew. */
+    for (int r = 0; r < n; r++) {
+        rb[r] = t[OP_BARE][r] / t[OP_XMPI][r];
+        rt[r] = t[OP_BARE_TOUCHED][r] / t[OP_XMPI][r];
+    }
+    kr->ratio[s] = bench_median_copy(rb, n);
+    kr->ratio_t[s] = bench_median_copy(rt, n);
+    kr->thr[s] = S.moved / m[OP_XMPI] / 1e9;
+    kr->copy[s] = S.moved / m[OP_COPY] / 1e9;
+    kr->copy_t[s] = S.moved / m[OP_COPY_TOUCHED] / 1e9;
+    if (rank == 0) {
+        printf("%-6s %5g %8.4f %8.4f %8.4f %8.4f %8.4f  %6.2f %6.2f %6.2f %6.2f %6.2f  "
+               "%5.2f %5.2f  %4.0f %4.0f\n", kind_name[k], mib, m[0], m[1], m[2], m[3],
+               m[4], kr->thr[s], S.moved / m[1] / 1e9, S.moved / m[2] / 1e9, kr->copy[s], kr->copy_t[s],
+               kr->ratio[s], kr->ratio_t[s], fa, fb);
+        fflush(stdout);
+    }
+    teardown();
+    return 0;
+}
+
 static int throughput(const double *sizes, int nsizes, int reps, const int *kinds)
 {
-    static const char *const op_name[NOP] = {"XMPI_Redistribute_data", "bare MPI_Alltoallv",
-                                             "bare MPI_Alltoallv (touched)", "memcpy", "memcpy (touched)"};
     if (rank == 0) {
         printf("redistbench: every row to the other rank; A = XMPI_Redistribute_data, B = bare MPI_Alltoallv\n"
                "  into a fresh buffer (old freed), B' = into a touched buffer, C = memcpy fresh, C' = memcpy\n"
@@ -292,79 +363,20 @@ static int throughput(const double *sizes, int nsizes, int reps, const int *kind
     for (int s = 0; s < nsizes; s++) largest = sizes[s] > largest ? sizes[s] : largest;
     for (int k = 0; k < NKIND; k++) {
         if (!kinds[k]) continue;
-        double ratio[MAXSIZES], ratio_t[MAXSIZES], copy[MAXSIZES], copy_t[MAXSIZES], thr[MAXSIZES];
+        struct kind_results kr;
         for (int s = 0; s < nsizes; s++) {
             /* Small moves are the noisiest relative to their time, and cheap to repeat. */
             double more = largest / 2 / sizes[s];
             int n = reps * (more >= 4 ? 4 : more >= 1 ? (int)more : 1);
-            n = n > MAXREPS ? MAXREPS : n;
-            setup(k, sizes[s]);
-            int rc = k == DENSE ? XMPI_Register_dense(&S.p[0], S.N, MPI_DOUBLE, XMPI_DISTRIBUTED)
-                   : k == VECTOR ? XMPI_Register_vector(&S.p[0], S.N, MPI_DOUBLE, XMPI_DISTRIBUTED)
-                   : XMPI_Register_sparse(&S.p[0], &S.p[1], &S.p[2], S.N, MPI_DOUBLE, XMPI_DISTRIBUTED);
-            if (rc != XMPI_SUCCESS) {
-                if (rank == 0)
-                    fprintf(stderr, "xmpi-redistbench: registering %s: %s\n", kind_name[k],
-                            XMPI_Error_string(rc));
-                return 1;
-            }
-            /* Untimed moves first: the first transfer between the ranks sets up the
-             * shared-memory path, a cost no later move pays. */
-            double t[NOP][MAXREPS], flt[NOP][MAXREPS], rb[MAXREPS], rt[MAXREPS];
-            for (int op = OP_XMPI; op <= OP_BARE && !rc; op++) timed(op, &rc, &flt[op][0]);
-            for (int r = 0; r < n && !rc; r++)
-                for (int i = 0; i < NOP && !rc; i++) {
-                    /* Each op takes every position in turn, and every other run goes
-                     * backwards, so that drift and the state the previous op leaves (pages
-                     * just unmapped, caches) fall on all of them alike; A and B stay adjacent. */
-                    int op = (i + r / 2) % NOP;
-                    if (r % 2) op = NOP - 1 - op;
-                    double v = timed(op, &rc, &flt[op][r]);
-                    if (rc && rank == 0)
-                        fprintf(stderr, "xmpi-redistbench: %s %g MiB: %s failed: %s\n", kind_name[k],
-                                sizes[s], op_name[op], XMPI_Error_string(rc));
-                    t[op][r] = v;
-                }
-            long long bad = rc ? 0 : check();
-            MPI_Allreduce(MPI_IN_PLACE, &bad, 1, MPI_LONG_LONG, MPI_SUM, XMPI_COMM_WORLD);
-            if (rc || bad) {
-                if (rank == 0 && bad)
-                    fprintf(stderr, "xmpi-redistbench: %s %g MiB: %lld values wrong after the last move; "
-                            "no speed reported\n", kind_name[k], sizes[s], bad);
-                teardown();
-                return 1;
-            }
-            double m[NOP];
-            for (int op = 0; op < NOP; op++) m[op] = median(t[op], n);
-            /* Per MiB of rank 0's new block: 256 when every 4 KiB page of it is new. */
-            double per_mib = S.moved / 2 / MIB, fa = median(flt[OP_XMPI], n) / per_mib,
-                   fb = median(flt[OP_BARE], n) / per_mib;
-            /* Ratios within a run compare moves seconds apart, which the machine's drift
-             * over a minute does not skew. */
-            for (int r = 0; r < n; r++) {
-                rb[r] = t[OP_BARE][r] / t[OP_XMPI][r];
-                rt[r] = t[OP_BARE_TOUCHED][r] / t[OP_XMPI][r];
-            }
-            ratio[s] = median(rb, n);
-            ratio_t[s] = median(rt, n);
-            thr[s] = S.moved / m[OP_XMPI] / 1e9;
-            copy[s] = S.moved / m[OP_COPY] / 1e9;
-            copy_t[s] = S.moved / m[OP_COPY_TOUCHED] / 1e9;
-            if (rank == 0) {
-                printf("%-6s %5g %8.4f %8.4f %8.4f %8.4f %8.4f  %6.2f %6.2f %6.2f %6.2f %6.2f  "
-                       "%5.2f %5.2f  %4.0f %4.0f\n", kind_name[k], sizes[s], m[0], m[1], m[2], m[3],
-                       m[4], thr[s], S.moved / m[1] / 1e9, S.moved / m[2] / 1e9, copy[s], copy_t[s],
-                       ratio[s], ratio_t[s], fa, fb);
-                fflush(stdout);
-            }
-            teardown();
+            if (measure_size(k, sizes[s], n > MAXREPS ? MAXREPS : n, &kr, s)) return 1;
         }
         if (rank == 0) {
-            double mr = median(ratio, nsizes), mt = median(ratio_t, nsizes);
+            double mr = bench_median_copy(kr.ratio, nsizes), mt = bench_median_copy(kr.ratio_t, nsizes);
             printf("summary: %-6s A/B %.2f (target >= 0.9: %s), A/B' %.2f, A %.2f GB/s, memcpy %.2f GB/s "
                    "(touched %.2f); medians over %g-%g MiB, data checked\n",
-                   kind_name[k], mr, mr >= 0.9 ? "met" : "missed", mt, median(thr, nsizes),
-                   median(copy, nsizes), median(copy_t, nsizes), sizes[0], sizes[nsizes - 1]);
+                   kind_name[k], mr, mr >= 0.9 ? "met" : "missed", mt, bench_median_copy(kr.thr, nsizes),
+                   bench_median_copy(kr.copy, nsizes), bench_median_copy(kr.copy_t, nsizes), sizes[0],
+                   sizes[nsizes - 1]);
             fflush(stdout);
         }
     }
@@ -528,8 +540,9 @@ static int grow(const char *self, int N, int reps)
     if (rank == 0)
         printf("summary: grow 2 -> 3 (%d x %d doubles, %.0f MB): spawn %.3f s, data movement %.4f s "
                "(%.1f MB moved; bare MPI_Alltoallv %.4f s), remove %.4f s; medians of %d, data checked\n",
-               N, N, (double)N * N * sizeof(double) / 1e6, median(sp, reps), median(mv, reps),
-               bytes / 1e6, median(bm, reps), median(rm, reps), reps);
+               N, N, (double)N * N * sizeof(double) / 1e6, bench_median_copy(sp, reps),
+               bench_median_copy(mv, reps), bytes / 1e6, bench_median_copy(bm, reps),
+               bench_median_copy(rm, reps), reps);
     return 0;
 }
 
