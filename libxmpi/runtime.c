@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "../models/trace.h"
+#include "../policies/malleability.h"
 #include "pipeline.h"
 #include "xmpi.h"
 
@@ -98,6 +99,19 @@ static void agree_or_abort(struct xmpi_ctx *cx, const char *err)
     PMPI_Abort(MPI_COMM_WORLD, 2);
 }
 
+/* What the option table cannot judge alone: the policy this build offers and a cap the job
+ * already exceeds. */
+static void check_malleability(const struct xmpi_ctx *cx, char *err, size_t len)
+{
+    if (cx->opts.policy == XMPI_POLICY_AMP)
+        snprintf(err, len, "xmpi: option --xmpi-policy: 'amp' is not available yet; expected "
+                 "static, smp or hpmp");
+    else if (cx->opts.max_procs > 0 && cx->opts.max_procs < cx->size)
+        snprintf(err, len, "xmpi: option --xmpi-max-procs: %ld is below the %d processes mpirun "
+                 "started; expected 0 (no limit) or at least %d", cx->opts.max_procs, cx->size,
+                 cx->size);
+}
+
 static void start(int *argc, char ***argv)
 {
     struct xmpi_ctx *cx = xmpi_ctx;
@@ -126,6 +140,7 @@ static void start(int *argc, char ***argv)
 
     xmpi_options_defaults(&cx->opts);
     xmpi_options_parse(&cx->opts, pargc, av, remove, environ, err, sizeof err);
+    if (!err[0]) check_malleability(cx, err, sizeof err);
     xmpi_monitor_init(cx);
     xmpi_emulate_init(&cx->emu);
     atexit(release_at_exit);

@@ -30,6 +30,7 @@ struct optdef {
 static const char *const spawn_modes[] = {"single", "group", NULL};
 static const char *const sched_policies[] = {"balance-all", "balance-occupied", NULL};
 static const char *const lb_policies[] = {"rows", "nnz", "weight", NULL};
+static const char *const malleability_policies[] = {"static", "smp", "hpmp", "amp", NULL};
 
 #define OFF(f) offsetof(struct xmpi_options, f)
 #define SZ(f) sizeof(((struct xmpi_options *)0)->f)
@@ -79,6 +80,14 @@ static const struct optdef table[] = {
     {"lb-k", K_INT, 1, 64, OFF(lb_k), 0, "3", "an integer from 1 to 64",
      "interference lasting k sampling intervals in a row is long-term and rebalanced; shorter "
      "bursts are tolerated", NULL, NULL},
+    {"policy", K_CHOICE, 0, 0, OFF(policy), 0, "static", "static, smp, hpmp or amp",
+     "XMPI_Eval_reconfig's malleability policy: static (no process changes, balancing only), "
+     "smp (follow what the resource manager offers and reclaims, up to --xmpi-max-procs), "
+     "hpmp (take the part of an offer the prediction model says finishes soonest), amp "
+     "(completion-time goal; not available yet)", NULL, malleability_policies},
+    {"max-procs", K_INT, 0, 1000000, OFF(max_procs), 0, "0 (no limit)",
+     "an integer from 0 to 1000000, at least the number of processes mpirun starts",
+     "the most processes the malleability policy may grow the job to", NULL, NULL},
     {"emulate-period", K_INT, 1000, 100000, OFF(emulate_period), 0, "10000",
      "an integer number of microseconds from 1000 to 100000",
      "the CPU-quota period of emulated classes (a class runs speed x period of every period; "

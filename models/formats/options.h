@@ -25,6 +25,8 @@ struct xmpi_options {
     long lb_th1;                    /* imbalance threshold, percent */
     long lb_th2;                    /* non-dedicated threshold, percent */
     long lb_k;                      /* intervals that make interference long-term */
+    int policy;                     /* enum xmpi_policy: static, smp, hpmp, amp */
+    long max_procs;                 /* 0: no limit */
     long emulate_period;            /* CPU-quota period of emulated classes, microseconds */
     char calibration[XMPI_PATH_MAX]; /* calibration file; "" = the documented defaults */
 };

@@ -34,6 +34,13 @@ expect_stop "unknown XMPI_ variable refused" "unknown environment variable XMPI_
     XMPI_TRACEFILE=x --
 expect_stop "unwritable trace refused" "cannot write '$TMP/no/such/dir/t.csv'" -- \
     "--xmpi-trace=$TMP/no/such/dir/t.csv"
+expect_stop "an unknown policy is refused with the accepted list" \
+    "option --xmpi-policy: 'fastest' is not accepted; expected static, smp, hpmp or amp" -- \
+    --xmpi-policy=fastest
+expect_stop "amp is refused until it exists" "option --xmpi-policy: 'amp' is not available yet" \
+    -- --xmpi-policy=amp
+expect_stop "max-procs below the initial processes is refused" \
+    "option --xmpi-max-procs: 1 is below the 2 processes mpirun started" -- --xmpi-max-procs=1
 expect_stop "argv checked even when env is fine" "option --xmpi-si: '0'" XMPI_SI=5 -- --xmpi-si=0
 
 # argv wins over the environment when both give a valid value.

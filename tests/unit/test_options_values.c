@@ -164,11 +164,49 @@ START_TEST(test_env_help_no)
 }
 END_TEST
 
+/* The malleability options: each policy by name from argv and the environment, the cap, and
+ * one message naming what is accepted for a bad value. */
+START_TEST(test_policy_and_max_procs)
+{
+    static const char *const names[] = {"static", "smp", "hpmp", "amp"};
+    for (int k = 0; k < 4; k++) {
+        struct xmpi_options o;
+        xmpi_options_defaults(&o);
+        ck_assert_int_eq(o.policy, 0);
+        ck_assert_int_eq(o.max_procs, 0);
+        char arg[64], env[64];
+        snprintf(arg, sizeof arg, "--xmpi-policy=%s", names[k]);
+        struct args a;
+        mkargs(&a, "prog", arg, "--xmpi-max-procs=8", NULL);
+        ck_assert_msg(parse(&o, &a, 1, NULL) == 0, "%s rejected: %s", arg, err);
+        ck_assert_int_eq(o.policy, k);
+        ck_assert_int_eq(o.max_procs, 8);
+        xmpi_options_defaults(&o);
+        snprintf(env, sizeof env, "XMPI_POLICY=%s", names[k]);
+        char *envp[] = {env, "XMPI_MAX_PROCS=3", NULL};
+        ck_assert_msg(parse(&o, NULL, 1, envp) == 0, "%s rejected: %s", env, err);
+        ck_assert_int_eq(o.policy, k);
+        ck_assert_int_eq(o.max_procs, 3);
+    }
+    struct xmpi_options o;
+    xmpi_options_defaults(&o);
+    struct args a;
+    mkargs(&a, "prog", "--xmpi-policy=fastest", NULL);
+    ck_assert_int_ne(parse(&o, &a, 1, NULL), 0);
+    assert_err_has("--xmpi-policy");
+    assert_err_has("static, smp, hpmp or amp");
+    mkargs(&a, "prog", "--xmpi-max-procs=-1", NULL);
+    ck_assert_int_ne(parse(&o, &a, 1, NULL), 0);
+    assert_err_has("--xmpi-max-procs");
+}
+END_TEST
+
 Suite *options_values_suite(void)
 {
     Suite *s = suite_create("options_values");
     TCase *tc = tcase_create("values");
     tcase_add_test(tc, test_defaults);
+    tcase_add_test(tc, test_policy_and_max_procs);
     tcase_add_test(tc, test_nothing_given);
     tcase_add_loop_test(tc, test_good_argv, 0, NGOOD);
     tcase_add_loop_test(tc, test_good_env, 0, NGOOD);
