@@ -32,7 +32,7 @@ LIBSO = $(BUILD)/lib/libxmpi.so.$(VERSION)
 BENCH = $(BUILD)/bin/jacobi $(BUILD)/bin/jacobi-plain $(BUILD)/bin/cg $(BUILD)/bin/cg-plain \
         $(BUILD)/bin/epidemic $(BUILD)/bin/epidemic-plain $(BUILD)/bin/overhead-micro \
         $(BUILD)/bin/xmpi-spawnbench $(BUILD)/bin/xmpi-spawnbench-child $(BUILD)/bin/xmpi-redistbench \
-        $(BUILD)/bin/xmpi-calibrate $(BUILD)/bin/xmpi-opmodel
+        $(BUILD)/bin/xmpi-calibrate $(BUILD)/bin/xmpi-opmodel $(BUILD)/bin/xmpi-spmd
 TOOLS = $(patsubst tools/%.c,$(BUILD)/bin/%,$(wildcard tools/*.c))
 UNIT_SRC := $(wildcard tests/unit/*.c)
 MPI_TESTS := $(patsubst tests/mpi/%.c,$(BUILD)/tests/%,$(wildcard tests/mpi/*.c))
@@ -88,6 +88,11 @@ $(BUILD)/bin/cg: benchmarks/cg.c benchmarks/bench_util.h benchmarks/bench_cli.h 
 $(BUILD)/bin/epidemic: benchmarks/epidemic.c benchmarks/bench_util.h benchmarks/bench_cli.h include/xmpi.h $(LIBSO)
 	@mkdir -p $(@D)
 	$(MPICC) $(CFLAGS) $(XCFLAGS) -o $@ $< $(LINK_XMPI) -lm
+
+# The thesis's malleable SPMD example (Fig. 5.14): XMPI_Eval_reconfig is all it calls.
+$(BUILD)/bin/xmpi-spmd: benchmarks/spmd.c include/xmpi.h $(LIBSO)
+	@mkdir -p $(@D)
+	$(MPICC) $(CFLAGS) $(XCFLAGS) -o $@ $< $(LINK_XMPI)
 
 $(BUILD)/bin/overhead-micro: benchmarks/overhead_micro.c benchmarks/bench_median.h include/xmpi.h $(LIBSO)
 	@mkdir -p $(@D)

@@ -188,6 +188,31 @@ XMPI_PUBLIC int XMPI_Get_data(int *it);
 XMPI_PUBLIC int XMPI_Eval_lbalance(int rank, int nprocs, int it, int maxit, int *count,
                                    int *displ, double *weight);
 
+/* ---- Malleability ------------------------------------------------------------
+ * XMPI_Eval_reconfig: call it at the end of every iteration instead of XMPI_Eval_lbalance.
+ * It ends the monitored iteration begun by XMPI_Monitor_si_init and, at the end of each
+ * sampling interval, runs the malleability policy of --xmpi-policy (thesis Algorithms 6-7):
+ *   static: no process changes; the load balancer only (as XMPI_Eval_lbalance);
+ *   smp:    spawns on the PEs the resource manager (--xmpi-rms) offers, up to
+ *           --xmpi-max-procs, and removes what it reclaims;
+ *   hpmp:   of an offer, spawns the number of processes the prediction model says finishes
+ *           the run soonest (spawn and redistribution included; possibly none); obeys
+ *           reclaims.
+ * When the policy spawns, the new processes start `command` (NULL: this program) with argv
+ * (NULL: the arguments mpirun gave, without --xmpi- options; they inherit the options) and
+ * every registered structure is spread over all processes in proportion to their measured
+ * power (new processes take their class's); the new processes see XMPI_NEWLY_SPAWNED,
+ * register their structures with NULL pointers and call XMPI_Get_data. When it removes, the
+ * leaving processes (only spawned ones, never mpirun's) hand their rows over, see
+ * XMPI_REMOVED and must leave their loop. When nothing changes, the load balancer runs.
+ * count/displ (INOUT) return this process's block. Refresh rank and size from
+ * XMPI_COMM_WORLD after the call. Collective over XMPI_COMM_WORLD at interval ends; between
+ * them it returns at once. maxit <= 0: HPMP weighs only the next interval. Errors as
+ * XMPI_Eval_lbalance; a failed spawn leaves the job as it was and says why. */
+XMPI_PUBLIC int XMPI_Eval_reconfig(int rank, int nprocs, int it, int maxit, int *count,
+                                   int *displ, double *weight, char *argv[],
+                                   const char *command);
+
 /* ---- Monitoring ------------------------------------------------------------
  * Bracket each iteration of the main loop with XMPI_Monitor_iter_begin/end, or
  * call XMPI_Monitor_si_init once at the top of each iteration. Every

@@ -22,6 +22,9 @@ struct xmpi_app {
     int rank, nprocs, it, maxit;
     int *count, *displ;
     double *weight;
+    int reconfig;                 /* XMPI_Eval_reconfig: the malleability policy decides too */
+    char **argv;                  /* for the processes it spawns (NULL: as mpirun gave them) */
+    const char *command;          /* (NULL: this program) */
 };
 
 /* Collective over XMPI_COMM_WORLD. XMPI_SUCCESS with *blocks NULL (keep the partition) or

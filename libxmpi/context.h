@@ -31,6 +31,8 @@ struct xmpi_ctx {
     int evaluates;           /* the program calls XMPI_Eval_*: the pipeline waits for it */
     FILE *trace;             /* rank 0 only, when --xmpi-trace is set */
     char progname[256];
+    char **argv;             /* the program's arguments without argv[0] and --xmpi- options:
+                              * what XMPI_Eval_reconfig gives the processes it spawns */
 
     /* Cumulative per-operation counters since the process started; only the PMPI wrappers
      * write them, one communicating thread at a time. */

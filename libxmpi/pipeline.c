@@ -9,10 +9,18 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <unistd.h>
+
 #include "../models/config.h"
+#include "../models/partition.h"
 #include "../models/trace.h"
 #include "context.h"
+#include "policy.h"
 #include "xmpi.h"
+
+static int spawn_processes(struct xmpi_ctx *cx, const char *command, char *argv[], int nprocs,
+                           MPI_Info info, char *node_class[]);
+static int remove_processes(struct xmpi_ctx *cx, int nprocs, char *node_class[]);
 
 /* ---- record ------------------------------------------------------------------------------ */
 
@@ -58,6 +66,125 @@ static int rebalance(struct xmpi_ctx *cx, const struct xmpi_interval *s,
     return XMPI_SUCCESS;
 }
 
+/* ---- act: a new processor configuration ------------------------------------------------ */
+
+/* Before a spawn, collective over the processes there: the rows each holds and its rows per
+ * second of compute in interval s, and one power for every new process (the mean of the
+ * measured processes of its class, else of all). *power has room for p + nnew entries. */
+static void powers_before_spawn(struct xmpi_ctx *cx, const struct xmpi_interval *s,
+                                const struct xmpi_app *app, const char *cls, int nnew,
+                                double *power)
+{
+    int p = cx->size;
+    int *count = malloc(sizeof *count * 2 * ((size_t)p + 1));
+    if (!count) xmpi_die_nomem(cx, "XMPI_Eval_reconfig");
+    int *klass = count + p + 1;
+    PMPI_Allgather(app->count, 1, MPI_INT, count, 1, MPI_INT, cx->comm);
+    /* Classes are known on rank 0: the model's index of each rank, and of the new class. */
+    if (cx->rank == 0) {
+        if (xmpi_rtmodel_rank_classes(&cx->model, &cx->world.sched, klass, p))
+            for (int i = 0; i < p; i++) klass[i] = 0;
+        int h = xmpi_pool_find_class(&cx->world.pool, cls);
+        klass[p] = h >= 0 && cx->model.host_class ? cx->model.host_class[h] : 0;
+    }
+    PMPI_Bcast(klass, p + 1, MPI_INT, 0, cx->comm);
+    double all = 0, same = 0;
+    int nall = 0, nsame = 0;
+    for (int i = 0; i < p; i++) {
+        double comp = s->ranks[i].t_real - s->ranks[i].comm_time;
+        power[i] = count[i] > 0 && comp > 0 ? count[i] / comp : 0;
+        if (power[i] <= 0) continue;
+        all += power[i], nall++;
+        if (klass[i] == klass[p]) same += power[i], nsame++;
+    }
+    double mean = nall ? all / nall : 1;
+    for (int i = 0; i < p; i++)
+        if (power[i] <= 0) power[i] = mean;
+    for (int k = 0; k < nnew; k++) power[p + k] = nsame ? same / nsame : mean;
+    free(count);
+}
+
+/* After a spawn: every process's rows in proportion to its power (computed before), the
+ * new processes receiving theirs through XMPI_Get_data, the others moving in one call. */
+static int spread_after_spawn(struct xmpi_ctx *cx, const struct xmpi_app *app,
+                              const double *power)
+{
+    int p = cx->size, n = xmpi_registry_size(cx), me = cx->rank;
+    if (n < 0) return XMPI_SUCCESS;
+    int *nc = malloc(sizeof *nc * 2 * (size_t)p);
+    if (!nc) xmpi_die_nomem(cx, "XMPI_Eval_reconfig");
+    int *nd = nc + p;
+    char why[300];
+    /* Every process that was there computes the same blocks from the same numbers. */
+    int rc = xmpi_part_weighted(n, p, NULL, power, nc, nd, why, sizeof why);
+    if (rc) {
+        /* Keep the old blocks: the new processes take nothing (the balancer moves rows to
+         * them at a later interval). */
+        xmpi_note(cx, 0, "XMPI_Eval_reconfig: no partition for the new processes (%s); they "
+                  "start without rows", why);
+        nc[me] = *app->count;
+        nd[me] = *app->displ;
+    }
+    struct xmpi_move mv = {*app->count, *app->displ, nc[me], nd[me], 0, NULL, 0,
+                           cx->mon.iterations, 0, "XMPI_Eval_reconfig"};
+    rc = xmpi_registry_move(cx, &mv);
+    if (rc == XMPI_SUCCESS) {
+        *app->count = nc[me];
+        *app->displ = nd[me];
+        xmpi_sink_action(&cx->sink, "redistribute");
+    }
+    free(nc);
+    return rc < 0 ? XMPI_ERR_STATE : rc;
+}
+
+/* The program's own command line, or what it passed. */
+static void spawn_command(struct xmpi_ctx *cx, const struct xmpi_app *app, char *exe,
+                          size_t len, const char **command, char ***argv)
+{
+    *command = app->command;
+    *argv = app->argv ? app->argv : cx->argv;
+    if (*command) return;
+    ssize_t k = readlink("/proc/self/exe", exe, len - 1);
+    if (k > 0) {
+        exe[k] = '\0';
+        *command = exe;
+    } else {
+        *command = cx->progname;
+    }
+}
+
+static int reconfigure(struct xmpi_ctx *cx, const struct xmpi_interval *s,
+                       const struct xmpi_app *app, const struct xmpi_reconfig_plan *plan)
+{
+    char **classes = malloc(sizeof *classes * (size_t)plan->count);
+    if (!classes) xmpi_die_nomem(cx, "XMPI_Eval_reconfig");
+    for (int i = 0; i < plan->count; i++) classes[i] = (char *)plan->cls;
+    int rc;
+    if (plan->action == XMPI_PLAN_SPAWN) {
+        char exe[4096];
+        const char *command;
+        char **argv;
+        spawn_command(cx, app, exe, sizeof exe, &command, &argv);
+        double *power = malloc(sizeof *power * ((size_t)cx->size + (size_t)plan->count));
+        if (!power) xmpi_die_nomem(cx, "XMPI_Eval_reconfig");
+        powers_before_spawn(cx, s, app, plan->cls, plan->count, power);
+        int before = cx->size;
+        rc = spawn_processes(cx, command, argv, plan->count, MPI_INFO_NULL, classes);
+        /* Processes that did start wait for their rows, even when a later one failed. */
+        if (cx->size > before) {
+            int moved = spread_after_spawn(cx, app, power);
+            if (rc == XMPI_SUCCESS) rc = moved;
+        }
+        free(power);
+    } else {
+        rc = remove_processes(cx, plan->count, classes);
+        if (rc == XMPI_SUCCESS && cx->status == XMPI_REMOVED) *app->count = *app->displ = 0;
+        else if (rc == XMPI_SUCCESS) xmpi_registry_own_block(cx, app->count, app->displ);
+    }
+    free(classes);
+    return rc;
+}
+
 /* ---- the interval ---------------------------------------------------------------------------- */
 
 int xmpi_pipeline_interval_end(struct xmpi_ctx *cx, const struct xmpi_app *app)
@@ -70,12 +197,19 @@ int xmpi_pipeline_interval_end(struct xmpi_ctx *cx, const struct xmpi_app *app)
     /* decide: an interval measured on other processes says nothing of these */
     int rc = XMPI_SUCCESS, *blocks = NULL;
     char why[400] = "";
+    struct xmpi_reconfig_plan plan = {0};
     if (app && s->nprocs == cx->size) {
-        rc = xmpi_balancer_decide(cx, s, app, &blocks, why, sizeof why);
-        if (rc) xmpi_note(cx, 0, "XMPI_Eval_lbalance: %s", why);
+        if (app->reconfig && cx->opts.policy != XMPI_POLICY_STATIC)
+            xmpi_policy_decide(cx, s, app, &plan);
+        if (plan.action == XMPI_PLAN_KEEP) {
+            rc = xmpi_balancer_decide(cx, s, app, &blocks, why, sizeof why);
+            if (rc) xmpi_note(cx, 0, "%s: %s", app->reconfig ? "XMPI_Eval_reconfig" :
+                              "XMPI_Eval_lbalance", why);
+        }
     }
     /* act */
-    if (!rc && blocks) rc = rebalance(cx, s, app, blocks);
+    if (plan.action != XMPI_PLAN_KEEP) rc = reconfigure(cx, s, app, &plan);
+    else if (!rc && blocks) rc = rebalance(cx, s, app, blocks);
     free(blocks);
     /* record */
     record(cx, s);
@@ -127,7 +261,26 @@ int XMPI_Eval_lbalance(int rank, int nprocs, int it, int maxit, int *count, int 
     cx->evaluates = 1;
     /* Between interval ends the call costs nothing. */
     if (!cx->mon.due) return XMPI_SUCCESS;
-    struct xmpi_app app = {rank, nprocs, it, maxit, count, displ, weight};
+    struct xmpi_app app = {rank, nprocs, it, maxit, count, displ, weight, 0, NULL, NULL};
+    return xmpi_pipeline_interval_end(cx, &app);
+}
+
+int XMPI_Eval_reconfig(int rank, int nprocs, int it, int maxit, int *count, int *displ,
+                       double *weight, char *argv[], const char *command)
+{
+    struct xmpi_ctx *cx = xmpi_ctx;
+    int rc = xmpi_member(cx);
+    if (rc) return rc;
+    cx->evaluates = 1;
+    /* The evaluation ends the program's monitored iteration (opened by XMPI_Monitor_si_init at
+     * the top of the loop), so that a reconfiguration is never inside one. */
+    if (cx->mon.in_iter) {
+        catch_up(cx);
+        int closed = 0;
+        if ((rc = xmpi_monitor_end_iteration(cx, NULL, &closed))) return rc;
+    }
+    if (!cx->mon.due) return XMPI_SUCCESS;
+    struct xmpi_app app = {rank, nprocs, it, maxit, count, displ, weight, 1, argv, command};
     return xmpi_pipeline_interval_end(cx, &app);
 }
 
@@ -245,6 +398,13 @@ int XMPI_Spawn(const char *command, char *argv[], int nprocs, MPI_Info info, cha
     struct xmpi_ctx *cx = xmpi_ctx;
     int rc = usable(cx);
     if (rc) return rc;
+    return spawn_processes(cx, command, argv, nprocs, info, node_class);
+}
+
+static int spawn_processes(struct xmpi_ctx *cx, const char *command, char *argv[], int nprocs,
+                           MPI_Info info, char *node_class[])
+{
+    int rc = XMPI_SUCCESS;
     char why[768] = "";
     int *hosts = NULL, n = nprocs;
     if (cx->rank == 0) rc = check_spawn(cx, command, nprocs, node_class, &hosts, why, sizeof why);
@@ -292,6 +452,12 @@ int XMPI_Remove(int nprocs, char *node_class[])
     struct xmpi_ctx *cx = xmpi_ctx;
     int rc = usable(cx);
     if (rc) return rc;
+    return remove_processes(cx, nprocs, node_class);
+}
+
+static int remove_processes(struct xmpi_ctx *cx, int nprocs, char *node_class[])
+{
+    int rc = XMPI_SUCCESS;
     char why[768] = "";
     int n = nprocs, *ranks = NULL, *hosts = NULL;
     if (cx->rank == 0) rc = check_remove(cx, nprocs, node_class, &ranks, why, sizeof why);

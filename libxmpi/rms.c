@@ -114,36 +114,38 @@ void xmpi_rms_stop(struct xmpi_ctx *cx)
     cx->rms.kind = RMS_NONE;
 }
 
+int xmpi_rms_poll(struct xmpi_ctx *cx, XMPI_System_status *st, char *err, size_t errlen)
+{
+    struct xmpi_rms *r = &cx->rms;
+    *st = (XMPI_System_status){XMPI_SYSTEM_NONE, 0, ""};
+    if (r->kind == RMS_SCHEDULE) {
+        const struct xmpi_rms_event *ev = xmpi_rms_schedule_due(&r->schedule, cx->mon.iterations);
+        if (ev) {
+            st->action = ev->action == XMPI_RMS_ACT_SPAWN ? XMPI_SYSTEM_SPAWN : XMPI_SYSTEM_SHRINK;
+            st->nprocs = ev->count;
+            snprintf(st->node_class, sizeof st->node_class, "%s", ev->cls);
+        }
+    } else if (r->kind == RMS_FILE) {
+        struct xmpi_rms_state s = {0};
+        if (xmpi_rms_state_read(r->path, &s, err, errlen)) return XMPI_ERR_RMS;
+        int act = xmpi_rms_state_action(&s, &st->nprocs, st->node_class, sizeof st->node_class);
+        st->action = act == XMPI_RMS_ACT_SPAWN    ? XMPI_SYSTEM_SPAWN
+                     : act == XMPI_RMS_ACT_SHRINK ? XMPI_SYSTEM_SHRINK
+                                                  : XMPI_SYSTEM_NONE;
+        xmpi_rms_state_free(&s);
+    }
+    return XMPI_SUCCESS;
+}
+
 int XMPI_Get_system_status(XMPI_System_status *status)
 {
     struct xmpi_ctx *cx = xmpi_ctx;
-    struct xmpi_rms *r = &cx->rms;
     int rc = xmpi_ready(cx);
     if (rc) return rc;
     if (!status) return XMPI_ERR_ARG;
     XMPI_System_status st = {XMPI_SYSTEM_NONE, 0, ""};
     char err[512] = "";
-    if (cx->rank == 0) {
-        if (r->kind == RMS_SCHEDULE) {
-            const struct xmpi_rms_event *ev =
-                xmpi_rms_schedule_due(&r->schedule, cx->mon.iterations);
-            if (ev) {
-                st.action = ev->action == XMPI_RMS_ACT_SPAWN ? XMPI_SYSTEM_SPAWN : XMPI_SYSTEM_SHRINK;
-                st.nprocs = ev->count;
-                snprintf(st.node_class, sizeof st.node_class, "%s", ev->cls);
-            }
-        } else if (r->kind == RMS_FILE) {
-            struct xmpi_rms_state s = {0};
-            if (xmpi_rms_state_read(r->path, &s, err, sizeof err)) {
-                rc = XMPI_ERR_RMS;
-            } else {
-                int act = xmpi_rms_state_action(&s, &st.nprocs, st.node_class, sizeof st.node_class);
-                st.action = act == XMPI_RMS_ACT_SPAWN ? XMPI_SYSTEM_SPAWN
-                            : act == XMPI_RMS_ACT_SHRINK ? XMPI_SYSTEM_SHRINK : XMPI_SYSTEM_NONE;
-                xmpi_rms_state_free(&s);
-            }
-        }
-    }
+    if (cx->rank == 0) rc = xmpi_rms_poll(cx, &st, err, sizeof err);
     PMPI_Bcast(&rc, 1, MPI_INT, 0, cx->comm);
     if (rc) {
         if (cx->rank == 0) xmpi_note(cx, 0, "XMPI_Get_system_status: %s", err);

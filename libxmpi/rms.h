@@ -6,6 +6,7 @@
 #include <stddef.h>
 
 #include "../models/formats/rms_schedule.h"
+#include "xmpi.h"
 
 struct xmpi_ctx;
 
@@ -25,5 +26,8 @@ int xmpi_rms_start(struct xmpi_ctx *cx, char *err, size_t errlen);
 void xmpi_rms_spawned(struct xmpi_ctx *cx, const int *hosts, int n);
 void xmpi_rms_removed(struct xmpi_ctx *cx, const int *hosts, int n);
 void xmpi_rms_stop(struct xmpi_ctx *cx);
+/* Rank 0: what the resource manager asks of the job now (the schedule's next due event, or
+ * the state file's offer or reclaim). XMPI_ERR_RMS with err when the file cannot be read. */
+int xmpi_rms_poll(struct xmpi_ctx *cx, XMPI_System_status *st, char *err, size_t errlen);
 
 #endif

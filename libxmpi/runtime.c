@@ -99,6 +99,25 @@ static void agree_or_abort(struct xmpi_ctx *cx, const char *err)
     PMPI_Abort(MPI_COMM_WORLD, 2);
 }
 
+/* The program's own arguments, for the processes the policy spawns; --xmpi- options stay
+ * out (spawned processes inherit their parents' options). */
+static void save_argv(struct xmpi_ctx *cx, int argc, char **av)
+{
+    cx->argv = calloc((size_t)(argc > 0 ? argc : 1), sizeof *cx->argv);
+    if (!cx->argv) return;
+    int n = 0;
+    for (int i = 1; av && i < argc; i++)
+        if (av[i] && strncmp(av[i], "--xmpi-", 7) && (cx->argv[n] = strdup(av[i]))) n++;
+    cx->argv[n] = NULL;
+}
+
+static void free_argv(struct xmpi_ctx *cx)
+{
+    for (int i = 0; cx->argv && cx->argv[i]; i++) free(cx->argv[i]);
+    free(cx->argv);
+    cx->argv = NULL;
+}
+
 /* What the option table cannot judge alone: the policy this build offers and a cap the job
  * already exceeds. */
 static void check_malleability(const struct xmpi_ctx *cx, char *err, size_t len)
@@ -138,6 +157,7 @@ static void start(int *argc, char ***argv)
     snprintf(cx->progname, sizeof cx->progname, "%s",
              av && pargc && *pargc > 0 ? av[0] : "program");
 
+    save_argv(cx, pargc ? *pargc : 0, av);
     xmpi_options_defaults(&cx->opts);
     xmpi_options_parse(&cx->opts, pargc, av, remove, environ, err, sizeof err);
     if (!err[0]) check_malleability(cx, err, sizeof err);
@@ -213,6 +233,7 @@ XMPI_PUBLIC int MPI_Finalize(void)
         if (cx->rank == 0) xmpi_rms_stop(cx);
         xmpi_rtmodel_free(&cx->model);
         xmpi_world_stop(cx);
+        free_argv(cx);
         cx->phase = XMPI_PHASE_DONE;
     }
     return PMPI_Finalize();

@@ -1,0 +1,27 @@
+/* The malleability policy's "decide" step for XMPI_Eval_reconfig: what the resource manager
+ * offers or reclaims, the job as the pure policy sees it, and (HPMP) the model's predicted
+ * time for each candidate; decided on rank 0 and known to every process. */
+#ifndef XMPI_POLICY_H
+#define XMPI_POLICY_H
+
+#include "../models/interval.h"
+#include "../policies/malleability.h"
+#include "balancer.h"
+
+struct xmpi_ctx;
+
+/* The decision as every process learns it. */
+struct xmpi_reconfig_plan {
+    int action;                  /* enum xmpi_plan_action */
+    int count;
+    char cls[64];                /* node class of the processes to spawn or remove */
+    char why[256];
+};
+
+/* Collective over XMPI_COMM_WORLD at an interval end (interval s, already observed by the
+ * model). Never fails: an unreadable resource manager or a bad offer is said on rank 0 and
+ * decided as "keep". */
+void xmpi_policy_decide(struct xmpi_ctx *cx, const struct xmpi_interval *s,
+                        const struct xmpi_app *app, struct xmpi_reconfig_plan *out);
+
+#endif
