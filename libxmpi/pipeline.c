@@ -24,13 +24,44 @@ static int remove_processes(struct xmpi_ctx *cx, int nprocs, char *node_class[])
 
 /* ---- record ------------------------------------------------------------------------------ */
 
-static void record(struct xmpi_ctx *cx, const struct xmpi_interval *s)
+/* Rank 0: "class=N;..." for the processes in the job now, in pool order. */
+static void classes_now(const struct xmpi_ctx *cx, char *out, size_t len)
+{
+    const struct xmpi_world *w = &cx->world;
+    size_t used = 0;
+    out[0] = '\0';
+    if (!w->have_sched) return;
+    for (int h = 0; h < w->pool.nhosts; h++) {
+        const char *cls = w->pool.hosts[h].cls;
+        int seen = 0, n = 0;
+        for (int k = 0; k < h; k++) seen |= !strcmp(w->pool.hosts[k].cls, cls);
+        if (seen) continue;
+        for (int i = 0; i < w->sched.nprocs; i++)
+            n += !strcmp(w->pool.hosts[w->sched.procs[i].host].cls, cls);
+        if (n > 0 && used < len)
+            used += (size_t)snprintf(out + used, len - used, "%s%s=%d", used ? ";" : "", cls, n);
+    }
+}
+
+static const char *const plan_words[] = {"keep", "spawn", "remove"};
+
+static void record(struct xmpi_ctx *cx, const struct xmpi_interval *s,
+                   const struct xmpi_reconfig_plan *plan, int decided, const char *classes)
 {
     char action[sizeof cx->sink.action];
     xmpi_sink_take_action(&cx->sink, action, sizeof action);
     if (cx->rank != 0) return;
     struct xmpi_trace_model tm;
     xmpi_rtmodel_row(cx, s, &tm);
+    if (decided) {
+        tm.policy = xmpi_policy_name(cx->opts.policy);
+        snprintf(tm.event, sizeof tm.event, "%s", plan->event);
+        if (plan->action == XMPI_PLAN_KEEP) snprintf(tm.decision, sizeof tm.decision, "keep");
+        else snprintf(tm.decision, sizeof tm.decision, "%s %d", plan_words[plan->action],
+                      plan->count);
+        snprintf(tm.why, sizeof tm.why, "%s", plan->why);
+    }
+    snprintf(tm.classes, sizeof tm.classes, "%s", classes);
     const char *source = s->work_source_mixed ? "mixed" : cx->mon.source;
     if (cx->trace && xmpi_trace_row(cx->trace, s, source, action, &tm)) {
         xmpi_note(cx, 0, "cannot write the trace file %s any more; tracing stops", cx->opts.trace);
@@ -195,12 +226,15 @@ int xmpi_pipeline_interval_end(struct xmpi_ctx *cx, const struct xmpi_app *app)
     /* model */
     if (cx->rank == 0) xmpi_rtmodel_observe(cx, s);
     /* decide: an interval measured on other processes says nothing of these */
-    int rc = XMPI_SUCCESS, *blocks = NULL;
-    char why[400] = "";
+    int rc = XMPI_SUCCESS, *blocks = NULL, decided = 0;
+    char why[400] = "", classes[256] = "";
     struct xmpi_reconfig_plan plan = {0};
+    if (cx->rank == 0) classes_now(cx, classes, sizeof classes);
     if (app && s->nprocs == cx->size) {
-        if (app->reconfig && cx->opts.policy != XMPI_POLICY_STATIC)
+        if (app->reconfig && cx->opts.policy != XMPI_POLICY_STATIC) {
             xmpi_policy_decide(cx, s, app, &plan);
+            decided = 1;
+        }
         if (plan.action == XMPI_PLAN_KEEP) {
             rc = xmpi_balancer_decide(cx, s, app, &blocks, why, sizeof why);
             if (rc) xmpi_note(cx, 0, "%s: %s", app->reconfig ? "XMPI_Eval_reconfig" :
@@ -212,7 +246,7 @@ int xmpi_pipeline_interval_end(struct xmpi_ctx *cx, const struct xmpi_app *app)
     else if (!rc && blocks) rc = rebalance(cx, s, app, blocks);
     free(blocks);
     /* record */
-    record(cx, s);
+    record(cx, s, &plan, decided, classes);
     return rc;
 }
 

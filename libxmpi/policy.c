@@ -53,7 +53,8 @@ static int price(void *arg, int k, double *seconds)
 }
 
 /* Rank 0: the event, in the policy's terms; 0 when there is none to act on. */
-static int read_event(struct xmpi_ctx *cx, struct xmpi_event *ev, char *cls, size_t len)
+static int read_event(struct xmpi_ctx *cx, struct xmpi_event *ev, char *cls, size_t len,
+                      char *event, size_t elen)
 {
     XMPI_System_status st;
     char err[512] = "";
@@ -68,6 +69,8 @@ static int read_event(struct xmpi_ctx *cx, struct xmpi_event *ev, char *cls, siz
     if (host < 0) {
         char classes[256];
         xmpi_pool_classes(&cx->world.pool, classes, sizeof classes);
+        snprintf(event, elen, "%s %d %s", st.action == XMPI_SYSTEM_SPAWN ? "offer" : "reclaim",
+                 st.nprocs, st.node_class);
         xmpi_note(cx, 0, "XMPI_Eval_reconfig: the resource manager %s %d PE(s) of class '%s', "
                   "which the job's pool does not have (classes: %s); ignored",
                   st.action == XMPI_SYSTEM_SPAWN ? "offers" : "reclaims", st.nprocs,
@@ -75,6 +78,8 @@ static int read_event(struct xmpi_ctx *cx, struct xmpi_event *ev, char *cls, siz
         return 0;
     }
     ev->kind = st.action == XMPI_SYSTEM_SPAWN ? XMPI_EVENT_OFFER : XMPI_EVENT_RECLAIM;
+    snprintf(event, elen, "%s %d %s", ev->kind == XMPI_EVENT_OFFER ? "offer" : "reclaim",
+             st.nprocs, st.node_class);
     ev->count = st.nprocs;
     ev->cls = cx->model.host_class ? cx->model.host_class[host] : 0;
     snprintf(cls, len, "%s", st.node_class);
@@ -95,7 +100,7 @@ static int removable(const struct xmpi_ctx *cx, const char *cls)
 static void decide_root(struct xmpi_ctx *cx, struct pricing *pr, struct xmpi_reconfig_plan *out)
 {
     struct xmpi_event ev;
-    if (!read_event(cx, &ev, out->cls, sizeof out->cls)) return;
+    if (!read_event(cx, &ev, out->cls, sizeof out->cls, out->event, sizeof out->event)) return;
     struct xmpi_job job = {cx->size, (int)cx->opts.max_procs, removable(cx, out->cls)};
     struct xmpi_plan plan;
     int rc;

@@ -15,6 +15,7 @@ struct xmpi_reconfig_plan {
     int action;                  /* enum xmpi_plan_action */
     int count;
     char cls[64];                /* node class of the processes to spawn or remove */
+    char event[96];              /* what the resource manager said, "" for nothing */
     char why[256];
 };
 

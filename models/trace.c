@@ -9,7 +9,8 @@ const char xmpi_trace_header[] =
     "interval,iteration,nprocs,t_real_max,t_real_min,t_cpu_sum,work_sum,work_source,"
     "comm_time_max,comm_bytes_sum,action,elapsed,iterations,t_real_ranks,t_cpu_ranks,"
     "work_ranks,comm_time_ranks,calibration,predicted_for,pred_comp,meas_comp,pred_comm,"
-    "meas_comm,pred_reconf,meas_reconf,pred_redist,meas_redist";
+    "meas_comm,pred_reconf,meas_reconf,pred_redist,meas_redist,policy,event,decision,why,"
+    "procs_by_class";
 
 FILE *xmpi_trace_open(const char *path, char *err, size_t errlen)
 {
@@ -37,7 +38,7 @@ static void per_rank(FILE *f, const struct xmpi_interval *s, size_t offset)
     }
 }
 
-/* The calibration file's path as one CSV field: separators and quotes would split it. */
+/* Free text (a path, a sentence) as one CSV field: separators and quotes would split it. */
 static void field(FILE *f, const char *v)
 {
     fputc(',', f);
@@ -66,6 +67,11 @@ int xmpi_trace_row(FILE *f, const struct xmpi_interval *s, const char *source,
     } else {
         fputs(",,,,,,,,,", f);
     }
+    field(f, m ? m->policy : NULL);
+    field(f, m ? m->event : NULL);
+    field(f, m ? m->decision : NULL);
+    field(f, m ? m->why : NULL);
+    field(f, m ? m->classes : NULL);
     fputc('\n', f);
     return fflush(f) || ferror(f) ? -1 : 0;
 }

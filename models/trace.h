@@ -20,6 +20,12 @@ struct xmpi_trace_model {
     char predicted_for[16];    /* the action: "spawn" or "remove" */
     double pred_comp, meas_comp, pred_comm, meas_comm;
     double pred_reconf, meas_reconf, pred_redist, meas_redist;
+    /* The malleability policy's columns (XMPI_Eval_reconfig): empty when nothing to say. */
+    const char *policy;        /* "static", "smp", "hpmp" */
+    char event[96];            /* what the resource manager said: "offer 2 local", "reclaim 1 fast" */
+    char decision[32];         /* "spawn 1", "remove 1", "keep" */
+    char why[256];             /* the policy's sentence (HPMP: with its predictions) */
+    char classes[256];         /* processes per node class in this interval: "fast=2;slow=1" */
 };
 
 /* Writes one row for summary `s`; `source` and `action` are single words; m NULL leaves the

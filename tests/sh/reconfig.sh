@@ -31,6 +31,13 @@ check "smp: same checksum as the static run" test "$(sum "$TMP/smp.out")" = "$re
 check "smp: grows to 3 and shrinks back to 2" test "$(sizes "$TMP/smp.csv")" = "2 3 2"
 check "smp: the decision is explained" grep -q 'smp: 1 PE(s) offered: spawning 1' "$TMP/smp.out.err"
 check "smp: the trace records the spawn and the move" grep -q ',spawn+redistribute,' "$TMP/smp.csv"
+# col TRACE NAME: the column NAME of every row, one per line.
+col() { awk -F, -v n="$2" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == n) c = i; next } { print $c }' "$1"; }
+check "smp: the trace says what was offered and decided" \
+    test "$(paste -d'|' <(col "$TMP/smp.csv" event) <(col "$TMP/smp.csv" decision) | sed -n 2p)" = "offer 1 local|spawn 1"
+check "smp: the trace counts the processes per class" \
+    test "$(col "$TMP/smp.csv" procs_by_class | tr '\n' ' ')" = "local=2 local=2 local=3 local=3 local=2 local=2 "
+check "smp: the trace names the policy" test "$(col "$TMP/smp.csv" policy | sort -u)" = "smp"
 
 run cap smp '20 spawn 2 local\n' --xmpi-max-procs=3
 check "smp with --xmpi-max-procs=3: takes 1 of 2 offered" test "$(sizes "$TMP/cap.csv")" = "2 3"

@@ -190,6 +190,43 @@ START_TEST(test_row_model_columns)
 }
 END_TEST
 
+/* The malleability policy's columns: what the resource manager said, the decision and why
+ * (a comma in the sentence cannot split the row), the processes per class; empty without. */
+START_TEST(test_row_policy_columns)
+{
+    uint64_t seed = 901;
+    struct xmpi_rank_record recs[MAXP];
+    struct xmpi_interval s;
+    char err[1024] = "";
+    FILE *f = xmpi_trace_open(path, err, sizeof err);
+    ck_assert_msg(f != NULL, "open failed: %s", err);
+    random_summary(&seed, &s, recs, 2);
+    struct xmpi_trace_model m = {.calibration = "defaults", .policy = "hpmp"};
+    snprintf(m.event, sizeof m.event, "offer 2 fast");
+    snprintf(m.decision, sizeof m.decision, "spawn 1");
+    snprintf(m.why, sizeof m.why, "2 PE(s) offered: spawning 1, predicted 3 s");
+    snprintf(m.classes, sizeof m.classes, "fast=1;slow=1");
+    ck_assert_int_eq(xmpi_trace_row(f, &s, "declared", "none", &m), 0);
+    ck_assert_int_eq(xmpi_trace_row(f, &s, "declared", "none", NULL), 0);
+    fclose(f);
+    char *text = slurp(path, NULL);
+    char *ln[4];
+    ck_assert_int_eq(lines(text, ln, 4), 3);
+    char *names[MAXF], *a[MAXF], *b[MAXF];
+    int nh = split(ln[0], ',', names, MAXF);
+    ck_assert_int_eq(split(ln[1], ',', a, MAXF), nh);
+    ck_assert_int_eq(split(ln[2], ',', b, MAXF), nh);
+    ck_assert_str_eq(a[column(names, nh, "policy")], "hpmp");
+    ck_assert_str_eq(a[column(names, nh, "event")], "offer 2 fast");
+    ck_assert_str_eq(a[column(names, nh, "decision")], "spawn 1");
+    ck_assert_str_eq(a[column(names, nh, "why")], "2 PE(s) offered: spawning 1_ predicted 3 s");
+    ck_assert_str_eq(a[column(names, nh, "procs_by_class")], "fast=1;slow=1");
+    const char *cols[5] = {"policy", "event", "decision", "why", "procs_by_class"};
+    for (int i = 0; i < 5; i++) ck_assert_str_eq(b[column(names, nh, cols[i])], "");
+    free(text);
+}
+END_TEST
+
 /* Apart from the other columns so that its precision is reported on its own. */
 START_TEST(test_row_elapsed)
 {
@@ -292,6 +329,7 @@ Suite *trace_rows_suite(void)
     tcase_add_loop_test(tc, test_row_values, 0, MAXP);
     tcase_add_test(tc, test_row_elapsed);
     tcase_add_test(tc, test_row_model_columns);
+    tcase_add_test(tc, test_row_policy_columns);
     tcase_add_test(tc, test_rows_append);
     tcase_add_test(tc, test_row_write_error);
     tcase_add_test(tc, test_row_dev_full);
