@@ -201,7 +201,7 @@ static void ping_pong(int rank, int peer, const struct args *a, struct pingpong 
         p->alpha = p->t[0];
         p->beta = (p->t[last] - p->t[0]) / (double)p->bytes[last];
         p->how = "the fit was not positive; alpha is the 0-byte time, beta the slope to the largest size";
-        if (!(p->beta > 0)) p->beta = XMPI_CAL_DEFAULT_BETA;
+        if (!(p->beta > 0)) p->beta = XMPIR_CAL_DEFAULT_BETA;
     }
     double sq = 0;
     p->worst = 0;
@@ -422,7 +422,7 @@ static void compose(struct xmpi_calibration *cal, struct sources *s, const struc
     if (m->gamma > 0) cal->net.gamma = m->gamma;
     if (m->copy > 0) cal->net.copy = cal->spawned.copy = m->copy;
     if (a->spawn_file) {
-        static const unsigned bits[3] = {XMPI_CAL_SPAWN_SINGLE, XMPI_CAL_SPAWN_GROUP, XMPI_CAL_REMOVE};
+        static const unsigned bits[3] = {XMPIR_CAL_SPAWN_SINGLE, XMPIR_CAL_SPAWN_GROUP, XMPIR_CAL_REMOVE};
         cal->spawn_single = from_file->spawn_single;
         cal->spawn_group = from_file->spawn_group;
         cal->remove = from_file->remove;

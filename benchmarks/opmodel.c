@@ -30,11 +30,11 @@ static const struct {
     const char *what;   /* the table's heading */
     int op;             /* enum xmpi_op, for the algorithm's name */
 } kinds[NKINDS] = {
-    [K_SEND] = {"send", "MPI_Send/MPI_Recv ping-pong between ranks 0 and 1, one way", XMPI_OP_SEND},
-    [K_BCAST] = {"bcast", "MPI_Bcast from rank 0, n = the buffer", XMPI_OP_BCAST},
-    [K_GATHER] = {"gather", "MPI_Gather to rank 0, n = one rank's block", XMPI_OP_GATHER},
+    [K_SEND] = {"send", "MPI_Send/MPI_Recv ping-pong between ranks 0 and 1, one way", XMPIR_OP_SEND},
+    [K_BCAST] = {"bcast", "MPI_Bcast from rank 0, n = the buffer", XMPIR_OP_BCAST},
+    [K_GATHER] = {"gather", "MPI_Gather to rank 0, n = one rank's block", XMPIR_OP_GATHER},
     [K_ALLREDUCE] = {"allreduce", "MPI_Allreduce(MPI_DOUBLE, MPI_SUM), n = the buffer",
-                     XMPI_OP_ALLREDUCE},
+                     XMPIR_OP_ALLREDUCE},
 };
 
 struct args {
@@ -97,8 +97,8 @@ static void usage(FILE *f)
             "before any measurement with one message naming what was wrong and what is accepted.\n"
             "\n"
             "Example: mpirun -np 4 xmpi-opmodel -c xmpi-calibration.txt -m 1048576 -o ops.csv\n",
-            SAMPLE_SECONDS * 1e3, XMPI_CAL_DEFAULT_ALPHA, XMPI_CAL_DEFAULT_BETA,
-            XMPI_CAL_DEFAULT_GAMMA, DEFAULT_OUT, MIN_BYTES, MAX_BYTES_LIMIT, DEFAULT_MAX_BYTES,
+            SAMPLE_SECONDS * 1e3, XMPIR_CAL_DEFAULT_ALPHA, XMPIR_CAL_DEFAULT_BETA,
+            XMPIR_CAL_DEFAULT_GAMMA, DEFAULT_OUT, MIN_BYTES, MAX_BYTES_LIMIT, DEFAULT_MAX_BYTES,
             MAX_REPS, DEFAULT_REPS);
 }
 
@@ -284,7 +284,7 @@ static void print_header(const struct args *a, const struct xmpi_calibration *ca
     MPI_Get_library_version(lib, &len);
     lib[strcspn(lib, ",\n")] = '\0';
     char names[128];
-    xmpi_calibration_defaulted_names(defaulted & (XMPI_CAL_ALPHA | XMPI_CAL_BETA | XMPI_CAL_GAMMA),
+    xmpi_calibration_defaulted_names(defaulted & (XMPIR_CAL_ALPHA | XMPIR_CAL_BETA | XMPIR_CAL_GAMMA),
                                      names, sizeof names);
     char b1[32];
     printf("xmpi-opmodel: %d processes, %s; sizes 8 B to %s, median of %ld samples\n", size, lib,
@@ -356,7 +356,7 @@ int main(int argc, char **argv)
     int code = 0;
     struct xmpi_calibration cal;
     xmpi_calibration_defaults(&cal);
-    unsigned defaulted = XMPI_CAL_ALL;
+    unsigned defaulted = XMPIR_CAL_ALL;
     /* Every rank parses the same argv and reaches the same verdict; rank 0 says it. */
     if (parse_args(argc, argv, &a, err, sizeof err)) {
         if (rank == 0) fprintf(stderr, "%s\n", err);

@@ -42,9 +42,9 @@ static int gather_weights(struct xmpi_ctx *cx, int policy, const struct columns 
     int n = xmpi_registry_size(cx), ok = 1;
     double *mine = malloc(sizeof *mine * ((size_t)count + 1));
     double *all = malloc(sizeof *all * ((size_t)n + 1));
-    int *len = policy == XMPI_LB_NNZ ? malloc(sizeof *len * ((size_t)count + 1)) : NULL;
-    if (!mine || !all || (policy == XMPI_LB_NNZ && !len)) ok = 0;
-    if (ok && policy == XMPI_LB_NNZ) {
+    int *len = policy == XMPIR_LB_NNZ ? malloc(sizeof *len * ((size_t)count + 1)) : NULL;
+    if (!mine || !all || (policy == XMPIR_LB_NNZ && !len)) ok = 0;
+    if (ok && policy == XMPIR_LB_NNZ) {
         ok = xmpi_registry_row_nnz(cx, len, count) == 0;
         for (int i = 0; ok && i < count; i++) mine[i] = len[i];
     } else if (ok) {
@@ -128,11 +128,11 @@ int xmpi_balancer_decide(struct xmpi_ctx *cx, const struct xmpi_interval *s,
     struct xmpi_lb_decision d;
     int need = xmpi_lb_assess(&prm, &lb->st, &in, &d);
     double *rowweight = NULL;
-    if (need > 0 && o->lb != XMPI_LB_ROWS &&
+    if (need > 0 && o->lb != XMPIR_LB_ROWS &&
         gather_weights(cx, o->lb, &c, c.count[me], app->weight, &rowweight)) {
         snprintf(why, len, "--xmpi-lb=%s needs %s on every process that holds rows",
-                 o->lb == XMPI_LB_NNZ ? "nnz" : "weight",
-                 o->lb == XMPI_LB_NNZ ? "a registered distributed sparse matrix" : "a weight array");
+                 o->lb == XMPIR_LB_NNZ ? "nnz" : "weight",
+                 o->lb == XMPIR_LB_NNZ ? "a registered distributed sparse matrix" : "a weight array");
         rc = XMPI_ERR_ARG;
     }
     int *nc = NULL;

@@ -1,8 +1,8 @@
 /* The load balancer at run time: the "decide" step of the interval pipeline for
  * XMPI_Eval_lbalance, feeding the interval summary and the program's blocks to the pure
  * balancer (policies/lbalance.c) and returning the new partition it asks for. */
-#ifndef XMPI_BALANCER_H
-#define XMPI_BALANCER_H
+#ifndef XMPIR_BALANCER_H
+#define XMPIR_BALANCER_H
 
 #include <stddef.h>
 

@@ -1,8 +1,8 @@
 /* The runtime context: every runtime module's state in one struct, owned by the runtime
  * from MPI_Init to MPI_Finalize. Internal functions take the context they work on; the
  * one process-wide pointer, xmpi_ctx, is for the PMPI wrappers and the public API. */
-#ifndef XMPI_CONTEXT_H
-#define XMPI_CONTEXT_H
+#ifndef XMPIR_CONTEXT_H
+#define XMPIR_CONTEXT_H
 
 #include <mpi.h>
 #include <stdio.h>
@@ -19,7 +19,7 @@
 #include "sink.h"
 #include "world.h"
 
-enum xmpi_phase { XMPI_PHASE_BEFORE = 0, XMPI_PHASE_RUNNING, XMPI_PHASE_DONE };
+enum xmpi_phase { XMPIR_PHASE_BEFORE = 0, XMPIR_PHASE_RUNNING, XMPIR_PHASE_DONE };
 
 struct xmpi_ctx {
     enum xmpi_phase phase;
@@ -36,7 +36,7 @@ struct xmpi_ctx {
 
     /* Cumulative per-operation counters since the process started; only the PMPI wrappers
      * write them, one communicating thread at a time. */
-    struct xmpi_opstat profile[XMPI_OP_COUNT];
+    struct xmpi_opstat profile[XMPIR_OP_COUNT];
     struct xmpi_monitor mon;
     struct xmpi_hwcount hw;
     struct xmpi_registry reg;

@@ -1,7 +1,7 @@
 /* Emulated heterogeneous processors: this process confined to a fraction of one core
  * by a cgroup CPU quota (v2 cpu.max or v1 cpu.cfs_quota_us), and released on request. */
-#ifndef XMPI_EMULATE_H
-#define XMPI_EMULATE_H
+#ifndef XMPIR_EMULATE_H
+#define XMPIR_EMULATE_H
 
 #include <limits.h>
 #include <stddef.h>

@@ -15,8 +15,8 @@ int xmpi_hwcount_start(struct xmpi_hwcount *hw, char *const names[], int n, char
                        size_t whylen)
 {
     int rc;
-    if (n < 1 || n > XMPI_MAX_EVENTS) {
-        snprintf(why, whylen, "between 1 and %d events can be counted", XMPI_MAX_EVENTS);
+    if (n < 1 || n > XMPIR_MAX_EVENTS) {
+        snprintf(why, whylen, "between 1 and %d events can be counted", XMPIR_MAX_EVENTS);
         return -1;
     }
     if (PAPI_is_initialized() == PAPI_NOT_INITED) {
@@ -62,7 +62,7 @@ int xmpi_hwcount_read(struct xmpi_hwcount *hw, long long *values)
 void xmpi_hwcount_stop(struct xmpi_hwcount *hw)
 {
     if (hw->eventset == PAPI_NULL) return;
-    long long scratch[XMPI_MAX_EVENTS];
+    long long scratch[XMPIR_MAX_EVENTS];
     if (hw->running) PAPI_stop(hw->eventset, scratch);
     PAPI_cleanup_eventset(hw->eventset);
     PAPI_destroy_eventset(&hw->eventset);

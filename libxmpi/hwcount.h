@@ -1,11 +1,11 @@
 /* Hardware event counting through PAPI, with a clean "not available" answer
  * when the machine (or VM) exposes no counters. */
-#ifndef XMPI_HWCOUNT_H
-#define XMPI_HWCOUNT_H
+#ifndef XMPIR_HWCOUNT_H
+#define XMPIR_HWCOUNT_H
 
 #include <stddef.h>
 
-#define XMPI_MAX_EVENTS 8
+#define XMPIR_MAX_EVENTS 8
 
 /* One PAPI event set: PAPI_NULL when none exists. */
 struct xmpi_hwcount {

@@ -13,7 +13,7 @@ int xmpi_rtmodel_calibrate(struct xmpi_rtmodel *md, const char *path, char *err,
 {
     xmpi_calibration_defaults(&md->cal);
     md->source[0] = '\0';
-    md->defaulted = XMPI_CAL_ALL;
+    md->defaulted = XMPIR_CAL_ALL;
     if (!path || !path[0]) return 0;
     struct xmpi_calibration c;
     unsigned def = 0;
@@ -43,15 +43,15 @@ void xmpi_rtmodel_describe(const struct xmpi_rtmodel *md, char *buf, size_t len)
 void xmpi_rtmodel_start(struct xmpi_ctx *cx, const struct xmpi_pool *pool, int spawn_group)
 {
     struct xmpi_rtmodel *md = &cx->model;
-    char *names[XMPI_MODEL_CLASSES_MAX];
-    double speeds[XMPI_MODEL_CLASSES_MAX];
+    char *names[XMPIR_MODEL_CLASSES_MAX];
+    double speeds[XMPIR_MODEL_CLASSES_MAX];
     md->on = 0;
     md->host_class = malloc(sizeof *md->host_class * (size_t)(pool->nhosts ? pool->nhosts : 1));
     if (!md->host_class) return;
-    int n = xmpi_config_classes(pool, md->host_class, names, speeds, XMPI_MODEL_CLASSES_MAX);
+    int n = xmpi_config_classes(pool, md->host_class, names, speeds, XMPIR_MODEL_CLASSES_MAX);
     if (n < 0) {
         xmpi_note(cx, 1, "prediction model: more than %d node classes; the model is off",
-                  XMPI_MODEL_CLASSES_MAX);
+                  XMPIR_MODEL_CLASSES_MAX);
         return;
     }
     xmpi_model_init(&md->m, &md->cal, spawn_group);
@@ -79,7 +79,7 @@ void xmpi_rtmodel_observe(struct xmpi_ctx *cx, const struct xmpi_interval *s)
     int *cls = malloc(sizeof *cls * (size_t)s->nprocs);
     const struct xmpi_sched *sc = cx->world.have_sched ? &cx->world.sched : NULL;
     int known = cls && xmpi_rtmodel_rank_classes(md, sc, cls, s->nprocs) == 0;
-    if (xmpi_model_observe(&md->m, s, known ? cls : NULL) == XMPI_MODEL_OK) md->observed = s->index;
+    if (xmpi_model_observe(&md->m, s, known ? cls : NULL) == XMPIR_MODEL_OK) md->observed = s->index;
     free(cls);
 }
 
@@ -105,9 +105,9 @@ void xmpi_rtmodel_plan(struct xmpi_ctx *cx, const char *action, const struct xmp
         .part = {cx->size, count, displ}, .rank_class = rank_class, .next = NULL,
         .mixed_now = ch->mixed_now, .mixed_next = ch->mixed_next};
     int rc = xmpi_model_predict(&md->m, &rq, &md->p);
-    if (rc != XMPI_MODEL_OK) {
+    if (rc != XMPIR_MODEL_OK) {
         xmpi_note(cx, 1, "prediction model: cannot predict the %s (code %d: %s)", action, rc,
-                  rc == XMPI_MODEL_ENODATA ? "no power or work measured yet" : "bad input");
+                  rc == XMPIR_MODEL_ENODATA ? "no power or work measured yet" : "bad input");
         return;
     }
     snprintf(md->action, sizeof md->action, "%s", action);

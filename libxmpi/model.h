@@ -1,8 +1,8 @@
 /* The prediction model at run time, on rank 0: the calibration in use, the model fed with
  * every interval summary, the prediction made before each spawn or removal, and its
  * comparison with the first whole interval after it (from what the sink measured). */
-#ifndef XMPI_RTMODEL_H
-#define XMPI_RTMODEL_H
+#ifndef XMPIR_RTMODEL_H
+#define XMPIR_RTMODEL_H
 
 #include <stddef.h>
 
@@ -18,7 +18,7 @@ struct xmpi_sched;
 struct xmpi_rtmodel {
     /* The calibration: the file of --xmpi-calibration, or the documented defaults. */
     struct xmpi_calibration cal;
-    char source[XMPI_PATH_MAX];      /* the loaded file, "" for the defaults */
+    char source[XMPIR_PATH_MAX];      /* the loaded file, "" for the defaults */
     unsigned defaulted;              /* keys the loaded file did not give */
     int on;
     struct xmpi_model m;

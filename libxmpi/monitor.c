@@ -84,14 +84,14 @@ static int configure(struct xmpi_ctx *cx, char *events[])
     if (events && events[0]) {
         for (int n = 0; events[n]; n++) {
             size_t len = strlen(events[n]);
-            if (n >= XMPI_MAX_EVENTS || used + len + 1 > sizeof mon->names_buf) return XMPI_ERR_ARG;
+            if (n >= XMPIR_MAX_EVENTS || used + len + 1 > sizeof mon->names_buf) return XMPI_ERR_ARG;
             mon->names[n] = memcpy(mon->names_buf + used, events[n], len + 1);
             used += len + 1;
             mon->nevents = n + 1;
         }
     } else {
         mon->nevents = xmpi_options_events(&cx->opts, mon->names_buf, sizeof mon->names_buf,
-                                          mon->names, XMPI_MAX_EVENTS);
+                                          mon->names, XMPIR_MAX_EVENTS);
     }
 
     if (mon->nevents > 0) {
@@ -167,8 +167,8 @@ void xmpi_monitor_gather(struct xmpi_ctx *cx)
         mon->ranks = r;
         mon->ranks_cap = cx->size;
     }
-    PMPI_Allgather(&mon->closed, (int)XMPI_RECORD_DOUBLES, MPI_DOUBLE, mon->ranks,
-                   (int)XMPI_RECORD_DOUBLES, MPI_DOUBLE, cx->comm);
+    PMPI_Allgather(&mon->closed, (int)XMPIR_RECORD_DOUBLES, MPI_DOUBLE, mon->ranks,
+                   (int)XMPIR_RECORD_DOUBLES, MPI_DOUBLE, cx->comm);
     struct xmpi_interval *s = &mon->summary;
     xmpi_interval_reduce(s, mon->ranks, cx->size);
     s->index++;
@@ -200,7 +200,7 @@ int xmpi_monitor_end_iteration(struct xmpi_ctx *cx, long long *counts, int *clos
     mon->in_iter = 0;
 
     struct xmpi_rank_record *it = &mon->iter;
-    long long hw[XMPI_MAX_EVENTS];
+    long long hw[XMPIR_MAX_EVENTS];
     int counted = mon->papi && xmpi_hwcount_read(&cx->hw, hw) == 0;
     xmpi_record_clear(it);
     it->iterations = 1;
@@ -218,7 +218,7 @@ int xmpi_monitor_end_iteration(struct xmpi_ctx *cx, long long *counts, int *clos
     it->work_papi = counted;
     it->work = counted ? (double)(hw[0] - mon->hw0[0]) : mon->declared;
     xmpi_opstat_diff(it->op, cx->profile, mon->snap);
-    for (int i = 0; i < XMPI_OP_COUNT; i++) {
+    for (int i = 0; i < XMPIR_OP_COUNT; i++) {
         it->comm_time += it->op[i].time;
         it->comm_bytes += it->op[i].bytes;
     }

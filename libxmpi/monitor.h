@@ -1,8 +1,8 @@
 /* Per-iteration monitoring (wall time, CPU time, work, communication), the closing of a
  * sampling interval every si iterations and the gather of the per-rank records into one
  * interval summary (the pipeline's "measure" step). */
-#ifndef XMPI_MONITOR_H
-#define XMPI_MONITOR_H
+#ifndef XMPIR_MONITOR_H
+#define XMPIR_MONITOR_H
 
 #include "../models/formats/options.h"
 #include "../models/interval.h"
@@ -14,14 +14,14 @@ struct xmpi_monitor {
     int configured;                      /* events chosen (first iteration seen) */
     int in_iter;
     int nevents;                         /* requested events; counts[] has this many */
-    char names_buf[XMPI_EVENTS_MAX];
-    char *names[XMPI_MAX_EVENTS];
+    char names_buf[XMPIR_EVENTS_MAX];
+    char *names[XMPIR_MAX_EVENTS];
     int papi;                            /* 1 when the events are being counted */
-    char source[XMPI_EVENTS_MAX + 8];
+    char source[XMPIR_EVENTS_MAX + 8];
     double declared;                     /* work declared in the current iteration */
     double t_real0, t_cpu0;
-    long long hw0[XMPI_MAX_EVENTS];
-    struct xmpi_opstat snap[XMPI_OP_COUNT];
+    long long hw0[XMPIR_MAX_EVENTS];
+    struct xmpi_opstat snap[XMPIR_OP_COUNT];
     struct xmpi_rank_record iter;        /* last complete iteration */
     struct xmpi_rank_record acc;         /* current interval so far */
     struct xmpi_rank_record closed;      /* the interval closed and not yet gathered */

@@ -56,7 +56,7 @@ static void record(struct xmpi_ctx *cx, const struct xmpi_interval *s,
     if (decided) {
         tm.policy = xmpi_policy_name(cx->opts.policy);
         snprintf(tm.event, sizeof tm.event, "%s", plan->event);
-        if (plan->action == XMPI_PLAN_KEEP) snprintf(tm.decision, sizeof tm.decision, "keep");
+        if (plan->action == XMPIR_PLAN_KEEP) snprintf(tm.decision, sizeof tm.decision, "keep");
         else snprintf(tm.decision, sizeof tm.decision, "%s %d", plan_words[plan->action],
                       plan->count);
         snprintf(tm.why, sizeof tm.why, "%s", plan->why);
@@ -191,7 +191,7 @@ static int reconfigure(struct xmpi_ctx *cx, const struct xmpi_interval *s,
     if (!classes) xmpi_die_nomem(cx, "XMPI_Eval_reconfig");
     for (int i = 0; i < plan->count; i++) classes[i] = (char *)plan->cls;
     int rc;
-    if (plan->action == XMPI_PLAN_SPAWN) {
+    if (plan->action == XMPIR_PLAN_SPAWN) {
         char exe[4096];
         const char *command;
         char **argv;
@@ -231,18 +231,18 @@ int xmpi_pipeline_interval_end(struct xmpi_ctx *cx, const struct xmpi_app *app)
     struct xmpi_reconfig_plan plan = {0};
     if (cx->rank == 0) classes_now(cx, classes, sizeof classes);
     if (app && s->nprocs == cx->size) {
-        if (app->reconfig && cx->opts.policy != XMPI_POLICY_STATIC) {
+        if (app->reconfig && cx->opts.policy != XMPIR_POLICY_STATIC) {
             xmpi_policy_decide(cx, s, app, &plan);
             decided = 1;
         }
-        if (plan.action == XMPI_PLAN_KEEP) {
+        if (plan.action == XMPIR_PLAN_KEEP) {
             rc = xmpi_balancer_decide(cx, s, app, &blocks, why, sizeof why);
             if (rc) xmpi_note(cx, 0, "%s: %s", app->reconfig ? "XMPI_Eval_reconfig" :
                               "XMPI_Eval_lbalance", why);
         }
     }
     /* act */
-    if (plan.action != XMPI_PLAN_KEEP) rc = reconfigure(cx, s, app, &plan);
+    if (plan.action != XMPIR_PLAN_KEEP) rc = reconfigure(cx, s, app, &plan);
     else if (!rc && blocks) rc = rebalance(cx, s, app, blocks);
     free(blocks);
     /* record */
@@ -377,11 +377,11 @@ static void predict(struct xmpi_ctx *cx, const char *action, const int *new_host
 static int sched_error(int rc)
 {
     switch (rc) {
-    case XMPI_SCHED_ECLASS: return XMPI_ERR_CLASS;
-    case XMPI_SCHED_ENOPE:
-    case XMPI_SCHED_ECOUNT:
-    case XMPI_SCHED_EGROUP: return XMPI_ERR_RESOURCES;
-    case XMPI_SCHED_ENOMEM: return XMPI_ERR_NOMEM;
+    case XMPIR_SCHED_ECLASS: return XMPI_ERR_CLASS;
+    case XMPIR_SCHED_ENOPE:
+    case XMPIR_SCHED_ECOUNT:
+    case XMPIR_SCHED_EGROUP: return XMPI_ERR_RESOURCES;
+    case XMPIR_SCHED_ENOMEM: return XMPI_ERR_NOMEM;
     default: return XMPI_ERR_ARG;
     }
 }

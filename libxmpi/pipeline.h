@@ -1,7 +1,7 @@
 /* The interval pipeline: the end of each sampling interval as one function that runs
  * measure -> model -> decide -> act -> record, and the public calls that drive it. */
-#ifndef XMPI_PIPELINE_H
-#define XMPI_PIPELINE_H
+#ifndef XMPIR_PIPELINE_H
+#define XMPIR_PIPELINE_H
 
 #include "balancer.h"
 

@@ -43,7 +43,7 @@ static int price(void *arg, int k, double *seconds)
         .rank_class = pr->rank_class, .next = NULL, .mixed_now = ch.mixed_now,
         .mixed_next = ch.mixed_next};
     struct xmpi_prediction out;
-    if (xmpi_model_predict(&cx->model.m, &rq, &out) != XMPI_MODEL_OK || !(out.iterations > 0))
+    if (xmpi_model_predict(&cx->model.m, &rq, &out) != XMPIR_MODEL_OK || !(out.iterations > 0))
         return -1;
     double per_iter = (out.t_comp + out.t_comm) / out.iterations;
     double left = pr->app->maxit > 0 ? (double)pr->app->maxit - pr->app->it - 1 : out.iterations;
@@ -77,8 +77,8 @@ static int read_event(struct xmpi_ctx *cx, struct xmpi_event *ev, char *cls, siz
                   st.node_class, classes);
         return 0;
     }
-    ev->kind = st.action == XMPI_SYSTEM_SPAWN ? XMPI_EVENT_OFFER : XMPI_EVENT_RECLAIM;
-    snprintf(event, elen, "%s %d %s", ev->kind == XMPI_EVENT_OFFER ? "offer" : "reclaim",
+    ev->kind = st.action == XMPI_SYSTEM_SPAWN ? XMPIR_EVENT_OFFER : XMPIR_EVENT_RECLAIM;
+    snprintf(event, elen, "%s %d %s", ev->kind == XMPIR_EVENT_OFFER ? "offer" : "reclaim",
              st.nprocs, st.node_class);
     ev->count = st.nprocs;
     ev->cls = cx->model.host_class ? cx->model.host_class[host] : 0;
@@ -104,7 +104,7 @@ static void decide_root(struct xmpi_ctx *cx, struct pricing *pr, struct xmpi_rec
     struct xmpi_job job = {cx->size, (int)cx->opts.max_procs, removable(cx, out->cls)};
     struct xmpi_plan plan;
     int rc;
-    if (cx->opts.policy == XMPI_POLICY_HPMP) {
+    if (cx->opts.policy == XMPIR_POLICY_HPMP) {
         pr->cls = ev.cls;
         double times[65];
         rc = xmpi_policy_hpmp(&job, &ev, pr->rank_class ? price : NULL, pr, times, 65, &plan);
@@ -136,7 +136,7 @@ void xmpi_policy_decide(struct xmpi_ctx *cx, const struct xmpi_interval *s,
     memset(out, 0, sizeof *out);
     /* HPMP prices the redistribution of the registered structures: their description is
      * collective, so every process takes part before rank 0 decides. */
-    int hpmp = cx->opts.policy == XMPI_POLICY_HPMP;
+    int hpmp = cx->opts.policy == XMPIR_POLICY_HPMP;
     int root = cx->rank == 0 && cx->world.have_sched;
     if (hpmp && root && cx->model.on) pr.part = malloc(sizeof *pr.part * 2 * (size_t)p);
     if (hpmp) pr.nd = xmpi_registry_describe(cx, pr.d, MAXD, pr.part, pr.part ? pr.part + p : NULL);

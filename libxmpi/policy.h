@@ -1,8 +1,8 @@
 /* The malleability policy's "decide" step for XMPI_Eval_reconfig: what the resource manager
  * offers or reclaims, the job as the pure policy sees it, and (HPMP) the model's predicted
  * time for each candidate; decided on rank 0 and known to every process. */
-#ifndef XMPI_POLICY_H
-#define XMPI_POLICY_H
+#ifndef XMPIR_POLICY_H
+#define XMPIR_POLICY_H
 
 #include "../models/interval.h"
 #include "../policies/malleability.h"

@@ -60,7 +60,7 @@ XMPI_PUBLIC int MPI_Send(const void *buf, int count, MPI_Datatype type, int dest
 {
     double t0 = PMPI_Wtime();
     int rc = PMPI_Send(buf, count, type, dest, tag, comm);
-    account(XMPI_OP_SEND, nbytes(count, type), t0, comm);
+    account(XMPIR_OP_SEND, nbytes(count, type), t0, comm);
     return rc;
 }
 
@@ -71,7 +71,7 @@ XMPI_PUBLIC int MPI_Recv(void *buf, int count, MPI_Datatype type, int source, in
     MPI_Status *st = status == MPI_STATUS_IGNORE ? &local : status;
     double t0 = PMPI_Wtime();
     int rc = PMPI_Recv(buf, count, type, source, tag, comm, st);
-    account(XMPI_OP_RECV, rc == MPI_SUCCESS ? received(st, count, type) : 0, t0, comm);
+    account(XMPIR_OP_RECV, rc == MPI_SUCCESS ? received(st, count, type) : 0, t0, comm);
     return rc;
 }
 
@@ -80,7 +80,7 @@ XMPI_PUBLIC int MPI_Isend(const void *buf, int count, MPI_Datatype type, int des
 {
     double t0 = PMPI_Wtime();
     int rc = PMPI_Isend(buf, count, type, dest, tag, comm, req);
-    account(XMPI_OP_ISEND, nbytes(count, type), t0, comm);
+    account(XMPIR_OP_ISEND, nbytes(count, type), t0, comm);
     return rc;
 }
 
@@ -89,7 +89,7 @@ XMPI_PUBLIC int MPI_Irecv(void *buf, int count, MPI_Datatype type, int source, i
 {
     double t0 = PMPI_Wtime();
     int rc = PMPI_Irecv(buf, count, type, source, tag, comm, req);
-    account(XMPI_OP_IRECV, nbytes(count, type), t0, comm);
+    account(XMPIR_OP_IRECV, nbytes(count, type), t0, comm);
     return rc;
 }
 
@@ -103,7 +103,7 @@ XMPI_PUBLIC int MPI_Sendrecv(const void *sbuf, int scount, MPI_Datatype stype, i
     int rc = PMPI_Sendrecv(sbuf, scount, stype, dest, stag, rbuf, rcount, rtype, source, rtag,
                            comm, st);
     double b = nbytes(scount, stype) + (rc == MPI_SUCCESS ? received(st, rcount, rtype) : 0);
-    account(XMPI_OP_SENDRECV, b, t0, comm);
+    account(XMPIR_OP_SENDRECV, b, t0, comm);
     return rc;
 }
 
@@ -112,7 +112,7 @@ XMPI_PUBLIC int MPI_Wait(MPI_Request *req, MPI_Status *status)
 {
     double t0 = PMPI_Wtime();
     int rc = PMPI_Wait(req, status);
-    account(XMPI_OP_WAIT, 0, t0, MPI_COMM_NULL);
+    account(XMPIR_OP_WAIT, 0, t0, MPI_COMM_NULL);
     return rc;
 }
 
@@ -120,7 +120,7 @@ XMPI_PUBLIC int MPI_Waitall(int n, MPI_Request reqs[], MPI_Status statuses[])
 {
     double t0 = PMPI_Wtime();
     int rc = PMPI_Waitall(n, reqs, statuses);
-    account(XMPI_OP_WAITALL, 0, t0, MPI_COMM_NULL);
+    account(XMPIR_OP_WAITALL, 0, t0, MPI_COMM_NULL);
     return rc;
 }
 
@@ -132,7 +132,7 @@ XMPI_PUBLIC int MPI_Barrier(MPI_Comm comm)
 {
     double t0 = PMPI_Wtime();
     int rc = PMPI_Barrier(comm);
-    account(XMPI_OP_BARRIER, 0, t0, comm);
+    account(XMPIR_OP_BARRIER, 0, t0, comm);
     return rc;
 }
 
@@ -140,7 +140,7 @@ XMPI_PUBLIC int MPI_Bcast(void *buf, int count, MPI_Datatype type, int root, MPI
 {
     double t0 = PMPI_Wtime();
     int rc = PMPI_Bcast(buf, count, type, root, comm);
-    account(XMPI_OP_BCAST, nbytes(count, type), t0, comm);
+    account(XMPIR_OP_BCAST, nbytes(count, type), t0, comm);
     return rc;
 }
 
@@ -149,7 +149,7 @@ XMPI_PUBLIC int MPI_Reduce(const void *sbuf, void *rbuf, int count, MPI_Datatype
 {
     double t0 = PMPI_Wtime();
     int rc = PMPI_Reduce(sbuf, rbuf, count, type, op, root, comm);
-    account(XMPI_OP_REDUCE, nbytes(count, type), t0, comm);
+    account(XMPIR_OP_REDUCE, nbytes(count, type), t0, comm);
     return rc;
 }
 
@@ -158,7 +158,7 @@ XMPI_PUBLIC int MPI_Allreduce(const void *sbuf, void *rbuf, int count, MPI_Datat
 {
     double t0 = PMPI_Wtime();
     int rc = PMPI_Allreduce(sbuf, rbuf, count, type, op, comm);
-    account(XMPI_OP_ALLREDUCE, nbytes(count, type), t0, comm);
+    account(XMPIR_OP_ALLREDUCE, nbytes(count, type), t0, comm);
     return rc;
 }
 
@@ -169,7 +169,7 @@ XMPI_PUBLIC int MPI_Gather(const void *sbuf, int scount, MPI_Datatype stype, voi
     double b = sbuf == MPI_IN_PLACE ? nbytes(rcount, rtype) : nbytes(scount, stype);
     double t0 = PMPI_Wtime();
     int rc = PMPI_Gather(sbuf, scount, stype, rbuf, rcount, rtype, root, comm);
-    account(XMPI_OP_GATHER, b, t0, comm);
+    account(XMPIR_OP_GATHER, b, t0, comm);
     return rc;
 }
 
@@ -181,7 +181,7 @@ XMPI_PUBLIC int MPI_Gatherv(const void *sbuf, int scount, MPI_Datatype stype, vo
                                     : nbytes(scount, stype);
     double t0 = PMPI_Wtime();
     int rc = PMPI_Gatherv(sbuf, scount, stype, rbuf, rcounts, displs, rtype, root, comm);
-    account(XMPI_OP_GATHERV, b, t0, comm);
+    account(XMPIR_OP_GATHERV, b, t0, comm);
     return rc;
 }
 
@@ -191,7 +191,7 @@ XMPI_PUBLIC int MPI_Scatter(const void *sbuf, int scount, MPI_Datatype stype, vo
     double b = rbuf == MPI_IN_PLACE ? nbytes(scount, stype) : nbytes(rcount, rtype);
     double t0 = PMPI_Wtime();
     int rc = PMPI_Scatter(sbuf, scount, stype, rbuf, rcount, rtype, root, comm);
-    account(XMPI_OP_SCATTER, b, t0, comm);
+    account(XMPIR_OP_SCATTER, b, t0, comm);
     return rc;
 }
 
@@ -202,7 +202,7 @@ XMPI_PUBLIC int MPI_Scatterv(const void *sbuf, const int scounts[], const int di
                                     : nbytes(rcount, rtype);
     double t0 = PMPI_Wtime();
     int rc = PMPI_Scatterv(sbuf, scounts, displs, stype, rbuf, rcount, rtype, root, comm);
-    account(XMPI_OP_SCATTERV, b, t0, comm);
+    account(XMPIR_OP_SCATTERV, b, t0, comm);
     return rc;
 }
 
@@ -212,7 +212,7 @@ XMPI_PUBLIC int MPI_Allgather(const void *sbuf, int scount, MPI_Datatype stype, 
     double b = sbuf == MPI_IN_PLACE ? nbytes(rcount, rtype) : nbytes(scount, stype);
     double t0 = PMPI_Wtime();
     int rc = PMPI_Allgather(sbuf, scount, stype, rbuf, rcount, rtype, comm);
-    account(XMPI_OP_ALLGATHER, b, t0, comm);
+    account(XMPIR_OP_ALLGATHER, b, t0, comm);
     return rc;
 }
 
@@ -223,7 +223,7 @@ XMPI_PUBLIC int MPI_Allgatherv(const void *sbuf, int scount, MPI_Datatype stype,
                                     : nbytes(scount, stype);
     double t0 = PMPI_Wtime();
     int rc = PMPI_Allgatherv(sbuf, scount, stype, rbuf, rcounts, displs, rtype, comm);
-    account(XMPI_OP_ALLGATHERV, b, t0, comm);
+    account(XMPIR_OP_ALLGATHERV, b, t0, comm);
     return rc;
 }
 
@@ -234,7 +234,7 @@ XMPI_PUBLIC int MPI_Alltoall(const void *sbuf, int scount, MPI_Datatype stype, v
     double b = sbuf == MPI_IN_PLACE ? nbytes(p * rcount, rtype) : nbytes(p * scount, stype);
     double t0 = PMPI_Wtime();
     int rc = PMPI_Alltoall(sbuf, scount, stype, rbuf, rcount, rtype, comm);
-    account(XMPI_OP_ALLTOALL, b, t0, comm);
+    account(XMPIR_OP_ALLTOALL, b, t0, comm);
     return rc;
 }
 
@@ -247,6 +247,6 @@ XMPI_PUBLIC int MPI_Alltoallv(const void *sbuf, const int scounts[], const int s
                                     : nbytes(sum_counts(scounts, p), stype);
     double t0 = PMPI_Wtime();
     int rc = PMPI_Alltoallv(sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype, comm);
-    account(XMPI_OP_ALLTOALLV, b, t0, comm);
+    account(XMPIR_OP_ALLTOALLV, b, t0, comm);
     return rc;
 }

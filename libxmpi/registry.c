@@ -706,9 +706,9 @@ int xmpi_registry_describe(struct xmpi_ctx *cx, struct xmpi_struct_desc *d, int 
         const struct xmpi_reg *r = &R->r[s];
         struct xmpi_struct_desc *x = &d[n++];
         memset(x, 0, sizeof *x);
-        x->kind = r->kind == K_SPARSE  ? XMPI_STRUCT_SPARSE
-                  : r->kind == K_DENSE ? XMPI_STRUCT_DENSE
-                                       : XMPI_STRUCT_VECTOR;
+        x->kind = r->kind == K_SPARSE  ? XMPIR_STRUCT_SPARSE
+                  : r->kind == K_DENSE ? XMPIR_STRUCT_DENSE
+                                       : XMPIR_STRUCT_VECTOR;
         x->replicated = r->scheme == XMPI_REPLICATED;
         x->elem_size = (double)r->elsize;
         x->rows = r->size;

@@ -1,8 +1,8 @@
 /* Registered distributed structures and their partition: registration, the current
  * blocks, and the collective move from one partition to another (FLEX-MPI Algorithm 4).
  * An executor: it reports each move to the context's sink and calls nothing above it. */
-#ifndef XMPI_REGISTRY_H
-#define XMPI_REGISTRY_H
+#ifndef XMPIR_REGISTRY_H
+#define XMPIR_REGISTRY_H
 
 #include <mpi.h>
 #include <stddef.h>

@@ -121,7 +121,7 @@ int xmpi_rms_poll(struct xmpi_ctx *cx, XMPI_System_status *st, char *err, size_t
     if (r->kind == RMS_SCHEDULE) {
         const struct xmpi_rms_event *ev = xmpi_rms_schedule_due(&r->schedule, cx->mon.iterations);
         if (ev) {
-            st->action = ev->action == XMPI_RMS_ACT_SPAWN ? XMPI_SYSTEM_SPAWN : XMPI_SYSTEM_SHRINK;
+            st->action = ev->action == XMPIR_RMS_ACT_SPAWN ? XMPI_SYSTEM_SPAWN : XMPI_SYSTEM_SHRINK;
             st->nprocs = ev->count;
             snprintf(st->node_class, sizeof st->node_class, "%s", ev->cls);
         }
@@ -129,8 +129,8 @@ int xmpi_rms_poll(struct xmpi_ctx *cx, XMPI_System_status *st, char *err, size_t
         struct xmpi_rms_state s = {0};
         if (xmpi_rms_state_read(r->path, &s, err, errlen)) return XMPI_ERR_RMS;
         int act = xmpi_rms_state_action(&s, &st->nprocs, st->node_class, sizeof st->node_class);
-        st->action = act == XMPI_RMS_ACT_SPAWN    ? XMPI_SYSTEM_SPAWN
-                     : act == XMPI_RMS_ACT_SHRINK ? XMPI_SYSTEM_SHRINK
+        st->action = act == XMPIR_RMS_ACT_SPAWN    ? XMPI_SYSTEM_SPAWN
+                     : act == XMPIR_RMS_ACT_SHRINK ? XMPI_SYSTEM_SHRINK
                                                   : XMPI_SYSTEM_NONE;
         xmpi_rms_state_free(&s);
     }

@@ -1,7 +1,7 @@
 /* Resource-manager backends behind XMPI_Get_system_status: none, predefined events
  * (schedule:FILE) or a live state file (file:PATH). Rank 0 polls; everyone gets the answer. */
-#ifndef XMPI_RMS_H
-#define XMPI_RMS_H
+#ifndef XMPIR_RMS_H
+#define XMPIR_RMS_H
 
 #include <stddef.h>
 

@@ -20,7 +20,7 @@ struct xmpi_ctx *const xmpi_ctx = &the_context;
 
 int xmpi_ready(const struct xmpi_ctx *cx)
 {
-    return cx->phase == XMPI_PHASE_RUNNING ? XMPI_SUCCESS : XMPI_ERR_STATE;
+    return cx->phase == XMPIR_PHASE_RUNNING ? XMPI_SUCCESS : XMPI_ERR_STATE;
 }
 
 int xmpi_member(const struct xmpi_ctx *cx)
@@ -122,7 +122,7 @@ static void free_argv(struct xmpi_ctx *cx)
  * already exceeds. */
 static void check_malleability(const struct xmpi_ctx *cx, char *err, size_t len)
 {
-    if (cx->opts.policy == XMPI_POLICY_AMP)
+    if (cx->opts.policy == XMPIR_POLICY_AMP)
         snprintf(err, len, "xmpi: option --xmpi-policy: 'amp' is not available yet; expected "
                  "static, smp or hpmp");
     else if (cx->opts.max_procs > 0 && cx->opts.max_procs < cx->size)
@@ -172,7 +172,7 @@ static void start(int *argc, char ***argv)
         xmpi_world_start_child(cx, parent, &join);
         xmpi_monitor_join(cx, join.iterations, join.interval_index);
         cx->evaluates = join.evaluates;
-        cx->phase = XMPI_PHASE_RUNNING;
+        cx->phase = XMPIR_PHASE_RUNNING;
         return;
     }
 
@@ -200,9 +200,9 @@ static void start(int *argc, char ***argv)
     }
     agree_or_abort(cx, err);
     xmpi_world_emulate_initial(cx);
-    cx->phase = XMPI_PHASE_RUNNING;
+    cx->phase = XMPIR_PHASE_RUNNING;
     xmpi_note(cx, 2, "started on %d processes, sampling interval %ld", cx->size, cx->opts.si);
-    char cal[XMPI_PATH_MAX + 160] = "";
+    char cal[XMPIR_PATH_MAX + 160] = "";
     if (cx->rank == 0) xmpi_rtmodel_describe(&cx->model, cal, sizeof cal);
     xmpi_note(cx, 1, "%s", cal);
 }
@@ -224,7 +224,7 @@ XMPI_PUBLIC int MPI_Init_thread(int *argc, char ***argv, int required, int *prov
 XMPI_PUBLIC int MPI_Finalize(void)
 {
     struct xmpi_ctx *cx = xmpi_ctx;
-    if (cx->phase == XMPI_PHASE_RUNNING) {
+    if (cx->phase == XMPIR_PHASE_RUNNING) {
         xmpi_pipeline_finish(cx);
         xmpi_monitor_free(cx);
         if (cx->trace) fclose(cx->trace);
@@ -234,7 +234,7 @@ XMPI_PUBLIC int MPI_Finalize(void)
         xmpi_rtmodel_free(&cx->model);
         xmpi_world_stop(cx);
         free_argv(cx);
-        cx->phase = XMPI_PHASE_DONE;
+        cx->phase = XMPIR_PHASE_DONE;
     }
     return PMPI_Finalize();
 }

@@ -1,8 +1,8 @@
 /* What the executors did: each move, spawn or removal reports here (one sink in the runtime
  * context), and the interval pipeline reads it when it records a trace row and compares the
  * model's prediction. Executors never call the monitor or the model themselves. */
-#ifndef XMPI_SINK_H
-#define XMPI_SINK_H
+#ifndef XMPIR_SINK_H
+#define XMPIR_SINK_H
 
 struct xmpi_sink {
     char action[96];         /* since the last trace row: "spawn+redistribute", "" = none */

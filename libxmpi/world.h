@@ -1,8 +1,8 @@
 /* Dynamic processes: XMPI_COMM_WORLD as processes join (spawn + merge) and leave (group
  * exclusion), with rank 0 holding the resource pool and the placement of every process.
  * An executor: the interval pipeline places, predicts and records; the world carries out. */
-#ifndef XMPI_WORLD_H
-#define XMPI_WORLD_H
+#ifndef XMPIR_WORLD_H
+#define XMPIR_WORLD_H
 
 #include <mpi.h>
 #include <stddef.h>

@@ -39,15 +39,15 @@ struct key {
 };
 
 static const struct key keys[] = {
-    {"alpha", XMPI_CAL_ALPHA, 1, "seconds"},
-    {"beta", XMPI_CAL_BETA, 1e-3, "seconds per byte"},
-    {"gamma", XMPI_CAL_GAMMA, 1e-3, "seconds per byte"},
-    {"spawn_single", XMPI_CAL_SPAWN_SINGLE, 3600, "seconds per process"},
-    {"spawn_group", XMPI_CAL_SPAWN_GROUP, 3600, "seconds per process"},
-    {"remove", XMPI_CAL_REMOVE, 3600, "seconds per process"},
-    {"alpha_spawned", XMPI_CAL_ALPHA_SPAWNED, 1, "seconds"},
-    {"beta_spawned", XMPI_CAL_BETA_SPAWNED, 1e-3, "seconds per byte"},
-    {"copy", XMPI_CAL_COPY, 1e-3, "seconds per byte"},
+    {"alpha", XMPIR_CAL_ALPHA, 1, "seconds"},
+    {"beta", XMPIR_CAL_BETA, 1e-3, "seconds per byte"},
+    {"gamma", XMPIR_CAL_GAMMA, 1e-3, "seconds per byte"},
+    {"spawn_single", XMPIR_CAL_SPAWN_SINGLE, 3600, "seconds per process"},
+    {"spawn_group", XMPIR_CAL_SPAWN_GROUP, 3600, "seconds per process"},
+    {"remove", XMPIR_CAL_REMOVE, 3600, "seconds per process"},
+    {"alpha_spawned", XMPIR_CAL_ALPHA_SPAWNED, 1, "seconds"},
+    {"beta_spawned", XMPIR_CAL_BETA_SPAWNED, 1e-3, "seconds per byte"},
+    {"copy", XMPIR_CAL_COPY, 1e-3, "seconds per byte"},
 };
 #define NKEYS ((int)(sizeof keys / sizeof keys[0]))
 
@@ -59,14 +59,14 @@ static const struct key keys[] = {
 static double *field_of(struct xmpi_calibration *c, unsigned bit)
 {
     switch (bit) {
-    case XMPI_CAL_ALPHA: return &c->net.alpha;
-    case XMPI_CAL_BETA: return &c->net.beta;
-    case XMPI_CAL_GAMMA: return &c->net.gamma;
-    case XMPI_CAL_SPAWN_SINGLE: return &c->spawn_single;
-    case XMPI_CAL_SPAWN_GROUP: return &c->spawn_group;
-    case XMPI_CAL_ALPHA_SPAWNED: return &c->spawned.alpha;
-    case XMPI_CAL_BETA_SPAWNED: return &c->spawned.beta;
-    case XMPI_CAL_COPY: return &c->net.copy;
+    case XMPIR_CAL_ALPHA: return &c->net.alpha;
+    case XMPIR_CAL_BETA: return &c->net.beta;
+    case XMPIR_CAL_GAMMA: return &c->net.gamma;
+    case XMPIR_CAL_SPAWN_SINGLE: return &c->spawn_single;
+    case XMPIR_CAL_SPAWN_GROUP: return &c->spawn_group;
+    case XMPIR_CAL_ALPHA_SPAWNED: return &c->spawned.alpha;
+    case XMPIR_CAL_BETA_SPAWNED: return &c->spawned.beta;
+    case XMPIR_CAL_COPY: return &c->net.copy;
     default: return &c->remove;
     }
 }
@@ -74,16 +74,16 @@ static double *field_of(struct xmpi_calibration *c, unsigned bit)
 void xmpi_calibration_defaults(struct xmpi_calibration *c)
 {
     memset(c, 0, sizeof *c);
-    c->net.alpha = XMPI_CAL_DEFAULT_ALPHA;
-    c->net.beta = XMPI_CAL_DEFAULT_BETA;
-    c->net.gamma = XMPI_CAL_DEFAULT_GAMMA;
-    c->spawn_single = XMPI_CAL_DEFAULT_SPAWN_SINGLE;
-    c->spawn_group = XMPI_CAL_DEFAULT_SPAWN_GROUP;
-    c->remove = XMPI_CAL_DEFAULT_REMOVE;
-    c->spawned.alpha = XMPI_CAL_DEFAULT_ALPHA_SPAWNED;
-    c->spawned.beta = XMPI_CAL_DEFAULT_BETA_SPAWNED;
-    c->spawned.gamma = XMPI_CAL_DEFAULT_GAMMA;
-    c->net.copy = c->spawned.copy = XMPI_CAL_DEFAULT_COPY;
+    c->net.alpha = XMPIR_CAL_DEFAULT_ALPHA;
+    c->net.beta = XMPIR_CAL_DEFAULT_BETA;
+    c->net.gamma = XMPIR_CAL_DEFAULT_GAMMA;
+    c->spawn_single = XMPIR_CAL_DEFAULT_SPAWN_SINGLE;
+    c->spawn_group = XMPIR_CAL_DEFAULT_SPAWN_GROUP;
+    c->remove = XMPIR_CAL_DEFAULT_REMOVE;
+    c->spawned.alpha = XMPIR_CAL_DEFAULT_ALPHA_SPAWNED;
+    c->spawned.beta = XMPIR_CAL_DEFAULT_BETA_SPAWNED;
+    c->spawned.gamma = XMPIR_CAL_DEFAULT_GAMMA;
+    c->net.copy = c->spawned.copy = XMPIR_CAL_DEFAULT_COPY;
 }
 
 /* A decimal number, as people write them in a file: [+-]digits[.digits][e[+-]digits].
@@ -161,7 +161,7 @@ static int parse_power(const struct xmpi_text_lines *r, char **tok, struct xmpi_
     if (!xmpi_text_name_ok(tok[1]))
         return xmpi_text_field_error(r, err, errlen, "CLASS", tok[1],
                                      "a class name of 1 to %d letters, digits, '.', '_', '-'",
-                                     XMPI_NAME_MAX - 1);
+                                     XMPIR_NAME_MAX - 1);
     for (int i = 0; i < c->nclasses; i++)
         if (!strcmp(c->cls[i].name, tok[1]))
             return xmpi_text_line_error(r, err, errlen,
@@ -171,11 +171,11 @@ static int parse_power(const struct xmpi_text_lines *r, char **tok, struct xmpi_
     if (parse_number(tok[2], &v) || !(v > 0))
         return xmpi_text_field_error(r, err, errlen, "WORK_PER_S", tok[2],
                                      "a positive number of work units per second");
-    if (c->nclasses == XMPI_CAL_CLASSES_MAX)
+    if (c->nclasses == XMPIR_CAL_CLASSES_MAX)
         return xmpi_text_line_error(r, err, errlen,
                                     "more than %d power lines are not accepted; expected one "
                                     "per node class",
-                                    XMPI_CAL_CLASSES_MAX);
+                                    XMPIR_CAL_CLASSES_MAX);
     snprintf(c->cls[c->nclasses].name, sizeof c->cls[0].name, "%s", tok[1]);
     c->cls[c->nclasses].power = v;
     power_line[c->nclasses++] = r->lineno;
@@ -223,7 +223,7 @@ static int parse_line(const struct xmpi_text_lines *r, char *line, struct xmpi_c
         key_line[i] = r->lineno;
         return 0;
     }
-    char shown[XMPI_TEXT_ECHO_SIZE];
+    char shown[XMPIR_TEXT_ECHO_SIZE];
     return xmpi_text_line_error(r, err, errlen, "unknown key '%s'; expected one of " ACCEPTED,
                                 xmpi_text_echo(shown, first));
 }
@@ -234,7 +234,7 @@ int xmpi_calibration_parse(struct xmpi_calibration *c, FILE *f, const char *fnam
     if (!c || !f) return xmpi_text_error(err, errlen, "calibration: no file to read");
     struct xmpi_calibration tmp;
     xmpi_calibration_defaults(&tmp);
-    long key_line[NKEYS] = {0}, power_line[XMPI_CAL_CLASSES_MAX] = {0};
+    long key_line[NKEYS] = {0}, power_line[XMPIR_CAL_CLASSES_MAX] = {0};
     struct bench b = {{0, 0, 0}, {0, 0, 0}};
     struct xmpi_text_lines r;
     xmpi_text_lines_init(&r, f, fname ? fname : "calibration");
@@ -254,8 +254,8 @@ int xmpi_calibration_parse(struct xmpi_calibration *c, FILE *f, const char *fnam
     if (failed) return -1;
 
     /* Benchmark lines fill what no key line set. */
-    static const unsigned bench_bits[3] = {XMPI_CAL_SPAWN_SINGLE, XMPI_CAL_SPAWN_GROUP,
-                                           XMPI_CAL_REMOVE};
+    static const unsigned bench_bits[3] = {XMPIR_CAL_SPAWN_SINGLE, XMPIR_CAL_SPAWN_GROUP,
+                                           XMPIR_CAL_REMOVE};
     unsigned def = 0;
     for (int i = 0; i < NKEYS; i++) {
         if (key_line[i]) continue;

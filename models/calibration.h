@@ -1,7 +1,7 @@
 /* The model's calibration: network (alpha, beta, gamma), spawn and remove costs per
  * process, measured power per node class; its text file, parser and writer. No MPI here. */
-#ifndef XMPI_MODELS_CALIBRATION_H
-#define XMPI_MODELS_CALIBRATION_H
+#ifndef XMPIR_MODELS_CALIBRATION_H
+#define XMPIR_MODELS_CALIBRATION_H
 
 #include <stddef.h>
 #include <stdio.h>
@@ -23,7 +23,7 @@
  *   beta_spawned SECONDS     spawns started (Open MPI connects them over TCP even on one
  *                            host); same ranges as alpha and beta
  *   power CLASS WORK_PER_S   work per second of one process of CLASS, > 0 (at most
- *                            XMPI_CAL_CLASSES_MAX classes, each once)
+ *                            XMPIR_CAL_CLASSES_MAX classes, each once)
  *
  * and the lines xmpi-spawnbench writes, so that its output is a calibration file as is:
  *
@@ -34,36 +34,36 @@
  * line wins over benchmark lines. Each key appears at most once. Numbers are decimal,
  * with an optional fraction and exponent. */
 
-#define XMPI_CAL_CLASSES_MAX 64
+#define XMPIR_CAL_CLASSES_MAX 64
 
 /* The defaults, measured on the project's machine (2-core VM, Open MPI 4.1.4, shared
  * memory): see calibration.c for how. */
-#define XMPI_CAL_DEFAULT_ALPHA 5.0e-7
-#define XMPI_CAL_DEFAULT_BETA 3.7e-10
-#define XMPI_CAL_DEFAULT_GAMMA 2.6e-10
-#define XMPI_CAL_DEFAULT_SPAWN_SINGLE 0.32
-#define XMPI_CAL_DEFAULT_SPAWN_GROUP 0.12
-#define XMPI_CAL_DEFAULT_REMOVE 0.010
-#define XMPI_CAL_DEFAULT_COPY 4.4e-10
-#define XMPI_CAL_DEFAULT_ALPHA_SPAWNED 7.0e-6
-#define XMPI_CAL_DEFAULT_BETA_SPAWNED 2.5e-10
+#define XMPIR_CAL_DEFAULT_ALPHA 5.0e-7
+#define XMPIR_CAL_DEFAULT_BETA 3.7e-10
+#define XMPIR_CAL_DEFAULT_GAMMA 2.6e-10
+#define XMPIR_CAL_DEFAULT_SPAWN_SINGLE 0.32
+#define XMPIR_CAL_DEFAULT_SPAWN_GROUP 0.12
+#define XMPIR_CAL_DEFAULT_REMOVE 0.010
+#define XMPIR_CAL_DEFAULT_COPY 4.4e-10
+#define XMPIR_CAL_DEFAULT_ALPHA_SPAWNED 7.0e-6
+#define XMPIR_CAL_DEFAULT_BETA_SPAWNED 2.5e-10
 
 /* Bits of the keys a parse left at their default. */
 enum {
-    XMPI_CAL_ALPHA = 1 << 0,
-    XMPI_CAL_BETA = 1 << 1,
-    XMPI_CAL_GAMMA = 1 << 2,
-    XMPI_CAL_SPAWN_SINGLE = 1 << 3,
-    XMPI_CAL_SPAWN_GROUP = 1 << 4,
-    XMPI_CAL_REMOVE = 1 << 5,
-    XMPI_CAL_ALPHA_SPAWNED = 1 << 6,
-    XMPI_CAL_BETA_SPAWNED = 1 << 7,
-    XMPI_CAL_COPY = 1 << 8,
-    XMPI_CAL_ALL = (1 << 9) - 1,
+    XMPIR_CAL_ALPHA = 1 << 0,
+    XMPIR_CAL_BETA = 1 << 1,
+    XMPIR_CAL_GAMMA = 1 << 2,
+    XMPIR_CAL_SPAWN_SINGLE = 1 << 3,
+    XMPIR_CAL_SPAWN_GROUP = 1 << 4,
+    XMPIR_CAL_REMOVE = 1 << 5,
+    XMPIR_CAL_ALPHA_SPAWNED = 1 << 6,
+    XMPIR_CAL_BETA_SPAWNED = 1 << 7,
+    XMPIR_CAL_COPY = 1 << 8,
+    XMPIR_CAL_ALL = (1 << 9) - 1,
 };
 
 struct xmpi_cal_class {
-    char name[XMPI_NAME_MAX];
+    char name[XMPIR_NAME_MAX];
     double power;   /* work units per second of one process */
 };
 
@@ -76,7 +76,7 @@ struct xmpi_calibration {
     double spawn_group;    /* seconds per process, all in one MPI_Comm_spawn */
     double remove;         /* seconds per process */
     int nclasses;
-    struct xmpi_cal_class cls[XMPI_CAL_CLASSES_MAX];
+    struct xmpi_cal_class cls[XMPIR_CAL_CLASSES_MAX];
 };
 
 void xmpi_calibration_defaults(struct xmpi_calibration *c);

@@ -36,12 +36,12 @@ int xmpi_config_change(int p, const int *rank_class, const int *rank_group, cons
 {
     memset(out, 0, sizeof *out);
     for (int i = 0; i < p; i++) {
-        if (rank_class[i] < 0 || rank_class[i] >= XMPI_MODEL_CLASSES_MAX) return -1;
+        if (rank_class[i] < 0 || rank_class[i] >= XMPIR_MODEL_CLASSES_MAX) return -1;
         out->current[rank_class[i]]++;
     }
     memcpy(out->candidate, out->current, sizeof out->candidate);
     for (int i = 0; i < nnew; i++) {
-        if (new_class[i] < 0 || new_class[i] >= XMPI_MODEL_CLASSES_MAX) return -1;
+        if (new_class[i] < 0 || new_class[i] >= XMPIR_MODEL_CLASSES_MAX) return -1;
         out->candidate[new_class[i]]++;
     }
     for (int i = 0; i < nleave; i++) {

@@ -112,41 +112,41 @@ static enum alg select_alg(int op, double n, int p)
 {
     double total;
     switch (op) {
-    case XMPI_OP_SEND:
-    case XMPI_OP_RECV:
-    case XMPI_OP_ISEND:
-    case XMPI_OP_IRECV: return ALG_P2P;
-    case XMPI_OP_SENDRECV: return ALG_SENDRECV;
-    case XMPI_OP_WAIT:
-    case XMPI_OP_WAITALL: return ALG_NONE;
-    case XMPI_OP_BARRIER: return ALG_BARRIER;
-    case XMPI_OP_BCAST:
-        if (n < XMPI_MPICH_BCAST_SHORT_MSG || p < XMPI_MPICH_BCAST_MIN_PROCS)
+    case XMPIR_OP_SEND:
+    case XMPIR_OP_RECV:
+    case XMPIR_OP_ISEND:
+    case XMPIR_OP_IRECV: return ALG_P2P;
+    case XMPIR_OP_SENDRECV: return ALG_SENDRECV;
+    case XMPIR_OP_WAIT:
+    case XMPIR_OP_WAITALL: return ALG_NONE;
+    case XMPIR_OP_BARRIER: return ALG_BARRIER;
+    case XMPIR_OP_BCAST:
+        if (n < XMPIR_MPICH_BCAST_SHORT_MSG || p < XMPIR_MPICH_BCAST_MIN_PROCS)
             return ALG_BCAST_BINOMIAL;
-        if (n < XMPI_MPICH_BCAST_LONG_MSG && is_pof2(p)) return ALG_BCAST_SCATTER_RD;
+        if (n < XMPIR_MPICH_BCAST_LONG_MSG && is_pof2(p)) return ALG_BCAST_SCATTER_RD;
         return ALG_BCAST_SCATTER_RING;
-    case XMPI_OP_GATHER:
-    case XMPI_OP_SCATTER: return ALG_GATHER_BINOMIAL;
-    case XMPI_OP_GATHERV:
-    case XMPI_OP_SCATTERV: return ALG_LINEAR;
-    case XMPI_OP_ALLGATHER:
-    case XMPI_OP_ALLGATHERV:
+    case XMPIR_OP_GATHER:
+    case XMPIR_OP_SCATTER: return ALG_GATHER_BINOMIAL;
+    case XMPIR_OP_GATHERV:
+    case XMPIR_OP_SCATTERV: return ALG_LINEAR;
+    case XMPIR_OP_ALLGATHER:
+    case XMPIR_OP_ALLGATHERV:
         total = n * p;   /* MPICH decides on the bytes every process ends up with */
-        if (total < XMPI_MPICH_ALLGATHER_LONG_MSG && is_pof2(p)) return ALG_AG_RD;
-        if (total < XMPI_MPICH_ALLGATHER_SHORT_MSG) return ALG_AG_BRUCK;
+        if (total < XMPIR_MPICH_ALLGATHER_LONG_MSG && is_pof2(p)) return ALG_AG_RD;
+        if (total < XMPIR_MPICH_ALLGATHER_SHORT_MSG) return ALG_AG_BRUCK;
         return ALG_AG_RING;
-    case XMPI_OP_REDUCE:
-        return n <= XMPI_MPICH_REDUCE_SHORT_MSG ? ALG_REDUCE_BINOMIAL : ALG_RABENSEIFNER;
-    case XMPI_OP_ALLREDUCE:
-        return n <= XMPI_MPICH_ALLREDUCE_SHORT_MSG ? ALG_ALLREDUCE_RD : ALG_RABENSEIFNER;
-    case XMPI_OP_ALLTOALL: {
+    case XMPIR_OP_REDUCE:
+        return n <= XMPIR_MPICH_REDUCE_SHORT_MSG ? ALG_REDUCE_BINOMIAL : ALG_RABENSEIFNER;
+    case XMPIR_OP_ALLREDUCE:
+        return n <= XMPIR_MPICH_ALLREDUCE_SHORT_MSG ? ALG_ALLREDUCE_RD : ALG_RABENSEIFNER;
+    case XMPIR_OP_ALLTOALL: {
         double block = n / p;   /* MPICH decides on the bytes per destination */
-        if (block <= XMPI_MPICH_ALLTOALL_SHORT_MSG && p >= XMPI_MPICH_ALLTOALL_MIN_PROCS)
+        if (block <= XMPIR_MPICH_ALLTOALL_SHORT_MSG && p >= XMPIR_MPICH_ALLTOALL_MIN_PROCS)
             return ALG_A2A_BRUCK;
-        if (block <= XMPI_MPICH_ALLTOALL_MEDIUM_MSG) return ALG_A2A_ISEND;
+        if (block <= XMPIR_MPICH_ALLTOALL_MEDIUM_MSG) return ALG_A2A_ISEND;
         return ALG_A2A_PAIRWISE;
     }
-    case XMPI_OP_ALLTOALLV: return ALG_A2AV;
+    case XMPIR_OP_ALLTOALLV: return ALG_A2AV;
     }
     return ALG_NONE;
 }
@@ -155,20 +155,20 @@ static enum alg select_alg(int op, double n, int p)
 static int switch_points(int op, int p, double *t)
 {
     switch (op) {
-    case XMPI_OP_BCAST:
-        t[0] = XMPI_MPICH_BCAST_SHORT_MSG;
-        t[1] = XMPI_MPICH_BCAST_LONG_MSG;
+    case XMPIR_OP_BCAST:
+        t[0] = XMPIR_MPICH_BCAST_SHORT_MSG;
+        t[1] = XMPIR_MPICH_BCAST_LONG_MSG;
         return 2;
-    case XMPI_OP_ALLGATHER:
-    case XMPI_OP_ALLGATHERV:
-        t[0] = XMPI_MPICH_ALLGATHER_SHORT_MSG / p;
-        t[1] = XMPI_MPICH_ALLGATHER_LONG_MSG / p;
+    case XMPIR_OP_ALLGATHER:
+    case XMPIR_OP_ALLGATHERV:
+        t[0] = XMPIR_MPICH_ALLGATHER_SHORT_MSG / p;
+        t[1] = XMPIR_MPICH_ALLGATHER_LONG_MSG / p;
         return 2;
-    case XMPI_OP_REDUCE: t[0] = XMPI_MPICH_REDUCE_SHORT_MSG; return 1;
-    case XMPI_OP_ALLREDUCE: t[0] = XMPI_MPICH_ALLREDUCE_SHORT_MSG; return 1;
-    case XMPI_OP_ALLTOALL:
-        t[0] = XMPI_MPICH_ALLTOALL_SHORT_MSG * p;
-        t[1] = XMPI_MPICH_ALLTOALL_MEDIUM_MSG * p;
+    case XMPIR_OP_REDUCE: t[0] = XMPIR_MPICH_REDUCE_SHORT_MSG; return 1;
+    case XMPIR_OP_ALLREDUCE: t[0] = XMPIR_MPICH_ALLREDUCE_SHORT_MSG; return 1;
+    case XMPIR_OP_ALLTOALL:
+        t[0] = XMPIR_MPICH_ALLTOALL_SHORT_MSG * p;
+        t[1] = XMPIR_MPICH_ALLTOALL_MEDIUM_MSG * p;
         return 2;
     }
     return 0;
@@ -176,7 +176,7 @@ static int switch_points(int op, int p, double *t)
 
 static int is_collective(int op)
 {
-    return op >= XMPI_OP_BARRIER && op < XMPI_OP_COUNT;
+    return op >= XMPIR_OP_BARRIER && op < XMPIR_OP_COUNT;
 }
 
 /* MPICH's fixed switch points were tuned for one machine; with another alpha/beta the
@@ -202,53 +202,53 @@ static double op_cost(const struct xmpi_hockney *h, int op, double n, int p)
 
 static double checked(const struct xmpi_hockney *h, int op, double n, int p)
 {
-    if (!params_ok(h) || !bytes_ok(n) || p < 1) return XMPI_MODEL_EARG;
+    if (!params_ok(h) || !bytes_ok(n) || p < 1) return XMPIR_MODEL_EARG;
     return op_cost(h, op, n, p);
 }
 
 double xmpi_hockney_p2p(const struct xmpi_hockney *h, double n)
 {
-    return checked(h, XMPI_OP_SEND, n, 2);
+    return checked(h, XMPIR_OP_SEND, n, 2);
 }
 
 double xmpi_hockney_sendrecv(const struct xmpi_hockney *h, double n)
 {
-    return checked(h, XMPI_OP_SENDRECV, n, 2);
+    return checked(h, XMPIR_OP_SENDRECV, n, 2);
 }
 
 double xmpi_hockney_barrier(const struct xmpi_hockney *h, int p)
 {
-    return checked(h, XMPI_OP_BARRIER, 0, p);
+    return checked(h, XMPIR_OP_BARRIER, 0, p);
 }
 
 double xmpi_hockney_bcast(const struct xmpi_hockney *h, double n, int p)
 {
-    return checked(h, XMPI_OP_BCAST, n, p);
+    return checked(h, XMPIR_OP_BCAST, n, p);
 }
 
 double xmpi_hockney_scatter(const struct xmpi_hockney *h, double n, int p)
 {
-    return checked(h, XMPI_OP_SCATTER, n, p);
+    return checked(h, XMPIR_OP_SCATTER, n, p);
 }
 
 double xmpi_hockney_gather(const struct xmpi_hockney *h, double n, int p)
 {
-    return checked(h, XMPI_OP_GATHER, n, p);
+    return checked(h, XMPIR_OP_GATHER, n, p);
 }
 
 double xmpi_hockney_gatherv(const struct xmpi_hockney *h, double n, int p)
 {
-    return checked(h, XMPI_OP_GATHERV, n, p);
+    return checked(h, XMPIR_OP_GATHERV, n, p);
 }
 
 double xmpi_hockney_scatterv(const struct xmpi_hockney *h, double n, int p)
 {
-    return checked(h, XMPI_OP_SCATTERV, n, p);
+    return checked(h, XMPIR_OP_SCATTERV, n, p);
 }
 
 double xmpi_hockney_allgather(const struct xmpi_hockney *h, double n, int p)
 {
-    return checked(h, XMPI_OP_ALLGATHER, n, p);
+    return checked(h, XMPIR_OP_ALLGATHER, n, p);
 }
 
 /* Each step of the ring (and of the other two) waits for the block in flight, and
@@ -256,22 +256,22 @@ double xmpi_hockney_allgather(const struct xmpi_hockney *h, double n, int p)
  * Allgather cost with that block is exact for even blocks and the bound for uneven ones. */
 double xmpi_hockney_allgatherv(const struct xmpi_hockney *h, double nmax, int p)
 {
-    return checked(h, XMPI_OP_ALLGATHERV, nmax, p);
+    return checked(h, XMPIR_OP_ALLGATHERV, nmax, p);
 }
 
 double xmpi_hockney_reduce(const struct xmpi_hockney *h, double n, int p)
 {
-    return checked(h, XMPI_OP_REDUCE, n, p);
+    return checked(h, XMPIR_OP_REDUCE, n, p);
 }
 
 double xmpi_hockney_allreduce(const struct xmpi_hockney *h, double n, int p)
 {
-    return checked(h, XMPI_OP_ALLREDUCE, n, p);
+    return checked(h, XMPIR_OP_ALLREDUCE, n, p);
 }
 
 double xmpi_hockney_alltoall(const struct xmpi_hockney *h, double n, int p)
 {
-    return checked(h, XMPI_OP_ALLTOALL, n, p);
+    return checked(h, XMPIR_OP_ALLTOALL, n, p);
 }
 
 /* MPICH's Alltoallv posts nonblocking sends and receives for the nonzero counts only, so
@@ -281,23 +281,23 @@ double xmpi_hockney_alltoall(const struct xmpi_hockney *h, double n, int p)
  * neighbours, which a pairwise (p - 1)-step model would overcharge in latency. */
 double xmpi_hockney_alltoallv(const struct xmpi_hockney *h, double nmax, int peers)
 {
-    if (!params_ok(h) || !bytes_ok(nmax) || peers < 0) return XMPI_MODEL_EARG;
+    if (!params_ok(h) || !bytes_ok(nmax) || peers < 0) return XMPIR_MODEL_EARG;
     if (peers == 0) return 0;
     return peers * h->alpha + nmax * h->beta;
 }
 
 int xmpi_hockney_op(const struct xmpi_hockney *h, int op, double n, int p, double *cost)
 {
-    if (!cost || op < 0 || op >= XMPI_OP_COUNT) return XMPI_MODEL_EARG;
+    if (!cost || op < 0 || op >= XMPIR_OP_COUNT) return XMPIR_MODEL_EARG;
     double c = checked(h, op, n, p);
-    if (c < 0) return XMPI_MODEL_EARG;
+    if (c < 0) return XMPIR_MODEL_EARG;
     *cost = c;
-    return XMPI_MODEL_OK;
+    return XMPIR_MODEL_OK;
 }
 
 const char *xmpi_hockney_algorithm(int op, double n, int p)
 {
-    if (op < 0 || op >= XMPI_OP_COUNT || !bytes_ok(n) || p < 1) return NULL;
+    if (op < 0 || op >= XMPIR_OP_COUNT || !bytes_ok(n) || p < 1) return NULL;
     if (is_collective(op) && p == 1) return alg_names[ALG_NONE];
     return alg_names[select_alg(op, n, p)];
 }

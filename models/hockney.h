@@ -1,17 +1,17 @@
 /* Hockney-model costs of the MPI operations as MPICH implements them (FLEX-MPI thesis
  * Table 5.2; Thakur, Rabenseifner, Gropp 2005), with MPICH's switch points. No MPI here. */
-#ifndef XMPI_MODELS_HOCKNEY_H
-#define XMPI_MODELS_HOCKNEY_H
+#ifndef XMPIR_MODELS_HOCKNEY_H
+#define XMPIR_MODELS_HOCKNEY_H
 
 #include "interval.h"
 
 /* Error codes of the models/ modules (negative). */
 enum {
-    XMPI_MODEL_OK = 0,
-    XMPI_MODEL_EARG = -1,      /* NULL, p < 1, negative or non-finite bytes, bad op, ... */
-    XMPI_MODEL_ENODATA = -2,   /* nothing measured yet to predict from (no power, no work) */
-    XMPI_MODEL_ESTATE = -3,    /* the model has not observed the interval it is asked about */
-    XMPI_MODEL_ENOMEM = -4,
+    XMPIR_MODEL_OK = 0,
+    XMPIR_MODEL_EARG = -1,      /* NULL, p < 1, negative or non-finite bytes, bad op, ... */
+    XMPIR_MODEL_ENODATA = -2,   /* nothing measured yet to predict from (no power, no work) */
+    XMPIR_MODEL_ESTATE = -3,    /* the model has not observed the interval it is asked about */
+    XMPIR_MODEL_ENOMEM = -4,
 };
 
 /* The network as the Hockney model sees it: a message of n bytes between two processes
@@ -27,16 +27,16 @@ struct xmpi_hockney {
 /* MPICH's algorithm switch points, in bytes, as its defaults ship (MPIR_CVAR_* of MPICH
  * 3.x/4.x, e.g. src/util/cvar/mpich_cvars.c of 3.2; the selection logic of the intra-
  * communicator algorithms). The only place the model keeps them. */
-#define XMPI_MPICH_BCAST_SHORT_MSG 12288.0       /* MPIR_CVAR_BCAST_SHORT_MSG_SIZE: < binomial */
-#define XMPI_MPICH_BCAST_LONG_MSG 524288.0       /* MPIR_CVAR_BCAST_LONG_MSG_SIZE: >= ring allgather */
-#define XMPI_MPICH_BCAST_MIN_PROCS 8             /* MPIR_CVAR_BCAST_MIN_PROCS: fewer, binomial */
-#define XMPI_MPICH_ALLGATHER_SHORT_MSG 81920.0   /* MPIR_CVAR_ALLGATHER_SHORT_MSG_SIZE: total < Bruck */
-#define XMPI_MPICH_ALLGATHER_LONG_MSG 524288.0   /* MPIR_CVAR_ALLGATHER_LONG_MSG_SIZE: total <, 2^k p: RD */
-#define XMPI_MPICH_REDUCE_SHORT_MSG 2048.0       /* MPIR_CVAR_REDUCE_SHORT_MSG_SIZE: <= binomial */
-#define XMPI_MPICH_ALLREDUCE_SHORT_MSG 2048.0    /* MPIR_CVAR_ALLREDUCE_SHORT_MSG_SIZE: <= RD */
-#define XMPI_MPICH_ALLTOALL_SHORT_MSG 256.0      /* MPIR_CVAR_ALLTOALL_SHORT_MSG_SIZE: block <= Bruck */
-#define XMPI_MPICH_ALLTOALL_MEDIUM_MSG 32768.0   /* MPIR_CVAR_ALLTOALL_MEDIUM_MSG_SIZE: block <= isend */
-#define XMPI_MPICH_ALLTOALL_MIN_PROCS 8          /* Bruck only from 8 processes (alltoall.c) */
+#define XMPIR_MPICH_BCAST_SHORT_MSG 12288.0       /* MPIR_CVAR_BCAST_SHORT_MSG_SIZE: < binomial */
+#define XMPIR_MPICH_BCAST_LONG_MSG 524288.0       /* MPIR_CVAR_BCAST_LONG_MSG_SIZE: >= ring allgather */
+#define XMPIR_MPICH_BCAST_MIN_PROCS 8             /* MPIR_CVAR_BCAST_MIN_PROCS: fewer, binomial */
+#define XMPIR_MPICH_ALLGATHER_SHORT_MSG 81920.0   /* MPIR_CVAR_ALLGATHER_SHORT_MSG_SIZE: total < Bruck */
+#define XMPIR_MPICH_ALLGATHER_LONG_MSG 524288.0   /* MPIR_CVAR_ALLGATHER_LONG_MSG_SIZE: total <, 2^k p: RD */
+#define XMPIR_MPICH_REDUCE_SHORT_MSG 2048.0       /* MPIR_CVAR_REDUCE_SHORT_MSG_SIZE: <= binomial */
+#define XMPIR_MPICH_ALLREDUCE_SHORT_MSG 2048.0    /* MPIR_CVAR_ALLREDUCE_SHORT_MSG_SIZE: <= RD */
+#define XMPIR_MPICH_ALLTOALL_SHORT_MSG 256.0      /* MPIR_CVAR_ALLTOALL_SHORT_MSG_SIZE: block <= Bruck */
+#define XMPIR_MPICH_ALLTOALL_MEDIUM_MSG 32768.0   /* MPIR_CVAR_ALLTOALL_MEDIUM_MSG_SIZE: block <= isend */
+#define XMPIR_MPICH_ALLTOALL_MIN_PROCS 8          /* Bruck only from 8 processes (alltoall.c) */
 
 /* What n is for each operation: the profiler's bytes of one call on one rank (README,
  * "Communication profiling"), so that a record replays without conversion.
@@ -81,7 +81,7 @@ double xmpi_hockney_alltoall(const struct xmpi_hockney *h, double n, int p);
 double xmpi_hockney_alltoallv(const struct xmpi_hockney *h, double nmax, int peers);
 
 /* The cost of one call of `op` (enum xmpi_op) with the profiler's bytes n on p processes:
- * 0 or XMPI_MODEL_EARG (*cost untouched). */
+ * 0 or XMPIR_MODEL_EARG (*cost untouched). */
 int xmpi_hockney_op(const struct xmpi_hockney *h, int op, double n, int p, double *cost);
 
 /* The name of the algorithm MPICH runs for (op, n, p), e.g. "binomial",

@@ -4,7 +4,7 @@
 
 #include <string.h>
 
-static const char *const op_names[XMPI_OP_COUNT] = {
+static const char *const op_names[XMPIR_OP_COUNT] = {
     "MPI_Send", "MPI_Recv", "MPI_Isend", "MPI_Irecv", "MPI_Sendrecv",
     "MPI_Wait", "MPI_Waitall",
     "MPI_Barrier", "MPI_Bcast", "MPI_Reduce", "MPI_Allreduce",
@@ -17,7 +17,7 @@ _Static_assert(sizeof(struct xmpi_rank_record) % sizeof(double) == 0,
 
 const char *xmpi_op_name(int op)
 {
-    return op >= 0 && op < XMPI_OP_COUNT ? op_names[op] : NULL;
+    return op >= 0 && op < XMPIR_OP_COUNT ? op_names[op] : NULL;
 }
 
 void xmpi_record_clear(struct xmpi_rank_record *r)
@@ -30,14 +30,14 @@ void xmpi_record_add(struct xmpi_rank_record *r, const struct xmpi_rank_record *
     /* The record is all doubles by construction (checked above), so add it as an array. */
     double *a = (double *)r;
     const double *b = (const double *)d;
-    for (size_t i = 0; i < XMPI_RECORD_DOUBLES; i++)
+    for (size_t i = 0; i < XMPIR_RECORD_DOUBLES; i++)
         a[i] += b[i];
 }
 
 void xmpi_opstat_diff(struct xmpi_opstat *out, const struct xmpi_opstat *a,
                       const struct xmpi_opstat *b)
 {
-    for (int i = 0; i < XMPI_OP_COUNT; i++) {
+    for (int i = 0; i < XMPIR_OP_COUNT; i++) {
         out[i].calls = a[i].calls - b[i].calls;
         out[i].bytes = a[i].bytes - b[i].bytes;
         out[i].time = a[i].time - b[i].time;
@@ -70,7 +70,7 @@ void xmpi_interval_reduce(struct xmpi_interval *out, const struct xmpi_rank_reco
         out->t_cpu_sum += x->t_cpu;
         out->work_sum += x->work;
         out->comm_bytes_sum += x->comm_bytes;
-        for (int i = 0; i < XMPI_OP_COUNT; i++) {
+        for (int i = 0; i < XMPIR_OP_COUNT; i++) {
             out->op[i].calls += x->op[i].calls;
             out->op[i].bytes += x->op[i].bytes;
             out->op[i].time += x->op[i].time;

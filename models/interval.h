@@ -1,18 +1,18 @@
 /* Plain structs describing one sampling interval: per-operation communication
  * statistics, one record per rank, and the summary every rank holds. No MPI here. */
-#ifndef XMPI_MODELS_INTERVAL_H
-#define XMPI_MODELS_INTERVAL_H
+#ifndef XMPIR_MODELS_INTERVAL_H
+#define XMPIR_MODELS_INTERVAL_H
 
 #include <stddef.h>
 
 /* Profiled MPI operations. The order is the trace's and the model's; append only. */
 enum xmpi_op {
-    XMPI_OP_SEND, XMPI_OP_RECV, XMPI_OP_ISEND, XMPI_OP_IRECV, XMPI_OP_SENDRECV,
-    XMPI_OP_WAIT, XMPI_OP_WAITALL,
-    XMPI_OP_BARRIER, XMPI_OP_BCAST, XMPI_OP_REDUCE, XMPI_OP_ALLREDUCE,
-    XMPI_OP_GATHER, XMPI_OP_GATHERV, XMPI_OP_SCATTER, XMPI_OP_SCATTERV,
-    XMPI_OP_ALLGATHER, XMPI_OP_ALLGATHERV, XMPI_OP_ALLTOALL, XMPI_OP_ALLTOALLV,
-    XMPI_OP_COUNT
+    XMPIR_OP_SEND, XMPIR_OP_RECV, XMPIR_OP_ISEND, XMPIR_OP_IRECV, XMPIR_OP_SENDRECV,
+    XMPIR_OP_WAIT, XMPIR_OP_WAITALL,
+    XMPIR_OP_BARRIER, XMPIR_OP_BCAST, XMPIR_OP_REDUCE, XMPIR_OP_ALLREDUCE,
+    XMPIR_OP_GATHER, XMPIR_OP_GATHERV, XMPIR_OP_SCATTER, XMPIR_OP_SCATTERV,
+    XMPIR_OP_ALLGATHER, XMPIR_OP_ALLGATHERV, XMPIR_OP_ALLTOALL, XMPIR_OP_ALLTOALLV,
+    XMPIR_OP_COUNT
 };
 
 /* "MPI_Send", ... ; NULL for an out-of-range op. */
@@ -37,10 +37,10 @@ struct xmpi_rank_record {
     double comm_time;    /* seconds in profiled MPI calls inside monitored iterations */
     double comm_bytes;   /* bytes of those calls */
     double elapsed;      /* seconds since MPI_Init when the interval record was sent */
-    struct xmpi_opstat op[XMPI_OP_COUNT];
+    struct xmpi_opstat op[XMPIR_OP_COUNT];
 };
 
-#define XMPI_RECORD_DOUBLES (sizeof(struct xmpi_rank_record) / sizeof(double))
+#define XMPIR_RECORD_DOUBLES (sizeof(struct xmpi_rank_record) / sizeof(double))
 
 /* The summary of one sampling interval, identical on every rank. */
 struct xmpi_interval {
@@ -53,7 +53,7 @@ struct xmpi_interval {
     double work_sum;
     int work_source_mixed;     /* ranks disagree on PAPI vs declared work */
     double comm_time_max, comm_bytes_sum;
-    struct xmpi_opstat op[XMPI_OP_COUNT];   /* summed over ranks */
+    struct xmpi_opstat op[XMPIR_OP_COUNT];   /* summed over ranks */
     const struct xmpi_rank_record *ranks;   /* nprocs records, rank order; not owned */
     double elapsed;            /* seconds since MPI_Init at the interval's end (max over ranks) */
 };

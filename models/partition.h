@@ -1,7 +1,7 @@
 /* Partitions of rows [0, size) into one contiguous block per process: even blocks, blocks
  * proportional to powers and row weights, the tiling check, and block overlaps. No MPI. */
-#ifndef XMPI_MODELS_PARTITION_H
-#define XMPI_MODELS_PARTITION_H
+#ifndef XMPIR_MODELS_PARTITION_H
+#define XMPIR_MODELS_PARTITION_H
 
 #include <stddef.h>
 

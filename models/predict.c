@@ -22,10 +22,10 @@ void xmpi_model_init(struct xmpi_model *m, const struct xmpi_calibration *cal, i
 int xmpi_model_add_class(struct xmpi_model *m, const char *name, double speed)
 {
     if (!m || !name || !xmpi_text_name_ok(name) || !isfinite(speed) || speed < 0 ||
-        m->nclasses >= XMPI_MODEL_CLASSES_MAX)
-        return XMPI_MODEL_EARG;
+        m->nclasses >= XMPIR_MODEL_CLASSES_MAX)
+        return XMPIR_MODEL_EARG;
     for (int i = 0; i < m->nclasses; i++)
-        if (!strcmp(m->cls[i].name, name)) return XMPI_MODEL_EARG;
+        if (!strcmp(m->cls[i].name, name)) return XMPIR_MODEL_EARG;
     struct xmpi_model_class *c = &m->cls[m->nclasses];
     snprintf(c->name, sizeof c->name, "%s", name);
     c->speed = speed;
@@ -35,12 +35,12 @@ int xmpi_model_add_class(struct xmpi_model *m, const char *name, double speed)
 
 int xmpi_model_set_profile(struct xmpi_model *m, const double *work_per_iter, int n)
 {
-    if (!m || n < 0 || (n > 0 && !work_per_iter)) return XMPI_MODEL_EARG;
+    if (!m || n < 0 || (n > 0 && !work_per_iter)) return XMPIR_MODEL_EARG;
     for (int i = 0; i < n; i++)
-        if (!isfinite(work_per_iter[i]) || work_per_iter[i] < 0) return XMPI_MODEL_EARG;
+        if (!isfinite(work_per_iter[i]) || work_per_iter[i] < 0) return XMPIR_MODEL_EARG;
     m->profile = n ? work_per_iter : NULL;
     m->nprofile = n;
-    return XMPI_MODEL_OK;
+    return XMPIR_MODEL_OK;
 }
 
 static void history_push(struct xmpi_model *m, double index, double work)
@@ -51,9 +51,9 @@ static void history_push(struct xmpi_model *m, double index, double work)
         return;
     }
     if (m->nhist && m->hist_index[m->nhist - 1] > index) m->nhist = 0;
-    if (m->nhist == XMPI_MODEL_HISTORY) {
-        memmove(m->hist_index, m->hist_index + 1, (XMPI_MODEL_HISTORY - 1) * sizeof(double));
-        memmove(m->hist_work, m->hist_work + 1, (XMPI_MODEL_HISTORY - 1) * sizeof(double));
+    if (m->nhist == XMPIR_MODEL_HISTORY) {
+        memmove(m->hist_index, m->hist_index + 1, (XMPIR_MODEL_HISTORY - 1) * sizeof(double));
+        memmove(m->hist_work, m->hist_work + 1, (XMPIR_MODEL_HISTORY - 1) * sizeof(double));
         m->nhist--;
     }
     m->hist_index[m->nhist] = index;
@@ -66,18 +66,18 @@ int xmpi_model_observe(struct xmpi_model *m, const struct xmpi_interval *s,
 {
     if (!m || !s || s->nprocs < 1 || !(s->iterations > 0) || !isfinite(s->work_sum) ||
         s->work_sum < 0)
-        return XMPI_MODEL_EARG;
+        return XMPIR_MODEL_EARG;
     if (rank_class)
         for (int r = 0; r < s->nprocs; r++)
-            if (rank_class[r] < 0 || rank_class[r] >= m->nclasses) return XMPI_MODEL_EARG;
+            if (rank_class[r] < 0 || rank_class[r] >= m->nclasses) return XMPIR_MODEL_EARG;
     history_push(m, s->index, s->work_sum / s->iterations);
-    if (!rank_class || !s->ranks) return XMPI_MODEL_OK;
+    if (!rank_class || !s->ranks) return XMPIR_MODEL_OK;
 
     /* A class's power is that of its processes in the last interval only: speeds change
      * (shared nodes, emulated quotas), and the next interval resembles the last one. The
      * compute time excludes the time in MPI, which includes waiting for slower ranks. */
-    double sum[XMPI_MODEL_CLASSES_MAX] = {0};
-    int n[XMPI_MODEL_CLASSES_MAX] = {0};
+    double sum[XMPIR_MODEL_CLASSES_MAX] = {0};
+    int n[XMPIR_MODEL_CLASSES_MAX] = {0};
     for (int r = 0; r < s->nprocs; r++) {
         const struct xmpi_rank_record *x = &s->ranks[r];
         double busy = x->t_real - x->comm_time;
@@ -87,14 +87,14 @@ int xmpi_model_observe(struct xmpi_model *m, const struct xmpi_interval *s,
     }
     for (int c = 0; c < m->nclasses; c++)
         if (n[c]) m->cls[c].power = sum[c] / n[c];
-    return XMPI_MODEL_OK;
+    return XMPIR_MODEL_OK;
 }
 
 double xmpi_interval_comm_time(const struct xmpi_interval *s)
 {
     if (!s || s->nprocs < 1) return 0;
     double t = 0;
-    for (int i = 0; i < XMPI_OP_COUNT; i++) t += s->op[i].time;
+    for (int i = 0; i < XMPIR_OP_COUNT; i++) t += s->op[i].time;
     return t / s->nprocs;
 }
 
@@ -105,14 +105,14 @@ double xmpi_interval_comm_time(const struct xmpi_interval *s)
 static int is_share(int op)
 {
     switch (op) {
-    case XMPI_OP_GATHER:
-    case XMPI_OP_GATHERV:
-    case XMPI_OP_SCATTER:
-    case XMPI_OP_SCATTERV:
-    case XMPI_OP_ALLGATHER:
-    case XMPI_OP_ALLGATHERV:
-    case XMPI_OP_ALLTOALL:
-    case XMPI_OP_ALLTOALLV: return 1;
+    case XMPIR_OP_GATHER:
+    case XMPIR_OP_GATHERV:
+    case XMPIR_OP_SCATTER:
+    case XMPIR_OP_SCATTERV:
+    case XMPIR_OP_ALLGATHER:
+    case XMPIR_OP_ALLGATHERV:
+    case XMPIR_OP_ALLTOALL:
+    case XMPIR_OP_ALLTOALLV: return 1;
     }
     return 0;
 }
@@ -125,25 +125,25 @@ static int is_share(int op)
 int xmpi_predict_comm(const struct xmpi_interval *s, const struct xmpi_hockney *h, int p,
                       double *t)
 {
-    if (!s || !h || !t || p < 1 || s->nprocs < 1) return XMPI_MODEL_EARG;
+    if (!s || !h || !t || p < 1 || s->nprocs < 1) return XMPIR_MODEL_EARG;
     double sum = 0;
-    for (int op = 0; op < XMPI_OP_COUNT; op++) {
+    for (int op = 0; op < XMPIR_OP_COUNT; op++) {
         const struct xmpi_opstat *o = &s->op[op];
         if (!(o->calls > 0)) continue;
         double per_rank = o->calls / s->nprocs, n = o->bytes / o->calls;
         double q = o->procs / o->calls;
         int q2 = 2;   /* point to point: the communicator does not matter */
-        if (op >= XMPI_OP_BARRIER) {
+        if (op >= XMPIR_OP_BARRIER) {
             double scaled = q * p / s->nprocs;
             q2 = scaled < 1 ? 1 : scaled > 1e9 ? 1000000000 : (int)lround(scaled);
             if (is_share(op) && q >= 1) n = n * q / q2;
         }
         double c;
-        if (xmpi_hockney_op(h, op, n, q2, &c)) return XMPI_MODEL_EARG;
+        if (xmpi_hockney_op(h, op, n, q2, &c)) return XMPIR_MODEL_EARG;
         sum += per_rank * c;
     }
     *t = sum;
-    return XMPI_MODEL_OK;
+    return XMPIR_MODEL_OK;
 }
 
 /* The thesis defines lambda = estimated / measured for the last interval (Eq. 5.4) and
@@ -181,8 +181,8 @@ static double extrapolate(const struct xmpi_model *m, double next)
 
 int xmpi_predict_work(const struct xmpi_model *m, int next, double *work_per_iter)
 {
-    if (!m || !work_per_iter || next < 1) return XMPI_MODEL_EARG;
-    if (m->nhist == 0) return XMPI_MODEL_ENODATA;
+    if (!m || !work_per_iter || next < 1) return XMPIR_MODEL_EARG;
+    if (m->nhist == 0) return XMPIR_MODEL_ENODATA;
     int last = (int)m->hist_index[m->nhist - 1];
     if (m->profile && next <= m->nprofile) {
         /* The profile gives the shape, the last interval the scale: this run's input or
@@ -191,18 +191,18 @@ int xmpi_predict_work(const struct xmpi_model *m, int next, double *work_per_ite
         if (last >= 1 && last <= m->nprofile && m->profile[last - 1] > 0)
             corr = m->hist_work[m->nhist - 1] / m->profile[last - 1];
         *work_per_iter = m->profile[next - 1] * corr;
-        return XMPI_MODEL_OK;
+        return XMPIR_MODEL_OK;
     }
     *work_per_iter = extrapolate(m, next);
-    return XMPI_MODEL_OK;
+    return XMPIR_MODEL_OK;
 }
 
 int xmpi_predict_class_power(const struct xmpi_model *m, int c, double *power)
 {
-    if (!m || !power || c < 0 || c >= m->nclasses) return XMPI_MODEL_EARG;
+    if (!m || !power || c < 0 || c >= m->nclasses) return XMPIR_MODEL_EARG;
     if (m->cls[c].power > 0) {
         *power = m->cls[c].power;
-        return XMPI_MODEL_OK;
+        return XMPIR_MODEL_OK;
     }
     double sum = 0, per_speed = 0;
     int n = 0, nspeed = 0;
@@ -215,9 +215,9 @@ int xmpi_predict_class_power(const struct xmpi_model *m, int c, double *power)
             nspeed++;
         }
     }
-    if (!n) return XMPI_MODEL_ENODATA;
+    if (!n) return XMPIR_MODEL_ENODATA;
     *power = m->cls[c].speed > 0 && nspeed ? m->cls[c].speed * per_speed / nspeed : sum / n;
-    return XMPI_MODEL_OK;
+    return XMPIR_MODEL_OK;
 }
 
 static int counts_ok(const struct xmpi_model *m, const int *counts, int *total)
@@ -237,7 +237,7 @@ int xmpi_predict_comp(const struct xmpi_model *m, double work, const int *counts
 {
     int total;
     if (!m || !t || !isfinite(work) || work < 0 || !counts_ok(m, counts, &total) || total < 1)
-        return XMPI_MODEL_EARG;
+        return XMPIR_MODEL_EARG;
     double sum = 0;
     for (int c = 0; c < m->nclasses; c++) {
         if (!counts[c]) continue;
@@ -247,7 +247,7 @@ int xmpi_predict_comp(const struct xmpi_model *m, double work, const int *counts
         sum += counts[c] * pw;
     }
     *t = work / sum;
-    return XMPI_MODEL_OK;
+    return XMPIR_MODEL_OK;
 }
 
 int xmpi_predict_reconfig(const struct xmpi_model *m, const int *current, const int *candidate,
@@ -255,7 +255,7 @@ int xmpi_predict_reconfig(const struct xmpi_model *m, const int *current, const 
 {
     int a, b;
     if (!m || !out || !counts_ok(m, current, &a) || !counts_ok(m, candidate, &b))
-        return XMPI_MODEL_EARG;
+        return XMPIR_MODEL_EARG;
     int ns = 0, nr = 0;
     for (int c = 0; c < m->nclasses; c++) {
         if (candidate[c] > current[c]) ns += candidate[c] - current[c];
@@ -265,7 +265,7 @@ int xmpi_predict_reconfig(const struct xmpi_model *m, const int *current, const 
     out->nremove = nr;
     out->t_spawn = ns * (m->spawn_group ? m->cal.spawn_group : m->cal.spawn_single);
     out->t_remove = nr * m->cal.remove;
-    return XMPI_MODEL_OK;
+    return XMPIR_MODEL_OK;
 }
 
 /* ---- redistribution */
@@ -296,11 +296,11 @@ static int partition_ok(const struct xmpi_partition *p, long *total)
 
 static int desc_ok(const struct xmpi_struct_desc *d, long total)
 {
-    if (d->kind < XMPI_STRUCT_VECTOR || d->kind > XMPI_STRUCT_SPARSE) return 0;
+    if (d->kind < XMPIR_STRUCT_VECTOR || d->kind > XMPIR_STRUCT_SPARSE) return 0;
     if (d->replicated != 0 && d->replicated != 1) return 0;
     if (!isfinite(d->elem_size) || !(d->elem_size > 0) || d->rows != (double)total) return 0;
-    if (d->kind == XMPI_STRUCT_DENSE && (!isfinite(d->row_len) || d->row_len < 0)) return 0;
-    if (d->kind == XMPI_STRUCT_SPARSE &&
+    if (d->kind == XMPIR_STRUCT_DENSE && (!isfinite(d->row_len) || d->row_len < 0)) return 0;
+    if (d->kind == XMPIR_STRUCT_SPARSE &&
         (!isfinite(d->nnz) || d->nnz < 0 || !isfinite(d->index_size) || !(d->index_size > 0)))
         return 0;
     return 1;
@@ -370,18 +370,18 @@ int xmpi_predict_redist(const struct xmpi_hockney *h, const struct xmpi_struct_d
     long tf, tt;
     if (!h || !bytes || !t || nd < 0 || (nd && !d) || !partition_ok(from, &tf) ||
         !partition_ok(to, &tt) || tf != tt)
-        return XMPI_MODEL_EARG;
+        return XMPIR_MODEL_EARG;
     for (int i = 0; i < nd; i++)
-        if (!desc_ok(&d[i], tf)) return XMPI_MODEL_EARG;
-    if (xmpi_hockney_p2p(h, 0) < 0) return XMPI_MODEL_EARG;
+        if (!desc_ok(&d[i], tf)) return XMPIR_MODEL_EARG;
+    if (xmpi_hockney_p2p(h, 0) < 0) return XMPIR_MODEL_EARG;
     struct moves mv;
     moves_of(from, to, tf, &mv);
     double b = 0, sum = 0;
     for (int i = 0; mv.changed && i < nd; i++) {
         const struct xmpi_struct_desc *s = &d[i];
         switch (s->kind) {
-        case XMPI_STRUCT_VECTOR: sum += array_cost(h, &mv, s->elem_size, s->replicated, tf, &b); break;
-        case XMPI_STRUCT_DENSE:
+        case XMPIR_STRUCT_VECTOR: sum += array_cost(h, &mv, s->elem_size, s->replicated, tf, &b); break;
+        case XMPIR_STRUCT_DENSE:
             sum += array_cost(h, &mv, s->elem_size * s->row_len, s->replicated, tf, &b);
             break;
         default: {
@@ -396,7 +396,7 @@ int xmpi_predict_redist(const struct xmpi_hockney *h, const struct xmpi_struct_d
     }
     *bytes = b;
     *t = sum;
-    return XMPI_MODEL_OK;
+    return XMPIR_MODEL_OK;
 }
 
 /* The new partition when the caller has none, as the library would make it: removed
@@ -415,7 +415,7 @@ static int layout(const struct xmpi_model *m, const struct xmpi_predict_request 
     double *w = calloc((size_t)nid, sizeof *w);
     int *cnt = malloc((size_t)nid * sizeof *cnt), *dsp = malloc((size_t)nid * sizeof *dsp);
     long *icnt = calloc((size_t)nid, sizeof *icnt), *idsp = calloc((size_t)nid, sizeof *idsp);
-    int rc = XMPI_MODEL_ENOMEM;
+    int rc = XMPIR_MODEL_ENOMEM;
     if (!keep || !cls || !order || !w || !cnt || !dsp || !icnt || !idsp) goto out;
     for (int r = 0; r < nold; r++) keep[r] = 1, cls[r] = rq->rank_class[r];
     for (int c = 0; c < m->nclasses; c++) {
@@ -435,10 +435,10 @@ static int layout(const struct xmpi_model *m, const struct xmpi_predict_request 
     /* The split the library itself makes (models/partition.c), so the prediction prices
      * the move that would really happen. */
     char why[200];
-    rc = rows > INT_MAX ? XMPI_MODEL_EARG
+    rc = rows > INT_MAX ? XMPIR_MODEL_EARG
                         : xmpi_part_weighted((int)rows, n, NULL, w, cnt, dsp, why, sizeof why);
     if (rc) {
-        rc = rc == -2 ? XMPI_MODEL_ENOMEM : XMPI_MODEL_EARG;
+        rc = rc == -2 ? XMPIR_MODEL_ENOMEM : XMPIR_MODEL_EARG;
         goto out;
     }
     for (int j = 0; j < n; j++) icnt[order[j]] = cnt[j], idsp[order[j]] = dsp[j];
@@ -470,7 +470,7 @@ static int request_part_ok(const struct xmpi_model *m, const struct xmpi_predict
                            int ncur)
 {
     if (rq->part.nprocs != ncur || !rq->rank_class) return 0;
-    int seen[XMPI_MODEL_CLASSES_MAX] = {0};
+    int seen[XMPIR_MODEL_CLASSES_MAX] = {0};
     for (int r = 0; r < ncur; r++) {
         if (rq->rank_class[r] < 0 || rq->rank_class[r] >= m->nclasses) return 0;
         seen[rq->rank_class[r]]++;
@@ -484,16 +484,16 @@ static int predict_redist(const struct xmpi_model *m, const struct xmpi_predict_
                           const struct xmpi_hockney *net, int ncur, double *bytes, double *t)
 {
     *bytes = *t = 0;
-    if (rq->nstructs == 0 || !rq->part.count) return XMPI_MODEL_OK;
+    if (rq->nstructs == 0 || !rq->part.count) return XMPIR_MODEL_OK;
     long total;
     if (!rq->structs || rq->nstructs < 0 || !partition_ok(&rq->part, &total))
-        return XMPI_MODEL_EARG;
+        return XMPIR_MODEL_EARG;
     if (rq->next)
         return xmpi_predict_redist(net, rq->structs, rq->nstructs, &rq->part, rq->next, bytes, t);
     /* Keeping the configuration moves nothing: rebalancing is the load balancer's
      * decision, not a consequence of this candidate. */
-    if (same_counts(m, rq->current, rq->candidate)) return XMPI_MODEL_OK;
-    if (!request_part_ok(m, rq, ncur)) return XMPI_MODEL_EARG;
+    if (same_counts(m, rq->current, rq->candidate)) return XMPIR_MODEL_OK;
+    if (!request_part_ok(m, rq, ncur)) return XMPIR_MODEL_EARG;
     long *count, *displ;
     int nid;
     int rc = layout(m, rq, total, &count, &displ, &nid);
@@ -512,9 +512,9 @@ int xmpi_model_predict(const struct xmpi_model *m, const struct xmpi_predict_req
     if (!m || !rq || !out || !rq->interval || rq->interval->nprocs < 1 ||
         !(rq->interval->iterations > 0) || !counts_ok(m, rq->current, &ncur) ||
         !counts_ok(m, rq->candidate, &ncand) || ncand < 1)
-        return XMPI_MODEL_EARG;
+        return XMPIR_MODEL_EARG;
     const struct xmpi_interval *s = rq->interval;
-    if (!m->nhist || m->hist_index[m->nhist - 1] != s->index) return XMPI_MODEL_ESTATE;
+    if (!m->nhist || m->hist_index[m->nhist - 1] != s->index) return XMPIR_MODEL_ESTATE;
 
     struct xmpi_prediction p;
     memset(&p, 0, sizeof p);
@@ -553,5 +553,5 @@ int xmpi_model_predict(const struct xmpi_model *m, const struct xmpi_predict_req
 
     p.t_total = p.t_comp + p.t_comm + p.t_spawn + p.t_remove + p.t_redist;
     *out = p;
-    return XMPI_MODEL_OK;
+    return XMPIR_MODEL_OK;
 }

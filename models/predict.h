@@ -1,20 +1,20 @@
 /* The computational prediction model (FLEX-MPI 5.3): computation, communication, process
  * reconfiguration and data redistribution times of the next interval for a candidate
  * configuration. Pure functions over plain structs; no MPI, no globals. */
-#ifndef XMPI_MODELS_PREDICT_H
-#define XMPI_MODELS_PREDICT_H
+#ifndef XMPIR_MODELS_PREDICT_H
+#define XMPIR_MODELS_PREDICT_H
 
 #include "calibration.h"
 #include "hockney.h"
 #include "interval.h"
 
 /* K, the intervals the work extrapolation fits a line through (see predict.c). */
-#define XMPI_MODEL_HISTORY 4
-#define XMPI_MODEL_CLASSES_MAX XMPI_CAL_CLASSES_MAX
+#define XMPIR_MODEL_HISTORY 4
+#define XMPIR_MODEL_CLASSES_MAX XMPIR_CAL_CLASSES_MAX
 
 /* ---- registered structures and partitions, as the redistribution sees them */
 
-enum xmpi_struct_kind { XMPI_STRUCT_VECTOR, XMPI_STRUCT_DENSE, XMPI_STRUCT_SPARSE };
+enum xmpi_struct_kind { XMPIR_STRUCT_VECTOR, XMPIR_STRUCT_DENSE, XMPIR_STRUCT_SPARSE };
 
 /* One registered structure. Rows are the distributed dimension (columns for CSC). */
 struct xmpi_struct_desc {
@@ -40,7 +40,7 @@ struct xmpi_partition {
 /* ---- model state */
 
 struct xmpi_model_class {
-    char name[XMPI_NAME_MAX];
+    char name[XMPIR_NAME_MAX];
     double speed;   /* declared speed relative to the other classes; 0: not declared */
     double power;   /* measured work per second of one process; 0: never measured */
 };
@@ -49,10 +49,10 @@ struct xmpi_model {
     struct xmpi_calibration cal;
     int spawn_group;                  /* the job's spawn mode: 1 group, 0 single */
     int nclasses;
-    struct xmpi_model_class cls[XMPI_MODEL_CLASSES_MAX];
+    struct xmpi_model_class cls[XMPIR_MODEL_CLASSES_MAX];
     int nhist;                        /* the last nhist intervals, oldest first */
-    double hist_index[XMPI_MODEL_HISTORY];
-    double hist_work[XMPI_MODEL_HISTORY];   /* work per iteration */
+    double hist_index[XMPIR_MODEL_HISTORY];
+    double hist_work[XMPIR_MODEL_HISTORY];   /* work per iteration */
     const double *profile;            /* irregular mode: work per iteration of interval i at */
     int nprofile;                     /* profile[i - 1], from an earlier run; not owned */
 };
@@ -60,7 +60,7 @@ struct xmpi_model {
 /* cal NULL: the defaults. */
 void xmpi_model_init(struct xmpi_model *m, const struct xmpi_calibration *cal, int spawn_group);
 /* Adds a node class; its power starts as the calibration's for that name (or 0). Returns
- * the class index, or XMPI_MODEL_EARG (bad name, duplicate, speed < 0, table full). */
+ * the class index, or XMPIR_MODEL_EARG (bad name, duplicate, speed < 0, table full). */
 int xmpi_model_add_class(struct xmpi_model *m, const char *name, double speed);
 /* Irregular mode: the work per iteration of each interval of an earlier run (n entries,
  * interval 1 first), kept by pointer. NULL/0 returns to extrapolation. */

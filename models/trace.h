@@ -1,7 +1,7 @@
 /* The trace: a CSV file written by rank 0 with one row per sampling interval.
  * Only stdio here; the columns are documented in README.md. */
-#ifndef XMPI_TRACE_H
-#define XMPI_TRACE_H
+#ifndef XMPIR_TRACE_H
+#define XMPIR_TRACE_H
 
 #include <stdio.h>
 #include "interval.h"

@@ -61,10 +61,10 @@ static int bad_input(const struct xmpi_lb_params *prm, const struct xmpi_lb_stat
                      const struct xmpi_lb_input *in, struct xmpi_lb_decision *d)
 {
     if (!prm || !st || !in || in->nprocs < 1 || in->size < 0 || !in->t_real || !in->t_cpu ||
-        !in->count || !in->displ || prm->k < 1 || prm->k > XMPI_LB_KMAX || !(prm->th1 >= 0) ||
+        !in->count || !in->displ || prm->k < 1 || prm->k > XMPIR_LB_KMAX || !(prm->th1 >= 0) ||
         !(prm->th2 >= 0)) {
         snprintf(d->why, sizeof d->why, "invalid input (nprocs, size, k in 1..%d, thresholds >= 0)",
-                 XMPI_LB_KMAX);
+                 XMPIR_LB_KMAX);
         return 1;
     }
     return 0;
@@ -108,14 +108,14 @@ int xmpi_lb_assess(const struct xmpi_lb_params *prm, struct xmpi_lb_state *st,
     if (!d->dedicated) {
         int all = st->intervals >= prm->k;
         for (int j = 0; all && j < prm->k; j++) all = !st->dedicated[j];
-        d->interference = all ? XMPI_LB_LONG : XMPI_LB_BURST;
+        d->interference = all ? XMPIR_LB_LONG : XMPIR_LB_BURST;
     }
     if (!d->imbalanced) {
         snprintf(d->why, sizeof d->why, "balanced: imbalance %.1f%% <= %.1f%%%s", 100 * d->imbalance,
                  100 * bar, bar > prm->th1 ? " (what the last move left)" : "");
         return 0;
     }
-    if (d->interference == XMPI_LB_BURST) {
+    if (d->interference == XMPIR_LB_BURST) {
         snprintf(d->why, sizeof d->why, "imbalance %.1f%% from a burst of interference: tolerated "
                  "(fewer than k = %d non-dedicated intervals in a row)", 100 * d->imbalance, prm->k);
         return 0;
@@ -177,7 +177,7 @@ int xmpi_lb_plan(const struct xmpi_lb_params *prm, const struct xmpi_lb_state *s
     }
     d->rebalance = 1;
     snprintf(d->why, sizeof d->why, "imbalance %.1f%%%s: rebalancing should save %.3g s",
-             100 * d->imbalance, d->interference == XMPI_LB_LONG ? " with long-term interference" : "",
+             100 * d->imbalance, d->interference == XMPIR_LB_LONG ? " with long-term interference" : "",
              d->gain);
     return 0;
 }

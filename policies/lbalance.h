@@ -1,13 +1,13 @@
 /* FLEX-MPI's dynamic load balancing decision (thesis Algorithm 5) as a pure function over one
  * interval's per-rank measurements: imbalance, dedicated PEs, bursts vs long-term load. */
-#ifndef XMPI_POLICIES_LBALANCE_H
-#define XMPI_POLICIES_LBALANCE_H
+#ifndef XMPIR_POLICIES_LBALANCE_H
+#define XMPIR_POLICIES_LBALANCE_H
 
 #include <stddef.h>
 
-#define XMPI_LB_KMAX 64
+#define XMPIR_LB_KMAX 64
 
-enum xmpi_lb_policy { XMPI_LB_ROWS = 0, XMPI_LB_NNZ, XMPI_LB_WEIGHT };
+enum xmpi_lb_policy { XMPIR_LB_ROWS = 0, XMPIR_LB_NNZ, XMPIR_LB_WEIGHT };
 
 struct xmpi_lb_params {
     double th1;        /* imbalance threshold on (max - min) / max of compute times */
@@ -18,7 +18,7 @@ struct xmpi_lb_params {
 /* What the balancer remembers between intervals. Zero it to start (a zero floor counts
  * as none). After carrying out a move, the caller sets `moved` and `move_cost`. */
 struct xmpi_lb_state {
-    unsigned char dedicated[XMPI_LB_KMAX];   /* circular: 1 = every PE ran dedicated */
+    unsigned char dedicated[XMPIR_LB_KMAX];   /* circular: 1 = every PE ran dedicated */
     long intervals;                          /* intervals evaluated */
     double move_cost;                        /* seconds of the last move (0: none yet) */
     int moved;                               /* the caller made the planned move: the next
@@ -43,7 +43,7 @@ struct xmpi_lb_input {
     double remaining;          /* iterations left in the run (< 0: unknown) */
 };
 
-enum xmpi_lb_interference { XMPI_LB_NONE = 0, XMPI_LB_BURST, XMPI_LB_LONG };
+enum xmpi_lb_interference { XMPIR_LB_NONE = 0, XMPIR_LB_BURST, XMPIR_LB_LONG };
 
 struct xmpi_lb_decision {
     int rebalance;            /* 1: move to count/displ below */

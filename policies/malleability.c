@@ -16,7 +16,7 @@ static int bad_input(const struct xmpi_job *job, const struct xmpi_event *ev,
 {
     memset(plan, 0, sizeof *plan);
     if (!job || !ev || job->nprocs < 1 || job->max_procs < 0 || job->removable < 0 ||
-        (ev->kind != XMPI_EVENT_NONE && ev->count < 1)) {
+        (ev->kind != XMPIR_EVENT_NONE && ev->count < 1)) {
         snprintf(plan->why, sizeof plan->why, "bad input to the policy");
         return -1;
     }
@@ -42,7 +42,7 @@ static void reclaim(const struct xmpi_job *job, const struct xmpi_event *ev,
                  "may leave (the initial processes stay)", ev->count);
         return;
     }
-    plan->action = XMPI_PLAN_REMOVE;
+    plan->action = XMPIR_PLAN_REMOVE;
     plan->count = n;
     if (n < ev->count)
         snprintf(plan->why, sizeof plan->why, "%d PE(s) reclaimed: removing the %d process(es) "
@@ -56,11 +56,11 @@ int xmpi_policy_smp(const struct xmpi_job *job, const struct xmpi_event *ev,
                     struct xmpi_plan *plan)
 {
     if (bad_input(job, ev, plan)) return -1;
-    if (ev->kind == XMPI_EVENT_NONE) {
+    if (ev->kind == XMPIR_EVENT_NONE) {
         snprintf(plan->why, sizeof plan->why, "nothing offered or reclaimed");
         return 0;
     }
-    if (ev->kind == XMPI_EVENT_RECLAIM) {
+    if (ev->kind == XMPIR_EVENT_RECLAIM) {
         reclaim(job, ev, plan);
         return 0;
     }
@@ -70,7 +70,7 @@ int xmpi_policy_smp(const struct xmpi_job *job, const struct xmpi_event *ev,
                  "%d processes", ev->count, job->max_procs);
         return 0;
     }
-    plan->action = XMPI_PLAN_SPAWN;
+    plan->action = XMPIR_PLAN_SPAWN;
     plan->count = n;
     if (n < ev->count)
         snprintf(plan->why, sizeof plan->why, "%d PE(s) offered: spawning %d (--xmpi-max-procs=%d)",
@@ -85,7 +85,7 @@ int xmpi_policy_hpmp(const struct xmpi_job *job, const struct xmpi_event *ev,
                      struct xmpi_plan *plan)
 {
     if (bad_input(job, ev, plan)) return -1;
-    if (ev->kind != XMPI_EVENT_OFFER) return xmpi_policy_smp(job, ev, plan);
+    if (ev->kind != XMPIR_EVENT_OFFER) return xmpi_policy_smp(job, ev, plan);
     if (!predict) {
         snprintf(plan->why, sizeof plan->why, "bad input to the policy");
         return -1;
@@ -115,7 +115,7 @@ int xmpi_policy_hpmp(const struct xmpi_job *job, const struct xmpi_event *ev,
                      "faster than %.4g s with the current processes", ev->count, max, t0);
         return 0;
     }
-    plan->action = XMPI_PLAN_SPAWN;
+    plan->action = XMPIR_PLAN_SPAWN;
     plan->count = best;
     if (t0 >= 0)
         snprintf(plan->why, sizeof plan->why, "%d PE(s) offered: spawning %d, predicted %.4g s "

@@ -3,15 +3,15 @@
  * follows availability up to a cap; HPMP (Algorithm 7) takes the number of offered PEs the
  * prediction model says finishes soonest, possibly none. Pure: the caller supplies the
  * predictions through a callback, so every decision is unit tested without MPI. */
-#ifndef XMPI_MALLEABILITY_H
-#define XMPI_MALLEABILITY_H
+#ifndef XMPIR_MALLEABILITY_H
+#define XMPIR_MALLEABILITY_H
 
 #include <stddef.h>
 
-enum xmpi_policy { XMPI_POLICY_STATIC = 0, XMPI_POLICY_SMP, XMPI_POLICY_HPMP, XMPI_POLICY_AMP };
+enum xmpi_policy { XMPIR_POLICY_STATIC = 0, XMPIR_POLICY_SMP, XMPIR_POLICY_HPMP, XMPIR_POLICY_AMP };
 
 /* What the resource manager says at this interval end. */
-enum xmpi_event_kind { XMPI_EVENT_NONE = 0, XMPI_EVENT_OFFER, XMPI_EVENT_RECLAIM };
+enum xmpi_event_kind { XMPIR_EVENT_NONE = 0, XMPIR_EVENT_OFFER, XMPIR_EVENT_RECLAIM };
 struct xmpi_event {
     enum xmpi_event_kind kind;
     int count;               /* PEs offered or reclaimed, >= 1 unless NONE */
@@ -25,7 +25,7 @@ struct xmpi_job {
     int removable;           /* processes of class `cls` of the event that may leave (spawned ones) */
 };
 
-enum xmpi_plan_action { XMPI_PLAN_KEEP = 0, XMPI_PLAN_SPAWN, XMPI_PLAN_REMOVE };
+enum xmpi_plan_action { XMPIR_PLAN_KEEP = 0, XMPIR_PLAN_SPAWN, XMPIR_PLAN_REMOVE };
 struct xmpi_plan {
     enum xmpi_plan_action action;
     int count;               /* processes to spawn or remove */

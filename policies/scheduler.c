@@ -12,12 +12,12 @@
 
 /* Classes lists and echoed tokens are cut to this, so messages keep their "expected". */
 #define LIST_MAX 256
-#define ECHO_MAX XMPI_TEXT_ECHO_MAX
+#define ECHO_MAX XMPIR_TEXT_ECHO_MAX
 
 /* The shared echo, for a token that is not NUL-terminated in place. */
 static void echo(char *out, size_t len, const char *v, size_t n)
 {
-    char token[XMPI_TEXT_ECHO_MAX + 2], shown[XMPI_TEXT_ECHO_SIZE];
+    char token[XMPIR_TEXT_ECHO_MAX + 2], shown[XMPIR_TEXT_ECHO_SIZE];
     snprintf(token, sizeof token, "%.*s", (int)(n < sizeof token - 1 ? n : sizeof token - 1), v);
     snprintf(out, len, "%s", xmpi_text_echo(shown, token));
 }
@@ -30,7 +30,7 @@ static int class_error(const struct xmpi_pool *pool, const char *cls, char *err,
     echo(shown, sizeof shown, cls, strlen(cls));
     xmpi_text_error(err, errlen, "node class '%s' is not in the resource pool; expected one of: %s",
            shown, known[0] ? known : "(the pool is empty)");
-    return XMPI_SCHED_ECLASS;
+    return XMPIR_SCHED_ECLASS;
 }
 
 static int host_matches(const struct xmpi_pool *pool, int h, const char *cls)
@@ -67,12 +67,12 @@ static int parse_initial(const struct xmpi_pool *pool, const char *spec, int npr
                    "initial placement: token '%s' is not accepted; expected CLASS:COUNT "
                    "pairs separated by commas, e.g. quad:2,dual:1",
                    shown);
-            return XMPI_SCHED_EINIT;
+            return XMPIR_SCHED_EINIT;
         }
         const char *cb = p, *ce = colon, *nb = colon + 1, *ne = p + tlen;
         trim_span(&cb, &ce);
         trim_span(&nb, &ne);
-        char cls[XMPI_NAME_MAX];
+        char cls[XMPIR_NAME_MAX];
         size_t clen = (size_t)(ce - cb);
         /* Too long for any pool class: leave it unmatched rather than truncated. */
         if (clen >= sizeof cls) clen = 0;
@@ -86,7 +86,7 @@ static int parse_initial(const struct xmpi_pool *pool, const char *spec, int npr
                    "initial placement: token '%s': class '%.*s' is not in the resource "
                    "pool; expected one of: %s",
                    shown, span_len(cb, ce), cb, known[0] ? known : "(the pool is empty)");
-            return XMPI_SCHED_EINIT;
+            return XMPIR_SCHED_EINIT;
         }
         long count = 0;
         int ok = nb < ne;
@@ -99,7 +99,7 @@ static int parse_initial(const struct xmpi_pool *pool, const char *spec, int npr
                    "initial placement: token '%s': count '%.*s' is not accepted; expected "
                    "an integer >= 1",
                    shown, span_len(nb, ne), nb);
-            return XMPI_SCHED_EINIT;
+            return XMPIR_SCHED_EINIT;
         }
         for (long k = 0; k < count && placed + k < nprocs; k++)
             rank_cls[placed + k] = pool->hosts[first].cls;
@@ -114,28 +114,28 @@ static int parse_initial(const struct xmpi_pool *pool, const char *spec, int npr
                "initial placement '%s' places %ld processes; expected counts summing to "
                "the job's %d processes",
                shown, placed, nprocs);
-        return XMPI_SCHED_EINIT;
+        return XMPIR_SCHED_EINIT;
     }
-    return XMPI_SCHED_OK;
+    return XMPIR_SCHED_OK;
 }
 
 int xmpi_sched_init(struct xmpi_sched *s, struct xmpi_pool *pool, int policy,
                     int oversubscribe, int nprocs, char *const hostnames[],
                     const char *initial, char *err, size_t errlen)
 {
-    if (policy != XMPI_SCHED_BALANCE_ALL && policy != XMPI_SCHED_BALANCE_OCCUPIED) {
+    if (policy != XMPIR_SCHED_BALANCE_ALL && policy != XMPIR_SCHED_BALANCE_OCCUPIED) {
         xmpi_text_error(err, errlen,
                "scheduling policy %d is not accepted; expected balance-all (%d) or "
                "balance-occupied (%d)",
-               policy, XMPI_SCHED_BALANCE_ALL, XMPI_SCHED_BALANCE_OCCUPIED);
-        return XMPI_SCHED_EINIT;
+               policy, XMPIR_SCHED_BALANCE_ALL, XMPIR_SCHED_BALANCE_OCCUPIED);
+        return XMPIR_SCHED_EINIT;
     }
     if (!pool || nprocs < 1 || !hostnames) {
         xmpi_text_error(err, errlen,
                "initial placement of %d processes is not accepted; expected a resource "
                "pool and the host of each of at least 1 process",
                nprocs);
-        return XMPI_SCHED_EINIT;
+        return XMPIR_SCHED_EINIT;
     }
     const char **rank_cls = calloc((size_t)nprocs, sizeof *rank_cls);
     struct xmpi_proc *procs = calloc((size_t)nprocs, sizeof *procs);
@@ -143,12 +143,12 @@ int xmpi_sched_init(struct xmpi_sched *s, struct xmpi_pool *pool, int policy,
         free(rank_cls);
         free(procs);
         xmpi_text_error(err, errlen, "initial placement of %d processes: out of memory", nprocs);
-        return XMPI_SCHED_ENOMEM;
+        return XMPIR_SCHED_ENOMEM;
     }
-    int rc = XMPI_SCHED_OK;
+    int rc = XMPIR_SCHED_OK;
     if (initial && initial[0])
         rc = parse_initial(pool, initial, nprocs, rank_cls, err, errlen);
-    for (int i = 0; rc == XMPI_SCHED_OK && i < nprocs; i++) {
+    for (int i = 0; rc == XMPIR_SCHED_OK && i < nprocs; i++) {
         const char *h = hostnames[i] ? hostnames[i] : "";
         int idx = xmpi_pool_find(pool, h, rank_cls[i]);
         if (idx < 0) {
@@ -165,7 +165,7 @@ int xmpi_sched_init(struct xmpi_sched *s, struct xmpi_pool *pool, int policy,
                        "initial placement: rank %d runs on host '%s', which is not in the "
                        "resource pool; expected every host of the job listed there",
                        i, shown);
-            rc = XMPI_SCHED_EINIT;
+            rc = XMPIR_SCHED_EINIT;
             break;
         }
         procs[i].host = idx;
@@ -173,7 +173,7 @@ int xmpi_sched_init(struct xmpi_sched *s, struct xmpi_pool *pool, int policy,
         procs[i].order = 0;
     }
     free(rank_cls);
-    if (rc != XMPI_SCHED_OK) {
+    if (rc != XMPIR_SCHED_OK) {
         free(procs);
         return rc;
     }
@@ -187,7 +187,7 @@ int xmpi_sched_init(struct xmpi_sched *s, struct xmpi_pool *pool, int policy,
     s->procs = procs;
     s->next_group = 1;
     s->next_order = 1;
-    return XMPI_SCHED_OK;
+    return XMPIR_SCHED_OK;
 }
 
 void xmpi_sched_free(struct xmpi_sched *s)
@@ -207,7 +207,7 @@ static int choose_spawn_host(const struct xmpi_pool *pool, const int *cnt, const
     int best = -1, empty = -1;
     for (int h = 0; h < pool->nhosts; h++) {
         if (!host_matches(pool, h, cls) || cnt[h] >= pool->hosts[h].pes) continue;
-        if (policy == XMPI_SCHED_BALANCE_OCCUPIED && cnt[h] == 0) {
+        if (policy == XMPIR_SCHED_BALANCE_OCCUPIED && cnt[h] == 0) {
             /* Opening an unused node is the last resort: that is what saves nodes. */
             if (empty < 0) empty = h;
             continue;
@@ -233,7 +233,7 @@ int xmpi_sched_place(const struct xmpi_sched *s, char *const cls[], int n, int *
     if (n < 1) {
         xmpi_text_error(err, errlen,
                "placing %d new processes is not accepted; expected at least 1 process", n);
-        return XMPI_SCHED_ECOUNT;
+        return XMPIR_SCHED_ECOUNT;
     }
     for (int k = 0; cls && k < n; k++)
         if (cls[k] && xmpi_pool_find_class(pool, cls[k]) < 0)
@@ -244,10 +244,10 @@ int xmpi_sched_place(const struct xmpi_sched *s, char *const cls[], int n, int *
         free(cnt);
         free(out);
         xmpi_text_error(err, errlen, "placing %d new processes: out of memory", n);
-        return XMPI_SCHED_ENOMEM;
+        return XMPIR_SCHED_ENOMEM;
     }
     for (int h = 0; h < pool->nhosts; h++) cnt[h] = pool->hosts[h].procs;
-    int rc = XMPI_SCHED_OK;
+    int rc = XMPIR_SCHED_OK;
     for (int k = 0; k < n; k++) {
         const char *c = cls ? cls[k] : NULL;
         int h = choose_spawn_host(pool, cnt, c, s->policy, s->oversubscribe);
@@ -259,7 +259,7 @@ int xmpi_sched_place(const struct xmpi_sched *s, char *const cls[], int n, int *
                 used += pool->hosts[j].procs;
                 mine += cnt[j] - pool->hosts[j].procs;
             }
-            char what[XMPI_NAME_MAX + 16];
+            char what[XMPIR_NAME_MAX + 16];
             if (c) snprintf(what, sizeof what, "class '%s'", c);
             else snprintf(what, sizeof what, "the pool");
             xmpi_text_error(err, errlen,
@@ -267,13 +267,13 @@ int xmpi_sched_place(const struct xmpi_sched *s, char *const cls[], int n, int *
                    "uses %ld of them and this request %ld more; expected no more new "
                    "processes than free PEs, or oversubscription allowed",
                    k + 1, n, what, pes, used, mine);
-            rc = XMPI_SCHED_ENOPE;
+            rc = XMPIR_SCHED_ENOPE;
             break;
         }
         out[k] = h;
         cnt[h]++;
     }
-    if (rc == XMPI_SCHED_OK) memcpy(hosts, out, (size_t)n * sizeof *hosts);
+    if (rc == XMPIR_SCHED_OK) memcpy(hosts, out, (size_t)n * sizeof *hosts);
     free(cnt);
     free(out);
     return rc;
@@ -281,12 +281,12 @@ int xmpi_sched_place(const struct xmpi_sched *s, char *const cls[], int n, int *
 
 int xmpi_sched_add(struct xmpi_sched *s, const int *hosts, int n, int group_mode)
 {
-    if (n < 1 || n > INT_MAX - s->nprocs) return XMPI_SCHED_ECOUNT;
+    if (n < 1 || n > INT_MAX - s->nprocs) return XMPIR_SCHED_ECOUNT;
     for (int k = 0; k < n; k++)
-        if (hosts[k] < 0 || hosts[k] >= s->pool->nhosts) return XMPI_SCHED_ECOUNT;
+        if (hosts[k] < 0 || hosts[k] >= s->pool->nhosts) return XMPIR_SCHED_ECOUNT;
     struct xmpi_proc *procs =
         realloc(s->procs, ((size_t)s->nprocs + (size_t)n) * sizeof *procs);
-    if (!procs) return XMPI_SCHED_ENOMEM;
+    if (!procs) return XMPIR_SCHED_ENOMEM;
     s->procs = procs;
     for (int k = 0; k < n; k++) {
         struct xmpi_proc *p = &procs[s->nprocs + k];
@@ -297,7 +297,7 @@ int xmpi_sched_add(struct xmpi_sched *s, const int *hosts, int n, int group_mode
     }
     s->next_group += group_mode ? 1 : n;
     s->nprocs += n;
-    return XMPI_SCHED_OK;
+    return XMPIR_SCHED_OK;
 }
 
 /* ---- removal ---- */
@@ -357,9 +357,9 @@ static int pick_recent(const struct xmpi_sched *s, int n, char *picked, char *er
                "taking whole groups from the most recent, %d remain that no group fits; "
                "expected a number that whole groups add up to",
                n, need);
-        return XMPI_SCHED_EGROUP;
+        return XMPIR_SCHED_EGROUP;
     }
-    return XMPI_SCHED_OK;
+    return XMPIR_SCHED_OK;
 }
 
 static int pick_by_class(const struct xmpi_sched *s, char *const cls[], int n, char *picked,
@@ -372,9 +372,9 @@ static int pick_by_class(const struct xmpi_sched *s, char *const cls[], int n, c
         free(taken_on);
         free(cand);
         xmpi_text_error(err, errlen, "choosing %d processes to remove: out of memory", n);
-        return XMPI_SCHED_ENOMEM;
+        return XMPIR_SCHED_ENOMEM;
     }
-    int rc = XMPI_SCHED_OK, done = 0;
+    int rc = XMPIR_SCHED_OK, done = 0;
     while (done < n) {
         const char *c = cls[done];
         memset(cand, 0, (size_t)pool->nhosts);
@@ -387,7 +387,7 @@ static int pick_by_class(const struct xmpi_sched *s, char *const cls[], int n, c
             if (!cand[h]) continue;
             int load = pool->hosts[h].procs - taken_on[h];
             int bload = best < 0 ? 0 : pool->hosts[best].procs - taken_on[best];
-            if (best < 0 || (s->policy == XMPI_SCHED_BALANCE_OCCUPIED ? load < bload
+            if (best < 0 || (s->policy == XMPIR_SCHED_BALANCE_OCCUPIED ? load < bload
                                                                         : load > bload))
                 best = h;
         }
@@ -395,7 +395,7 @@ static int pick_by_class(const struct xmpi_sched *s, char *const cls[], int n, c
             int left = 0;
             for (int i = 0; i < s->nprocs; i++)
                 left += s->procs[i].group > 0 && host_matches(pool, s->procs[i].host, c);
-            char what[XMPI_NAME_MAX + 16];
+            char what[XMPIR_NAME_MAX + 16];
             if (c) snprintf(what, sizeof what, "class '%s'", c);
             else snprintf(what, sizeof what, "the pool");
             if (left == 0)
@@ -409,7 +409,7 @@ static int pick_by_class(const struct xmpi_sched *s, char *const cls[], int n, c
                        "cannot remove process %d of %d: all %d dynamic processes in %s are "
                        "already chosen by this request; expected at most %d there",
                        done + 1, n, left, what, left);
-            rc = XMPI_SCHED_ECOUNT;
+            rc = XMPIR_SCHED_ECOUNT;
             break;
         }
         int victim = -1;
@@ -424,7 +424,7 @@ static int pick_by_class(const struct xmpi_sched *s, char *const cls[], int n, c
                    "was spawned in a group of %d that must leave whole, which makes %d; "
                    "expected a number that keeps groups whole",
                    n, pool->hosts[best].name, victim, size, done + size);
-            rc = XMPI_SCHED_EGROUP;
+            rc = XMPIR_SCHED_EGROUP;
             break;
         }
         mark_group(s, g, picked, taken_on);
@@ -444,7 +444,7 @@ int xmpi_sched_pick_remove(const struct xmpi_sched *s, char *const cls[], int n,
                "removing %d processes is not accepted; expected 1 to %d (the job's dynamic "
                "processes; initial ones never leave)",
                n, removable);
-        return XMPI_SCHED_ECOUNT;
+        return XMPIR_SCHED_ECOUNT;
     }
     for (int k = 0; cls && k < n; k++)
         if (cls[k] && xmpi_pool_find_class(s->pool, cls[k]) < 0)
@@ -452,11 +452,11 @@ int xmpi_sched_pick_remove(const struct xmpi_sched *s, char *const cls[], int n,
     char *picked = calloc((size_t)s->nprocs, 1);
     if (!picked) {
         xmpi_text_error(err, errlen, "choosing %d processes to remove: out of memory", n);
-        return XMPI_SCHED_ENOMEM;
+        return XMPIR_SCHED_ENOMEM;
     }
     int rc = cls ? pick_by_class(s, cls, n, picked, err, errlen)
                  : pick_recent(s, n, picked, err, errlen);
-    if (rc == XMPI_SCHED_OK)
+    if (rc == XMPIR_SCHED_OK)
         for (int i = 0, k = 0; i < s->nprocs; i++)
             if (picked[i]) ranks[k++] = i;
     free(picked);
@@ -465,14 +465,14 @@ int xmpi_sched_pick_remove(const struct xmpi_sched *s, char *const cls[], int n,
 
 int xmpi_sched_remove(struct xmpi_sched *s, const int *ranks, int n)
 {
-    if (n < 1 || !ranks) return XMPI_SCHED_ECOUNT;
+    if (n < 1 || !ranks) return XMPIR_SCHED_ECOUNT;
     char *gone = calloc((size_t)s->nprocs, 1);
-    if (!gone) return XMPI_SCHED_ENOMEM;
+    if (!gone) return XMPIR_SCHED_ENOMEM;
     for (int k = 0; k < n; k++) {
         int r = ranks[k];
         if (r < 0 || r >= s->nprocs || gone[r] || s->procs[r].group <= 0) {
             free(gone);
-            return XMPI_SCHED_ECOUNT;
+            return XMPIR_SCHED_ECOUNT;
         }
         gone[r] = 1;
     }
@@ -483,5 +483,5 @@ int xmpi_sched_remove(struct xmpi_sched *s, const int *ranks, int n)
     }
     s->nprocs = j;
     free(gone);
-    return XMPI_SCHED_OK;
+    return XMPIR_SCHED_OK;
 }

@@ -1,21 +1,21 @@
 /* Process scheduler: where new processes go and which ones leave, over the resource
  * pool, by balance-all or balance-occupied (FLEX-MPI 4.4). Pure functions, no MPI. */
-#ifndef XMPI_SCHEDULER_H
-#define XMPI_SCHEDULER_H
+#ifndef XMPIR_SCHEDULER_H
+#define XMPIR_SCHEDULER_H
 
 #include "../models/formats/resources.h"
 
-enum xmpi_sched_policy { XMPI_SCHED_BALANCE_ALL = 0, XMPI_SCHED_BALANCE_OCCUPIED };
+enum xmpi_sched_policy { XMPIR_SCHED_BALANCE_ALL = 0, XMPIR_SCHED_BALANCE_OCCUPIED };
 
 /* Errors (negative). */
 enum {
-    XMPI_SCHED_OK = 0,
-    XMPI_SCHED_ECLASS = -1,     /* unknown node class */
-    XMPI_SCHED_ENOPE = -2,      /* no free PE of that class (and no oversubscription) */
-    XMPI_SCHED_ECOUNT = -3,     /* n < 1, or more than can be removed */
-    XMPI_SCHED_EGROUP = -4,     /* would split a group spawned together */
-    XMPI_SCHED_EINIT = -5,      /* bad initial placement (spec, host not in pool) */
-    XMPI_SCHED_ENOMEM = -6,
+    XMPIR_SCHED_OK = 0,
+    XMPIR_SCHED_ECLASS = -1,     /* unknown node class */
+    XMPIR_SCHED_ENOPE = -2,      /* no free PE of that class (and no oversubscription) */
+    XMPIR_SCHED_ECOUNT = -3,     /* n < 1, or more than can be removed */
+    XMPIR_SCHED_EGROUP = -4,     /* would split a group spawned together */
+    XMPIR_SCHED_EINIT = -5,      /* bad initial placement (spec, host not in pool) */
+    XMPIR_SCHED_ENOMEM = -6,
 };
 
 /* One process of the job, in XMPI_COMM_WORLD rank order. */

@@ -34,7 +34,7 @@ int main(int argc, char **argv)
         return 2;
     }
     if (!strcmp(a, "--version")) {
-        printf("libxmpi %s\n", XMPI_PURE_VERSION);
+        printf("libxmpi %s\n", XMPIR_PURE_VERSION);
     } else if (!strcmp(a, "--options")) {
         xmpi_options_help(stdout, "programs linked with libxmpi");
     } else if (!strcmp(a, "--options-markdown")) {

@@ -1,25 +1,25 @@
 /* Run-time options: --xmpi-NAME=VALUE on the command line or XMPI_NAME in the
  * environment (argv wins). Pure parsing, no MPI, so it is unit tested directly. */
-#ifndef XMPI_OPTIONS_H
-#define XMPI_OPTIONS_H
+#ifndef XMPIR_OPTIONS_H
+#define XMPIR_OPTIONS_H
 
 #include <stddef.h>
 #include <stdio.h>
 
-#define XMPI_PATH_MAX 4096
-#define XMPI_EVENTS_MAX 512
+#define XMPIR_PATH_MAX 4096
+#define XMPIR_EVENTS_MAX 512
 
 struct xmpi_options {
     long si;                        /* sampling interval, iterations */
-    char trace[XMPI_PATH_MAX];      /* trace CSV path; "" = no trace */
+    char trace[XMPIR_PATH_MAX];      /* trace CSV path; "" = no trace */
     long verbose;                   /* 0 quiet, 1 one line per interval, 2 debug */
-    char events[XMPI_EVENTS_MAX];   /* comma-separated PAPI events; "" = default chain */
+    char events[XMPIR_EVENTS_MAX];   /* comma-separated PAPI events; "" = default chain */
     int help;                       /* --xmpi-help: print the options and stop */
     int spawn;                      /* 0 single (one MPI_Comm_spawn per process), 1 group */
-    char resources[XMPI_PATH_MAX];  /* resource file; "" = the local host via hwloc */
+    char resources[XMPIR_PATH_MAX];  /* resource file; "" = the local host via hwloc */
     int sched;                      /* enum xmpi_sched_policy */
     int oversubscribe;              /* allow more processes than PEs on a host */
-    char rms[XMPI_PATH_MAX + 16];   /* "none", "schedule:FILE" or "file:PATH"; "" = none */
+    char rms[XMPIR_PATH_MAX + 16];   /* "none", "schedule:FILE" or "file:PATH"; "" = none */
     char initial[512];              /* classes of the initial processes, "" = first class */
     int lb;                         /* enum xmpi_lb_policy: rows, nnz, weight */
     long lb_th1;                    /* imbalance threshold, percent */
@@ -28,7 +28,7 @@ struct xmpi_options {
     int policy;                     /* enum xmpi_policy: static, smp, hpmp, amp */
     long max_procs;                 /* 0: no limit */
     long emulate_period;            /* CPU-quota period of emulated classes, microseconds */
-    char calibration[XMPI_PATH_MAX]; /* calibration file; "" = the documented defaults */
+    char calibration[XMPIR_PATH_MAX]; /* calibration file; "" = the documented defaults */
 };
 
 void xmpi_options_defaults(struct xmpi_options *o);

@@ -191,13 +191,13 @@ int xmpi_pool_local(struct xmpi_pool *pool, char *err, size_t errlen)
     }
     name[sizeof name - 1] = '\0';
     /* MPI_Comm_spawn accepts the short name too, so a long FQDN need not fail. */
-    if (strlen(name) >= XMPI_NAME_MAX) name[strcspn(name, ".")] = '\0';
-    if (name[0] == '\0' || strlen(name) >= XMPI_NAME_MAX) {
-        char shown[XMPI_TEXT_ECHO_SIZE];
+    if (strlen(name) >= XMPIR_NAME_MAX) name[strcspn(name, ".")] = '\0';
+    if (name[0] == '\0' || strlen(name) >= XMPIR_NAME_MAX) {
+        char shown[XMPIR_TEXT_ECHO_SIZE];
         return xmpi_text_error(err, errlen,
                                "local host name '%s' is not accepted; expected a non-empty "
                                "name shorter than %d characters",
-                               xmpi_text_echo(shown, name), XMPI_NAME_MAX);
+                               xmpi_text_echo(shown, name), XMPIR_NAME_MAX);
     }
     struct xmpi_host *h = calloc(1, sizeof *h);
     if (!h) {

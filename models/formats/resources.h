@@ -1,7 +1,7 @@
 /* The resource pool: hosts with their class, PEs, cost and emulated speed, read from a
  * --xmpi-resources file or described by hwloc for the local host. No MPI here. */
-#ifndef XMPI_RESOURCES_H
-#define XMPI_RESOURCES_H
+#ifndef XMPIR_RESOURCES_H
+#define XMPIR_RESOURCES_H
 
 #include <stddef.h>
 #include <stdio.h>
@@ -9,8 +9,8 @@
 #include "textfile.h"
 
 struct xmpi_host {
-    char name[XMPI_NAME_MAX];   /* host name as MPI_Comm_spawn's "host" key takes it */
-    char cls[XMPI_NAME_MAX];    /* node class */
+    char name[XMPIR_NAME_MAX];   /* host name as MPI_Comm_spawn's "host" key takes it */
+    char cls[XMPIR_NAME_MAX];    /* node class */
     int pes;                    /* processing elements (cores) the job may use */
     double cost;                /* cost per PE per hour */
     double speed;               /* 0: real speed; (0, 1]: emulated fraction of one core */

@@ -62,8 +62,8 @@ int xmpi_rms_schedule_parse(struct xmpi_rms_schedule *s, FILE *f, const char *fn
                                   "a whole number from 0 to %ld", ITER_MAX);
             goto out;
         }
-        if (strcmp(tok[1], "spawn") == 0) ev.action = XMPI_RMS_ACT_SPAWN;
-        else if (strcmp(tok[1], "remove") == 0) ev.action = XMPI_RMS_ACT_SHRINK;
+        if (strcmp(tok[1], "spawn") == 0) ev.action = XMPIR_RMS_ACT_SPAWN;
+        else if (strcmp(tok[1], "remove") == 0) ev.action = XMPIR_RMS_ACT_SHRINK;
         else {
             xmpi_text_field_error(&rd, err, errlen, "action", tok[1], "spawn or remove");
             goto out;
@@ -77,7 +77,7 @@ int xmpi_rms_schedule_parse(struct xmpi_rms_schedule *s, FILE *f, const char *fn
         if (!xmpi_text_name_ok(tok[3])) {
             xmpi_text_field_error(&rd, err, errlen, "class", tok[3],
                                   "a class name of 1 to %d characters of A-Z a-z 0-9 _ . -",
-                                  XMPI_NAME_MAX - 1);
+                                  XMPIR_NAME_MAX - 1);
             goto out;
         }
         memcpy(ev.cls, tok[3], strlen(tok[3]) + 1);

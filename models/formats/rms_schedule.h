@@ -1,7 +1,7 @@
 /* The predefined-events resource manager (--xmpi-rms=schedule:FILE, the SMP configuration
  * file of FLEX-MPI 5.4.1): lines "ITERATION spawn|remove COUNT CLASS". No MPI here. */
-#ifndef XMPI_RMS_SCHEDULE_H
-#define XMPI_RMS_SCHEDULE_H
+#ifndef XMPIR_RMS_SCHEDULE_H
+#define XMPIR_RMS_SCHEDULE_H
 
 #include <stddef.h>
 #include <stdio.h>
@@ -10,9 +10,9 @@
 
 struct xmpi_rms_event {
     long iteration;             /* due once this many iterations are done */
-    int action;                 /* XMPI_RMS_ACT_SPAWN or XMPI_RMS_ACT_SHRINK (rms_state.h) */
+    int action;                 /* XMPIR_RMS_ACT_SPAWN or XMPIR_RMS_ACT_SHRINK (rms_state.h) */
     int count;                  /* >= 1 */
-    char cls[XMPI_NAME_MAX];
+    char cls[XMPIR_NAME_MAX];
 };
 
 struct xmpi_rms_schedule {

@@ -7,7 +7,7 @@
  *     vm fast 2 0 1 0
  *     vm slow 2 1 1 0
  *
- *   host, class  names without blanks or '#', 1 to XMPI_NAME_MAX - 1 characters; a
+ *   host, class  names without blanks or '#', 1 to XMPIR_NAME_MAX - 1 characters; a
  *                (host, class) pair appears once
  *   pes          capacity: PEs of that class on that host the job may ever hold
  *   free         offered to the job and not taken yet
@@ -49,7 +49,7 @@
 static int name_ok(const char *s)
 {
     size_t n = strlen(s);
-    if (n == 0 || n >= XMPI_NAME_MAX) return 0;
+    if (n == 0 || n >= XMPIR_NAME_MAX) return 0;
     for (; *s; s++)
         if (!isgraph((unsigned char)*s) || *s == '#') return 0;
     return 1;
@@ -125,7 +125,7 @@ int xmpi_rms_state_parse(struct xmpi_rms_state *st, FILE *f, const char *fname, 
             if (!name_ok(tok[k])) {
                 xmpi_text_field_error(&rd, err, errlen, field_names[k], tok[k],
                                       "a name of 1 to %d characters without blanks or '#'",
-                                      XMPI_NAME_MAX - 1);
+                                      XMPIR_NAME_MAX - 1);
                 goto out;
             }
         long v[4];
@@ -237,7 +237,7 @@ static int check_state(const struct xmpi_rms_state *st, const char *path, char *
                                    "%s: entry %d: host '%.40s' class '%.40s' cannot be "
                                    "written; expected names of 1 to %d characters without "
                                    "blanks or '#'",
-                                   path, i + 1, x->host, x->cls, XMPI_NAME_MAX - 1);
+                                   path, i + 1, x->host, x->cls, XMPIR_NAME_MAX - 1);
         const int v[4] = {x->pes, x->free, x->allocated, x->reclaim};
         for (int k = 0; k < 4; k++)
             if (v[k] < 0 || v[k] > COUNT_MAX)
@@ -389,7 +389,7 @@ int xmpi_rms_state_from_pool(struct xmpi_rms_state *st, const struct xmpi_pool *
     }
     for (int i = 0; i < pool->nhosts; i++) {
         const struct xmpi_host *h = &pool->hosts[i];
-        /* Both name arrays are XMPI_NAME_MAX long; copy bounded all the same. */
+        /* Both name arrays are XMPIR_NAME_MAX long; copy bounded all the same. */
         snprintf(e[i].host, sizeof e[i].host, "%s", h->name);
         snprintf(e[i].cls, sizeof e[i].cls, "%s", h->cls);
         e[i].pes = h->pes;
@@ -643,12 +643,12 @@ static int class_total(const struct xmpi_rms_state *st, const char *cls, int rec
 int xmpi_rms_state_action(const struct xmpi_rms_state *st, int *nprocs, char *cls,
                           size_t clslen)
 {
-    int act = XMPI_RMS_ACT_NONE, count = 0;
+    int act = XMPIR_RMS_ACT_NONE, count = 0;
     const char *c = "";
-    for (int pass = 0; st && pass < 2 && act == XMPI_RMS_ACT_NONE; pass++)
+    for (int pass = 0; st && pass < 2 && act == XMPIR_RMS_ACT_NONE; pass++)
         for (int i = 0; i < st->n; i++)
             if (pass == 0 ? st->e[i].reclaim > 0 : st->e[i].free > 0) {
-                act = pass == 0 ? XMPI_RMS_ACT_SHRINK : XMPI_RMS_ACT_SPAWN;
+                act = pass == 0 ? XMPIR_RMS_ACT_SHRINK : XMPIR_RMS_ACT_SPAWN;
                 c = st->e[i].cls;
                 count = class_total(st, c, pass == 0);
                 break;

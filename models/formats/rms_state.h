@@ -1,8 +1,8 @@
 /* The embedded resource manager's live state file (--xmpi-rms=file:PATH): per host and
  * class, PEs offered to the job, held by it, and asked back. Updated atomically under a
  * lock (PATH.lock) by write-and-rename, by bin/xmpi-rms and by the library. No MPI here. */
-#ifndef XMPI_RMS_STATE_H
-#define XMPI_RMS_STATE_H
+#ifndef XMPIR_RMS_STATE_H
+#define XMPIR_RMS_STATE_H
 
 #include <stddef.h>
 #include <stdio.h>
@@ -10,8 +10,8 @@
 #include "resources.h"
 
 struct xmpi_rms_entry {
-    char host[XMPI_NAME_MAX];
-    char cls[XMPI_NAME_MAX];
+    char host[XMPIR_NAME_MAX];
+    char cls[XMPIR_NAME_MAX];
     int pes;         /* capacity */
     int free;        /* offered to the job, not yet taken */
     int allocated;   /* held by the job */
@@ -60,7 +60,7 @@ int xmpi_rms_give(struct xmpi_rms_state *st, const char *host, const char *cls, 
 
 /* What the RMS asks of the job now: reclaims first (shrink), then offers (spawn); one
  * class at a time, the first in file order. */
-enum { XMPI_RMS_ACT_NONE = 0, XMPI_RMS_ACT_SPAWN, XMPI_RMS_ACT_SHRINK };
+enum { XMPIR_RMS_ACT_NONE = 0, XMPIR_RMS_ACT_SPAWN, XMPIR_RMS_ACT_SHRINK };
 int xmpi_rms_state_action(const struct xmpi_rms_state *st, int *nprocs, char *cls,
                           size_t clslen);
 

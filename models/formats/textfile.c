@@ -47,7 +47,7 @@ int xmpi_text_field_error(const struct xmpi_text_lines *r, char *err, size_t err
                           const char *field, const char *value, const char *expected, ...)
 {
     if (!err || errlen == 0) return -1;
-    char shown[XMPI_TEXT_ECHO_SIZE];
+    char shown[XMPIR_TEXT_ECHO_SIZE];
     int w = snprintf(err, errlen, "%s:%ld: field %s: '%s' is not accepted; expected ",
                      r->fname, r->lineno, field, xmpi_text_echo(shown, value));
     va_list ap;
@@ -57,10 +57,10 @@ int xmpi_text_field_error(const struct xmpi_text_lines *r, char *err, size_t err
     return -1;
 }
 
-const char *xmpi_text_echo(char out[XMPI_TEXT_ECHO_SIZE], const char *v)
+const char *xmpi_text_echo(char out[XMPIR_TEXT_ECHO_SIZE], const char *v)
 {
-    if (strlen(v) <= XMPI_TEXT_ECHO_MAX) snprintf(out, XMPI_TEXT_ECHO_SIZE, "%s", v);
-    else snprintf(out, XMPI_TEXT_ECHO_SIZE, "%.*s...", XMPI_TEXT_ECHO_MAX, v);
+    if (strlen(v) <= XMPIR_TEXT_ECHO_MAX) snprintf(out, XMPIR_TEXT_ECHO_SIZE, "%s", v);
+    else snprintf(out, XMPIR_TEXT_ECHO_SIZE, "%.*s...", XMPIR_TEXT_ECHO_MAX, v);
     return out;
 }
 
@@ -140,7 +140,7 @@ int xmpi_text_fields(const struct xmpi_text_lines *r, char *line, char **tok, in
 int xmpi_text_name_ok(const char *s)
 {
     size_t n = strlen(s);
-    if (n == 0 || n >= XMPI_NAME_MAX) return 0;
+    if (n == 0 || n >= XMPIR_NAME_MAX) return 0;
     for (; *s; s++)
         if (!isalnum((unsigned char)*s) && *s != '.' && *s != '_' && *s != '-') return 0;
     return 1;

@@ -1,16 +1,16 @@
 /* The line reader, field checks and "FILE:LINE: ... expected ..." messages shared by the
  * parsers of the files people write for libxmpi: resources, RMS state, RMS schedule. */
-#ifndef XMPI_TEXTFILE_H
-#define XMPI_TEXTFILE_H
+#ifndef XMPIR_TEXTFILE_H
+#define XMPIR_TEXTFILE_H
 
 #include <stddef.h>
 #include <stdio.h>
 
 /* A bad value is echoed at most this long, so that "expected ..." always fits in err. */
-#define XMPI_TEXT_ECHO_MAX 40
-#define XMPI_TEXT_ECHO_SIZE (XMPI_TEXT_ECHO_MAX + 4)
+#define XMPIR_TEXT_ECHO_MAX 40
+#define XMPIR_TEXT_ECHO_SIZE (XMPIR_TEXT_ECHO_MAX + 4)
 /* Host and node-class names, in every file format and in the pool. */
-#define XMPI_NAME_MAX 64
+#define XMPIR_NAME_MAX 64
 
 struct xmpi_text_lines {
     FILE *f;
@@ -32,8 +32,8 @@ int xmpi_text_line_error(const struct xmpi_text_lines *r, char *err, size_t errl
 int xmpi_text_field_error(const struct xmpi_text_lines *r, char *err, size_t errlen,
                           const char *field, const char *value, const char *expected, ...)
     __attribute__((format(printf, 6, 7)));
-/* v as a message shows it: cut to XMPI_TEXT_ECHO_MAX characters and "..." when longer. */
-const char *xmpi_text_echo(char out[XMPI_TEXT_ECHO_SIZE], const char *v);
+/* v as a message shows it: cut to XMPIR_TEXT_ECHO_MAX characters and "..." when longer. */
+const char *xmpi_text_echo(char out[XMPIR_TEXT_ECHO_SIZE], const char *v);
 
 void xmpi_text_lines_init(struct xmpi_text_lines *r, FILE *f, const char *fname);
 /* 1 with *line, the next line not blank once its '#' comment is cut off, for the caller to
@@ -50,7 +50,7 @@ int xmpi_text_fields(const struct xmpi_text_lines *r, char *line, char **tok, in
                      const char *const *names, const char *synopsis, char *err,
                      size_t errlen);
 
-/* 1 for 1 to XMPI_NAME_MAX - 1 letters, digits, '.', '_' and '-': the host and class
+/* 1 for 1 to XMPIR_NAME_MAX - 1 letters, digits, '.', '_' and '-': the host and class
  * names of the resources and schedule files (the state file allows more). */
 int xmpi_text_name_ok(const char *s);
 /* Decimal digits only, from min to max (min >= 0): 0, or -1 leaving *out alone. */

@@ -1,9 +1,9 @@
 /* The library's version for the pure layers and the tools, which cannot include <xmpi.h>
  * (it needs <mpi.h>). tests/sh/docs.sh checks that it equals XMPI_VERSION_STRING and the
  * Makefile's VERSION. */
-#ifndef XMPI_FORMATS_VERSION_H
-#define XMPI_FORMATS_VERSION_H
+#ifndef XMPIR_FORMATS_VERSION_H
+#define XMPIR_FORMATS_VERSION_H
 
-#define XMPI_PURE_VERSION "0.1.0"
+#define XMPIR_PURE_VERSION "0.1.0"
 
 #endif

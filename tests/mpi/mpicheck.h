@@ -1,7 +1,7 @@
 /* Running a Check suite inside an MPI job: no fork (MPI forbids it), rank 0
  * prints Check's summary, other ranks print only their own failures. */
-#ifndef XMPI_TESTS_MPICHECK_H
-#define XMPI_TESTS_MPICHECK_H
+#ifndef XMPIR_TESTS_MPICHECK_H
+#define XMPIR_TESTS_MPICHECK_H
 
 #include <check.h>
 #include <mpi.h>

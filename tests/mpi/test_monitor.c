@@ -29,7 +29,7 @@ static void iteration(int it)
     /* The per-iteration record holds exactly this iteration. */
     const struct xmpi_rank_record *r = xmpi_monitor_last_iteration(xmpi_ctx);
     ck_assert(r->iterations == 1 && r->work == work_of(rank, it));
-    ck_assert(r->op[XMPI_OP_ALLREDUCE].calls == 1);
+    ck_assert(r->op[XMPIR_OP_ALLREDUCE].calls == 1);
     ck_assert(r->comm_bytes == VEC * sizeof(double));
     ck_assert(r->t_real >= r->comm_time);
     MPI_Barrier(XMPI_COMM_WORLD);
@@ -65,8 +65,8 @@ START_TEST(interval_summary)
     }
     ck_assert(s->work_sum == work);
     /* Only the Allreduce inside the iterations counts, not the Barrier after them. */
-    ck_assert(s->op[XMPI_OP_ALLREDUCE].calls == 4.0 * size);
-    ck_assert(s->op[XMPI_OP_BARRIER].calls == 0);
+    ck_assert(s->op[XMPIR_OP_ALLREDUCE].calls == 4.0 * size);
+    ck_assert(s->op[XMPIR_OP_BARRIER].calls == 0);
     ck_assert(s->comm_bytes_sum == 4.0 * size * VEC * sizeof(double));
     ck_assert(s->t_real_max >= s->t_real_min && s->t_real_min > 0);
     ck_assert(s->comm_time_max <= s->t_real_max);

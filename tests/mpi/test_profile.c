@@ -12,7 +12,7 @@
 static int rank, size;
 static int before_begin, before_status, before_work;
 static MPI_Comm before_world;
-static struct xmpi_opstat snap[XMPI_OP_COUNT];
+static struct xmpi_opstat snap[XMPIR_OP_COUNT];
 
 static void mark(void) { memcpy(snap, xmpi_ctx->profile, sizeof snap); }
 
@@ -20,9 +20,9 @@ static void mark(void) { memcpy(snap, xmpi_ctx->profile, sizeof snap); }
  * nothing else was counted (other operations stay at zero). */
 static void expect(enum xmpi_op op, double calls, double bytes, int procs)
 {
-    struct xmpi_opstat d[XMPI_OP_COUNT];
+    struct xmpi_opstat d[XMPIR_OP_COUNT];
     xmpi_opstat_diff(d, xmpi_ctx->profile, snap);
-    for (int i = 0; i < XMPI_OP_COUNT; i++) {
+    for (int i = 0; i < XMPIR_OP_COUNT; i++) {
         if (i == (int)op) continue;
         ck_assert_msg(d[i].calls == 0, "%s counted %g calls during %s", xmpi_op_name(i),
                       d[i].calls, xmpi_op_name(op));
@@ -70,18 +70,18 @@ START_TEST(point_to_point)
     MPI_Sendrecv(out, 7, MPI_DOUBLE, peer, 1, in, 16, MPI_DOUBLE, peer, 1, XMPI_COMM_WORLD,
                  MPI_STATUS_IGNORE);
     /* Sent 7 doubles, received the 7 the peer sent, though 16 were posted. */
-    expect(XMPI_OP_SENDRECV, 1, 14 * sizeof(double), size);
+    expect(XMPIR_OP_SENDRECV, 1, 14 * sizeof(double), size);
 
     mark();
     MPI_Irecv(in, 16, MPI_DOUBLE, peer, 2, XMPI_COMM_WORLD, &req[0]);
-    expect(XMPI_OP_IRECV, 1, 16 * sizeof(double), size);
+    expect(XMPIR_OP_IRECV, 1, 16 * sizeof(double), size);
     mark();
     MPI_Isend(out, 5, MPI_DOUBLE, peer, 2, XMPI_COMM_WORLD, &req[1]);
-    expect(XMPI_OP_ISEND, 1, 5 * sizeof(double), size);
+    expect(XMPIR_OP_ISEND, 1, 5 * sizeof(double), size);
     mark();
     MPI_Status sts[2];   /* not MPI_STATUSES_IGNORE: GCC 12 misreads MPICH's constant */
     MPI_Waitall(2, req, sts);
-    expect(XMPI_OP_WAITALL, 1, 0, 0);
+    expect(XMPIR_OP_WAITALL, 1, 0, 0);
 
     if (peer == rank) return;   /* blocking send to oneself would deadlock */
     char msg[100];
@@ -89,21 +89,21 @@ START_TEST(point_to_point)
     mark();
     if (rank < peer) {
         MPI_Send(msg, 33, MPI_CHAR, peer, 3, XMPI_COMM_WORLD);
-        expect(XMPI_OP_SEND, 1, 33, size);
+        expect(XMPIR_OP_SEND, 1, 33, size);
     } else {
         MPI_Status st;
         MPI_Recv(msg, 100, MPI_CHAR, peer, 3, XMPI_COMM_WORLD, &st);
-        expect(XMPI_OP_RECV, 1, 33, size);
+        expect(XMPIR_OP_RECV, 1, 33, size);
         ck_assert_int_eq(st.MPI_SOURCE, peer);
     }
     mark();
     MPI_Irecv(msg, 1, MPI_CHAR, peer, 4, XMPI_COMM_WORLD, &req[0]);
     MPI_Send(msg, 1, MPI_CHAR, peer, 4, XMPI_COMM_WORLD);
     MPI_Wait(&req[0], MPI_STATUS_IGNORE);
-    struct xmpi_opstat d[XMPI_OP_COUNT];
+    struct xmpi_opstat d[XMPIR_OP_COUNT];
     xmpi_opstat_diff(d, xmpi_ctx->profile, snap);
-    ck_assert(d[XMPI_OP_WAIT].calls == 1 && d[XMPI_OP_WAIT].bytes == 0);
-    ck_assert(d[XMPI_OP_SEND].calls == 1 && d[XMPI_OP_SEND].bytes == 1);
+    ck_assert(d[XMPIR_OP_WAIT].calls == 1 && d[XMPIR_OP_WAIT].bytes == 0);
+    ck_assert(d[XMPIR_OP_SEND].calls == 1 && d[XMPIR_OP_SEND].bytes == 1);
 }
 END_TEST
 
@@ -115,33 +115,33 @@ START_TEST(collectives)
     for (int i = 0; i < N * 8; i++) { ibuf[i] = rank + i; dbuf[i] = rank * 0.5 + i; }
     for (int r = 0; r < size; r++) { counts[r] = r + 1; displs[r] = r * N; }
 
-    mark(); MPI_Barrier(XMPI_COMM_WORLD); expect(XMPI_OP_BARRIER, 1, 0, size);
+    mark(); MPI_Barrier(XMPI_COMM_WORLD); expect(XMPIR_OP_BARRIER, 1, 0, size);
     mark(); MPI_Bcast(dbuf, N, MPI_DOUBLE, 0, XMPI_COMM_WORLD);
-    expect(XMPI_OP_BCAST, 1, N * sizeof(double), size);
+    expect(XMPIR_OP_BCAST, 1, N * sizeof(double), size);
     mark(); MPI_Reduce(ibuf, iout, N, MPI_INT, MPI_SUM, size - 1, XMPI_COMM_WORLD);
-    expect(XMPI_OP_REDUCE, 1, N * sizeof(int), size);
+    expect(XMPIR_OP_REDUCE, 1, N * sizeof(int), size);
     mark(); MPI_Allreduce(dbuf, dout, 3, MPI_DOUBLE, MPI_MAX, XMPI_COMM_WORLD);
     mark(); MPI_Allreduce(MPI_IN_PLACE, dout, 3, MPI_DOUBLE, MPI_MAX, XMPI_COMM_WORLD);
-    expect(XMPI_OP_ALLREDUCE, 1, 3 * sizeof(double), size);
+    expect(XMPIR_OP_ALLREDUCE, 1, 3 * sizeof(double), size);
     mark(); MPI_Gather(ibuf, 2, MPI_INT, iout, 2, MPI_INT, 0, XMPI_COMM_WORLD);
-    expect(XMPI_OP_GATHER, 1, 2 * sizeof(int), size);
+    expect(XMPIR_OP_GATHER, 1, 2 * sizeof(int), size);
     mark();
     MPI_Gatherv(rank == 0 ? MPI_IN_PLACE : (void *)ibuf, rank + 1, MPI_INT, iout, counts, displs,
                 MPI_INT, 0, XMPI_COMM_WORLD);
-    expect(XMPI_OP_GATHERV, 1, (rank + 1) * sizeof(int), size);
+    expect(XMPIR_OP_GATHERV, 1, (rank + 1) * sizeof(int), size);
     mark(); MPI_Scatter(dbuf, 4, MPI_DOUBLE, dout, 4, MPI_DOUBLE, 0, XMPI_COMM_WORLD);
-    expect(XMPI_OP_SCATTER, 1, 4 * sizeof(double), size);
+    expect(XMPIR_OP_SCATTER, 1, 4 * sizeof(double), size);
     mark();
     MPI_Scatterv(dbuf, counts, displs, MPI_DOUBLE, dout, rank + 1, MPI_DOUBLE, 0,
                  XMPI_COMM_WORLD);
-    expect(XMPI_OP_SCATTERV, 1, (rank + 1) * sizeof(double), size);
+    expect(XMPIR_OP_SCATTERV, 1, (rank + 1) * sizeof(double), size);
     mark(); MPI_Allgather(ibuf, 3, MPI_INT, iout, 3, MPI_INT, XMPI_COMM_WORLD);
-    expect(XMPI_OP_ALLGATHER, 1, 3 * sizeof(int), size);
+    expect(XMPIR_OP_ALLGATHER, 1, 3 * sizeof(int), size);
     mark();
     MPI_Allgatherv(ibuf, rank + 1, MPI_INT, iout, counts, displs, MPI_INT, XMPI_COMM_WORLD);
-    expect(XMPI_OP_ALLGATHERV, 1, (rank + 1) * sizeof(int), size);
+    expect(XMPIR_OP_ALLGATHERV, 1, (rank + 1) * sizeof(int), size);
     mark(); MPI_Alltoall(dbuf, 2, MPI_DOUBLE, dout, 2, MPI_DOUBLE, XMPI_COMM_WORLD);
-    expect(XMPI_OP_ALLTOALL, 1, 2.0 * size * sizeof(double), size);
+    expect(XMPIR_OP_ALLTOALL, 1, 2.0 * size * sizeof(double), size);
 
     int sc[8], sd[8], rc[8], rd[8];
     double sent = 0;
@@ -152,7 +152,7 @@ START_TEST(collectives)
         sent += sc[s];
     }
     mark(); MPI_Alltoallv(ibuf, sc, sd, MPI_INT, iout, rc, rd, MPI_INT, XMPI_COMM_WORLD);
-    expect(XMPI_OP_ALLTOALLV, 1, sent * sizeof(int), size);
+    expect(XMPIR_OP_ALLTOALLV, 1, sent * sizeof(int), size);
 }
 END_TEST
 
@@ -163,7 +163,7 @@ START_TEST(derived_types_and_subcommunicators)
     MPI_Type_commit(&pair);
     int v[8] = {0}, w[8];
     mark(); MPI_Bcast(v, 3, pair, 0, XMPI_COMM_WORLD);
-    expect(XMPI_OP_BCAST, 1, 3 * 2 * sizeof(int), size);
+    expect(XMPIR_OP_BCAST, 1, 3 * 2 * sizeof(int), size);
     MPI_Type_free(&pair);
 
     /* The communicator size recorded is the one the call ran on. */
@@ -172,7 +172,7 @@ START_TEST(derived_types_and_subcommunicators)
     int hs;
     MPI_Comm_size(half, &hs);
     mark(); MPI_Allreduce(v, w, 4, MPI_INT, MPI_SUM, half);
-    expect(XMPI_OP_ALLREDUCE, 1, 4 * sizeof(int), hs);
+    expect(XMPIR_OP_ALLREDUCE, 1, 4 * sizeof(int), hs);
     MPI_Comm_free(&half);
 }
 END_TEST

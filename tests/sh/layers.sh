@@ -60,6 +60,15 @@ scan() {
 out=$(scan)
 if [ -z "$out" ]; then ok "no include crosses a layer the wrong way"; else notok "wrong-way includes:"; echo "$out" | sed 's/^/#   /'; fi
 
+# Internal macros and enumerators are XMPIR_: an XMPI_ name defined outside include/xmpi.h
+# would read as public API.
+public_prefix() {
+    (cd "$ROOT" && grep -nE '^[[:space:]]*#[[:space:]]*define[[:space:]]+XMPI_[A-Z0-9_]+' \
+        libxmpi/*.[ch] models/*.[ch] models/formats/*.[ch] policies/*.[ch] tools/*.c 2>/dev/null)
+}
+out=$(public_prefix)
+if [ -z "$out" ]; then ok "no internal macro takes the public XMPI_ prefix"; else notok "internal XMPI_ macros:"; echo "$out" | sed 's/^/#   /'; fi
+
 # The check itself must catch a violation: a pure file that includes the runtime.
 fake="$ROOT/models/.layers-selftest-$$.c"
 printf '#include "../libxmpi/runtime.h"\n#include <mpi.h>\n' >"$fake"

@@ -1,7 +1,7 @@
 /* The message buffer a module under test fills on an error, at the size the library and
  * its tools pass (1024), and the check that the message says what it should. */
-#ifndef XMPI_TESTS_UNIT_ERRBUF_H
-#define XMPI_TESTS_UNIT_ERRBUF_H
+#ifndef XMPIR_TESTS_UNIT_ERRBUF_H
+#define XMPIR_TESTS_UNIT_ERRBUF_H
 
 #include <check.h>
 #include <string.h>

@@ -1,7 +1,7 @@
 /* Shared by the test_interval_*.c suites (models/interval.c): the number of random trials and
  * the exact comparison of the record and reduction checks. */
-#ifndef XMPI_TESTS_UNIT_INTERVAL_UTIL_H
-#define XMPI_TESTS_UNIT_INTERVAL_UTIL_H
+#ifndef XMPIR_TESTS_UNIT_INTERVAL_UTIL_H
+#define XMPIR_TESTS_UNIT_INTERVAL_UTIL_H
 
 #include <check.h>
 

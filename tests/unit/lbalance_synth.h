@@ -1,7 +1,7 @@
 /* Shared by the test_lbalance_*.c suites (policies/lbalance.c): synthetic intervals of P ranks
  * on even blocks, and the parameters most cases use (TH1 10%, TH2 5%, k = 3). */
-#ifndef XMPI_TESTS_UNIT_LBALANCE_SYNTH_H
-#define XMPI_TESTS_UNIT_LBALANCE_SYNTH_H
+#ifndef XMPIR_TESTS_UNIT_LBALANCE_SYNTH_H
+#define XMPIR_TESTS_UNIT_LBALANCE_SYNTH_H
 
 #include <string.h>
 

@@ -1,7 +1,7 @@
 /* Model costs compared to 1e-12 of the expected value (1e-18 absolute, for zero): the
  * formulas are evaluated in another order here than in the model. */
-#ifndef XMPI_TESTS_UNIT_NEAR_H
-#define XMPI_TESTS_UNIT_NEAR_H
+#ifndef XMPIR_TESTS_UNIT_NEAR_H
+#define XMPIR_TESTS_UNIT_NEAR_H
 
 #include <check.h>
 #include <math.h>

@@ -2,8 +2,8 @@
  * with a copy of its pointers to see any change, the parse with the error buffer, checks on
  * the options and the message, options that differ from every default, and the names of all
  * options as arguments and as variables. */
-#ifndef XMPI_TESTS_UNIT_OPTIONS_UTIL_H
-#define XMPI_TESTS_UNIT_OPTIONS_UTIL_H
+#ifndef XMPIR_TESTS_UNIT_OPTIONS_UTIL_H
+#define XMPIR_TESTS_UNIT_OPTIONS_UTIL_H
 
 #include <check.h>
 #include <stdarg.h>

@@ -1,7 +1,7 @@
 /* Shared by the test_partition_*.c suites (models/partition.c): sizes, the check macros, seeded
  * random helpers, output sentinels, and a random tiling of the rows. */
-#ifndef XMPI_TESTS_UNIT_PARTITION_UTIL_H
-#define XMPI_TESTS_UNIT_PARTITION_UTIL_H
+#ifndef XMPIR_TESTS_UNIT_PARTITION_UTIL_H
+#define XMPIR_TESTS_UNIT_PARTITION_UTIL_H
 
 #include <check.h>
 #include <ctype.h>

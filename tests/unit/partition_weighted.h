@@ -1,7 +1,7 @@
 /* The properties every weighted partition must have, and the generators of powers and row
  * weights of the weighted and nnz suites (test_partition_proportional.c, _limits.c, _nnz.c). */
-#ifndef XMPI_TESTS_UNIT_PARTITION_WEIGHTED_H
-#define XMPI_TESTS_UNIT_PARTITION_WEIGHTED_H
+#ifndef XMPIR_TESTS_UNIT_PARTITION_WEIGHTED_H
+#define XMPIR_TESTS_UNIT_PARTITION_WEIGHTED_H
 
 #include <math.h>
 

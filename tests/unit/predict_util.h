@@ -1,8 +1,8 @@
 /* Shared by the test_predict_*.c suites (models/predict.c): the network the values are worked
  * out for, synthetic intervals and ops, a model on that network, and a model that has measured
  * four classes. */
-#ifndef XMPI_TESTS_UNIT_PREDICT_UTIL_H
-#define XMPI_TESTS_UNIT_PREDICT_UTIL_H
+#ifndef XMPIR_TESTS_UNIT_PREDICT_UTIL_H
+#define XMPIR_TESTS_UNIT_PREDICT_UTIL_H
 
 #include <check.h>
 #include <string.h>

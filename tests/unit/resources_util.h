@@ -1,7 +1,7 @@
 /* Shared by the test_resources_*.c suites (models/formats/resources.c): a pool parsed from
  * text through a real FILE, the check of one host, and garbage to start from. */
-#ifndef XMPI_TESTS_UNIT_RESOURCES_UTIL_H
-#define XMPI_TESTS_UNIT_RESOURCES_UTIL_H
+#ifndef XMPIR_TESTS_UNIT_RESOURCES_UTIL_H
+#define XMPIR_TESTS_UNIT_RESOURCES_UTIL_H
 
 #include <check.h>
 #include <stdio.h>

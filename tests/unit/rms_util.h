@@ -1,8 +1,8 @@
 /* Shared by the test_rms_*.c suites (models/formats/rms_state.c and rms_schedule.c): a scratch
  * directory per test case and one per test, states parsed from text, the check of one entry,
  * and a byte copy of a state to prove a failed operation touched nothing. */
-#ifndef XMPI_TESTS_UNIT_RMS_UTIL_H
-#define XMPI_TESTS_UNIT_RMS_UTIL_H
+#ifndef XMPIR_TESTS_UNIT_RMS_UTIL_H
+#define XMPIR_TESTS_UNIT_RMS_UTIL_H
 
 #include <check.h>
 #include <stdio.h>

@@ -1,7 +1,7 @@
 /* A fixed-seed generator shared by the suites: reproducible random inputs on every
  * platform, unlike rand(), so a failure seen once can be replayed exactly. */
-#ifndef XMPI_TESTS_UNIT_RNG_H
-#define XMPI_TESTS_UNIT_RNG_H
+#ifndef XMPIR_TESTS_UNIT_RNG_H
+#define XMPIR_TESTS_UNIT_RNG_H
 
 #include <stdint.h>
 
@@ -39,7 +39,7 @@ static inline void rng_record(uint64_t *s, struct xmpi_rank_record *r)
     r->comm_time = rng_unit(s) * 10;
     r->comm_bytes = rng_count(s, 1ULL << 40);
     r->elapsed = rng_unit(s) * 3600;
-    for (int i = 0; i < XMPI_OP_COUNT; i++) {
+    for (int i = 0; i < XMPIR_OP_COUNT; i++) {
         r->op[i].calls = rng_count(s, 100000);
         r->op[i].bytes = rng_count(s, 1ULL << 36);
         r->op[i].time = rng_unit(s);

@@ -1,8 +1,8 @@
 /* Shared by the test_scheduler_*.c suites (policies/scheduler.c): the cluster of the thesis'
  * figures and its job, pools from host tables, counts checked against the process table, a
  * byte copy of everything the scheduler could touch, and place/pick with the error buffer. */
-#ifndef XMPI_TESTS_UNIT_SCHED_UTIL_H
-#define XMPI_TESTS_UNIT_SCHED_UTIL_H
+#ifndef XMPIR_TESTS_UNIT_SCHED_UTIL_H
+#define XMPIR_TESTS_UNIT_SCHED_UTIL_H
 
 #include <check.h>
 #include <stdio.h>
@@ -30,8 +30,8 @@ static inline void mkpool(struct xmpi_pool *p, const struct hostdef *d, int n)
     p->hosts = calloc((size_t)n, sizeof *p->hosts);
     ck_assert_ptr_nonnull(p->hosts);
     for (int i = 0; i < n; i++) {
-        snprintf(p->hosts[i].name, XMPI_NAME_MAX, "%s", d[i].name);
-        snprintf(p->hosts[i].cls, XMPI_NAME_MAX, "%s", d[i].cls);
+        snprintf(p->hosts[i].name, XMPIR_NAME_MAX, "%s", d[i].name);
+        snprintf(p->hosts[i].cls, XMPIR_NAME_MAX, "%s", d[i].cls);
         p->hosts[i].pes = d[i].pes;
         p->hosts[i].cost = 1;
     }
@@ -42,7 +42,7 @@ static inline void init_ok(struct xmpi_sched *s, struct xmpi_pool *p, int policy
 {
     err[0] = '\0';
     int rc = xmpi_sched_init(s, p, policy, over, n, hostnames, initial, err, sizeof err);
-    ck_assert_msg(rc == XMPI_SCHED_OK, "init failed (%d): %s", rc, err);
+    ck_assert_msg(rc == XMPIR_SCHED_OK, "init failed (%d): %s", rc, err);
 }
 
 /* The job of Figs 4.14/4.15: five processes, Node0:2, Node1:1, Node2:0, Node3:1, Node4:1. */
@@ -135,7 +135,7 @@ static inline int pick(const struct xmpi_sched *s, char *const cls[], int n, int
 
 static inline void add_one(struct xmpi_sched *s, int host)
 {
-    ck_assert_int_eq(xmpi_sched_add(s, &host, 1, 0), XMPI_SCHED_OK);
+    ck_assert_int_eq(xmpi_sched_add(s, &host, 1, 0), XMPIR_SCHED_OK);
 }
 
 #endif

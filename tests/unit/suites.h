@@ -1,8 +1,8 @@
 /* The suite constructors of the unit-test binary, one per test file (test_MODULE.c, or
  * test_MODULE_BEHAVIOUR.c where a module's tests are split by behaviour), so that main.c can
  * run them all without knowing what each holds. */
-#ifndef XMPI_TESTS_UNIT_SUITES_H
-#define XMPI_TESTS_UNIT_SUITES_H
+#ifndef XMPIR_TESTS_UNIT_SUITES_H
+#define XMPIR_TESTS_UNIT_SUITES_H
 
 #include <check.h>
 

@@ -86,20 +86,20 @@ START_TEST(test_partial_file)
     ck_assert_int_eq(parse_text(&c, "alpha 2e-6\nremove 0.02\n", &def), 0);
     ck_assert_double_eq(c.net.alpha, 2e-6);
     ck_assert_double_eq(c.remove, 0.02);
-    ck_assert_double_eq(c.net.beta, XMPI_CAL_DEFAULT_BETA);
-    ck_assert_double_eq(c.spawn_single, XMPI_CAL_DEFAULT_SPAWN_SINGLE);
-    ck_assert_uint_eq(def, XMPI_CAL_BETA | XMPI_CAL_GAMMA | XMPI_CAL_SPAWN_SINGLE |
-                               XMPI_CAL_SPAWN_GROUP | XMPI_CAL_ALPHA_SPAWNED |
-                               XMPI_CAL_BETA_SPAWNED | XMPI_CAL_COPY);
-    ck_assert_double_eq(c.net.copy, XMPI_CAL_DEFAULT_COPY);
-    ck_assert_double_eq(c.spawned.alpha, XMPI_CAL_DEFAULT_ALPHA_SPAWNED);
-    ck_assert_double_eq(c.spawned.beta, XMPI_CAL_DEFAULT_BETA_SPAWNED);
+    ck_assert_double_eq(c.net.beta, XMPIR_CAL_DEFAULT_BETA);
+    ck_assert_double_eq(c.spawn_single, XMPIR_CAL_DEFAULT_SPAWN_SINGLE);
+    ck_assert_uint_eq(def, XMPIR_CAL_BETA | XMPIR_CAL_GAMMA | XMPIR_CAL_SPAWN_SINGLE |
+                               XMPIR_CAL_SPAWN_GROUP | XMPIR_CAL_ALPHA_SPAWNED |
+                               XMPIR_CAL_BETA_SPAWNED | XMPIR_CAL_COPY);
+    ck_assert_double_eq(c.net.copy, XMPIR_CAL_DEFAULT_COPY);
+    ck_assert_double_eq(c.spawned.alpha, XMPIR_CAL_DEFAULT_ALPHA_SPAWNED);
+    ck_assert_double_eq(c.spawned.beta, XMPIR_CAL_DEFAULT_BETA_SPAWNED);
     char names[160];
     xmpi_calibration_defaulted_names(def, names, sizeof names);
     ck_assert_str_eq(names, "beta, gamma, spawn_single, spawn_group, alpha_spawned, beta_spawned, copy");
 
     ck_assert_int_eq(parse_text(&c, "# nothing but a comment\n\n", &def), 0);
-    ck_assert_uint_eq(def, XMPI_CAL_ALL);
+    ck_assert_uint_eq(def, XMPIR_CAL_ALL);
     xmpi_calibration_defaulted_names(def, names, sizeof names);
     ck_assert_str_eq(names, "alpha, beta, gamma, spawn_single, spawn_group, remove, alpha_spawned, "
                             "beta_spawned, copy");
@@ -108,7 +108,7 @@ START_TEST(test_partial_file)
     /* A short buffer is cut, never overrun. */
     char small[8];
     memset(small, 'x', sizeof small);
-    xmpi_calibration_defaulted_names(XMPI_CAL_ALL, small, 6);
+    xmpi_calibration_defaulted_names(XMPIR_CAL_ALL, small, 6);
     ck_assert_uint_le(strlen(small), 5);
     ck_assert_int_eq(small[7], 'x');
     /* defaulted may be NULL. */
@@ -139,8 +139,8 @@ START_TEST(test_spawnbench_file)
     ck_assert(fabs(c.spawn_single - (0.3201 + 0.3358) / 2) < 1e-12);
     ck_assert(fabs(c.spawn_group - 0.131) < 1e-12);
     ck_assert(fabs(c.remove - (0.01609 + 0.01206 + 0.00601) / 3) < 1e-12);
-    ck_assert_uint_eq(def, XMPI_CAL_ALPHA | XMPI_CAL_BETA | XMPI_CAL_GAMMA | XMPI_CAL_ALPHA_SPAWNED |
-                               XMPI_CAL_BETA_SPAWNED | XMPI_CAL_COPY);
+    ck_assert_uint_eq(def, XMPIR_CAL_ALPHA | XMPIR_CAL_BETA | XMPIR_CAL_GAMMA | XMPIR_CAL_ALPHA_SPAWNED |
+                               XMPIR_CAL_BETA_SPAWNED | XMPIR_CAL_COPY);
 
     /* A key line wins over the benchmark, wherever it stands. */
     ck_assert_int_eq(parse_text(&c, "spawn single 1 0.3\nspawn_single 0.5\nspawn group 1 0.2\n",
@@ -148,8 +148,8 @@ START_TEST(test_spawnbench_file)
                      0);
     ck_assert_double_eq(c.spawn_single, 0.5);
     ck_assert_double_eq(c.spawn_group, 0.2);
-    ck_assert_uint_eq(def & (XMPI_CAL_SPAWN_SINGLE | XMPI_CAL_SPAWN_GROUP), 0);
-    ck_assert_uint_eq(def & XMPI_CAL_REMOVE, XMPI_CAL_REMOVE);
+    ck_assert_uint_eq(def & (XMPIR_CAL_SPAWN_SINGLE | XMPIR_CAL_SPAWN_GROUP), 0);
+    ck_assert_uint_eq(def & XMPIR_CAL_REMOVE, XMPIR_CAL_REMOVE);
 }
 END_TEST
 
@@ -243,15 +243,15 @@ END_TEST
 
 START_TEST(test_too_many_classes)
 {
-    size_t cap = 64 * (XMPI_CAL_CLASSES_MAX + 1);
+    size_t cap = 64 * (XMPIR_CAL_CLASSES_MAX + 1);
     char *text = malloc(cap), *p = text;
-    for (int i = 0; i <= XMPI_CAL_CLASSES_MAX; i++)
+    for (int i = 0; i <= XMPIR_CAL_CLASSES_MAX; i++)
         p += snprintf(p, cap - (size_t)(p - text), "power c%d %d\n", i, i + 1);
     struct xmpi_calibration c;
     ck_assert_int_eq(parse_text(&c, text, NULL), -1);
     char want[64];
-    snprintf(want, sizeof want, "cal.txt:%d: more than %d power lines", XMPI_CAL_CLASSES_MAX + 1,
-             XMPI_CAL_CLASSES_MAX);
+    snprintf(want, sizeof want, "cal.txt:%d: more than %d power lines", XMPIR_CAL_CLASSES_MAX + 1,
+             XMPIR_CAL_CLASSES_MAX);
     ck_assert_msg(!strncmp(err, want, strlen(want)), "%s", err);
     free(text);
 }

@@ -79,7 +79,7 @@ END_TEST
 
 START_TEST(config_refuses_bad_indices)
 {
-    int cls[2] = {0, XMPI_MODEL_CLASSES_MAX}, grp[2] = {0, 0}, leave[1] = {5};
+    int cls[2] = {0, XMPIR_MODEL_CLASSES_MAX}, grp[2] = {0, 0}, leave[1] = {5};
     struct xmpi_config_change ch;
     ck_assert_int_eq(xmpi_config_change(2, cls, grp, NULL, 0, NULL, 0, &ch), -1);
     cls[1] = 0;

@@ -29,11 +29,11 @@ START_TEST(test_point_to_point)
     /* Sendrecv's bytes count both directions, which travel together. */
     NEAR(xmpi_hockney_sendrecv(&H, 2000), 1e-5 + 1000e-9);
     double c;
-    ck_assert_int_eq(xmpi_hockney_op(&H, XMPI_OP_RECV, 4096, 7, &c), XMPI_MODEL_OK);
+    ck_assert_int_eq(xmpi_hockney_op(&H, XMPIR_OP_RECV, 4096, 7, &c), XMPIR_MODEL_OK);
     NEAR(c, 1e-5 + 4096e-9);
-    ck_assert_int_eq(xmpi_hockney_op(&H, XMPI_OP_ISEND, 4096, 1, &c), XMPI_MODEL_OK);
+    ck_assert_int_eq(xmpi_hockney_op(&H, XMPIR_OP_ISEND, 4096, 1, &c), XMPIR_MODEL_OK);
     NEAR(c, 1e-5 + 4096e-9);   /* a message costs the same whatever the communicator */
-    ck_assert_int_eq(xmpi_hockney_op(&H, XMPI_OP_WAITALL, 0, 8, &c), XMPI_MODEL_OK);
+    ck_assert_int_eq(xmpi_hockney_op(&H, XMPIR_OP_WAITALL, 0, 8, &c), XMPIR_MODEL_OK);
     NEAR(c, 0);
 }
 END_TEST
@@ -61,12 +61,12 @@ START_TEST(test_bcast)
     /* p = 7 < 8: binomial at every size. */
     NEAR(xmpi_hockney_bcast(&H, 1e6, 7), 3 * (1e-5 + 1e6 * 1e-9));
     NEAR(xmpi_hockney_bcast(&H, 1e6, 1), 0);
-    ck_assert_str_eq(xmpi_hockney_algorithm(XMPI_OP_BCAST, 12287, 8), "binomial");
-    ck_assert_str_eq(xmpi_hockney_algorithm(XMPI_OP_BCAST, 12288, 8),
+    ck_assert_str_eq(xmpi_hockney_algorithm(XMPIR_OP_BCAST, 12287, 8), "binomial");
+    ck_assert_str_eq(xmpi_hockney_algorithm(XMPIR_OP_BCAST, 12288, 8),
                      "scatter+recursive-doubling-allgather");
-    ck_assert_str_eq(xmpi_hockney_algorithm(XMPI_OP_BCAST, 524288, 8), "scatter+ring-allgather");
-    ck_assert_str_eq(xmpi_hockney_algorithm(XMPI_OP_BCAST, 12288, 12), "scatter+ring-allgather");
-    ck_assert_str_eq(xmpi_hockney_algorithm(XMPI_OP_BCAST, 1e6, 7), "binomial");
+    ck_assert_str_eq(xmpi_hockney_algorithm(XMPIR_OP_BCAST, 524288, 8), "scatter+ring-allgather");
+    ck_assert_str_eq(xmpi_hockney_algorithm(XMPIR_OP_BCAST, 12288, 12), "scatter+ring-allgather");
+    ck_assert_str_eq(xmpi_hockney_algorithm(XMPIR_OP_BCAST, 1e6, 7), "binomial");
 }
 END_TEST
 
@@ -80,8 +80,8 @@ START_TEST(test_gather_scatter)
     /* The v variants are linear in MPICH: one message per other process. */
     NEAR(xmpi_hockney_gatherv(&H, 1000, 8), 7e-5 + 7 * 1000e-9);
     NEAR(xmpi_hockney_scatterv(&H, 1000, 8), 7e-5 + 7 * 1000e-9);
-    ck_assert_str_eq(xmpi_hockney_algorithm(XMPI_OP_GATHER, 1, 8), "binomial");
-    ck_assert_str_eq(xmpi_hockney_algorithm(XMPI_OP_SCATTERV, 1, 8), "linear");
+    ck_assert_str_eq(xmpi_hockney_algorithm(XMPIR_OP_GATHER, 1, 8), "binomial");
+    ck_assert_str_eq(xmpi_hockney_algorithm(XMPIR_OP_SCATTERV, 1, 8), "linear");
 }
 END_TEST
 
@@ -90,15 +90,15 @@ START_TEST(test_allgather)
     /* p = 8: recursive doubling while the total 8 n < 524288, then the ring. */
     NEAR(xmpi_hockney_allgather(&H, 65535, 8), 3e-5 + 7 * 65535e-9);
     NEAR(xmpi_hockney_allgather(&H, 65536, 8), 7e-5 + 7 * 65536e-9);
-    ck_assert_str_eq(xmpi_hockney_algorithm(XMPI_OP_ALLGATHER, 65535, 8), "recursive-doubling");
-    ck_assert_str_eq(xmpi_hockney_algorithm(XMPI_OP_ALLGATHER, 65536, 8), "ring");
+    ck_assert_str_eq(xmpi_hockney_algorithm(XMPIR_OP_ALLGATHER, 65535, 8), "recursive-doubling");
+    ck_assert_str_eq(xmpi_hockney_algorithm(XMPIR_OP_ALLGATHER, 65536, 8), "ring");
     /* p = 6: Bruck while the total 6 n < 81920 (n < 13653.3), then the ring. */
     NEAR(xmpi_hockney_allgather(&H, 13653, 6), 3e-5 + 5 * 13653e-9);
     NEAR(xmpi_hockney_allgather(&H, 13654, 6), 5e-5 + 5 * 13654e-9);
-    ck_assert_str_eq(xmpi_hockney_algorithm(XMPI_OP_ALLGATHER, 13653, 6), "bruck");
-    ck_assert_str_eq(xmpi_hockney_algorithm(XMPI_OP_ALLGATHER, 13654, 6), "ring");
+    ck_assert_str_eq(xmpi_hockney_algorithm(XMPIR_OP_ALLGATHER, 13653, 6), "bruck");
+    ck_assert_str_eq(xmpi_hockney_algorithm(XMPIR_OP_ALLGATHER, 13654, 6), "ring");
     /* Between 81920 and 524288 in total a power of two still doubles. */
-    ck_assert_str_eq(xmpi_hockney_algorithm(XMPI_OP_ALLGATHER, 20000, 8), "recursive-doubling");
+    ck_assert_str_eq(xmpi_hockney_algorithm(XMPIR_OP_ALLGATHER, 20000, 8), "recursive-doubling");
     /* Allgatherv is priced on its largest block. */
     NEAR(xmpi_hockney_allgatherv(&H, 65535, 8), 3e-5 + 7 * 65535e-9);
     NEAR(xmpi_hockney_allgatherv(&H, 13654, 6), 5e-5 + 5 * 13654e-9);
@@ -114,8 +114,8 @@ START_TEST(test_reduce)
          6e-5 + 2 * 7.0 / 8 * 2049e-9 + 7.0 / 8 * 2049e-9);
     NEAR(xmpi_hockney_reduce(&H, 2048, 2), 1e-5 + 2048e-9 + 2048e-9);
     NEAR(xmpi_hockney_reduce(&H, 2049, 2), 2e-5 + 2 * 0.5 * 2049e-9 + 0.5 * 2049e-9);
-    ck_assert_str_eq(xmpi_hockney_algorithm(XMPI_OP_REDUCE, 2048, 8), "binomial");
-    ck_assert_str_eq(xmpi_hockney_algorithm(XMPI_OP_REDUCE, 2049, 8), "rabenseifner");
+    ck_assert_str_eq(xmpi_hockney_algorithm(XMPIR_OP_REDUCE, 2048, 8), "binomial");
+    ck_assert_str_eq(xmpi_hockney_algorithm(XMPIR_OP_REDUCE, 2049, 8), "rabenseifner");
 }
 END_TEST
 
@@ -127,8 +127,8 @@ START_TEST(test_allreduce)
          6e-5 + 2 * 7.0 / 8 * 2049e-9 + 7.0 / 8 * 2049e-9);
     NEAR(xmpi_hockney_allreduce(&H, 16, 5), 3e-5 + 16 * 3 * 1e-9 + 16 * 3 * 1e-9);
     NEAR(xmpi_hockney_allreduce(&H, 16, 1), 0);
-    ck_assert_str_eq(xmpi_hockney_algorithm(XMPI_OP_ALLREDUCE, 2048, 8), "recursive-doubling");
-    ck_assert_str_eq(xmpi_hockney_algorithm(XMPI_OP_ALLREDUCE, 2049, 8), "rabenseifner");
+    ck_assert_str_eq(xmpi_hockney_algorithm(XMPIR_OP_ALLREDUCE, 2048, 8), "recursive-doubling");
+    ck_assert_str_eq(xmpi_hockney_algorithm(XMPIR_OP_ALLREDUCE, 2049, 8), "rabenseifner");
 }
 END_TEST
 
@@ -140,18 +140,18 @@ START_TEST(test_alltoall)
     NEAR(xmpi_hockney_alltoall(&H, 2056, 8), 7e-5 + 2056e-9);
     NEAR(xmpi_hockney_alltoall(&H, 262144, 8), 7e-5 + 262144e-9);
     NEAR(xmpi_hockney_alltoall(&H, 262152, 8), 7e-5 + 262152e-9);
-    ck_assert_str_eq(xmpi_hockney_algorithm(XMPI_OP_ALLTOALL, 2048, 8), "bruck");
-    ck_assert_str_eq(xmpi_hockney_algorithm(XMPI_OP_ALLTOALL, 2056, 8), "isend-irecv");
-    ck_assert_str_eq(xmpi_hockney_algorithm(XMPI_OP_ALLTOALL, 262144, 8), "isend-irecv");
-    ck_assert_str_eq(xmpi_hockney_algorithm(XMPI_OP_ALLTOALL, 262152, 8), "pairwise-exchange");
+    ck_assert_str_eq(xmpi_hockney_algorithm(XMPIR_OP_ALLTOALL, 2048, 8), "bruck");
+    ck_assert_str_eq(xmpi_hockney_algorithm(XMPIR_OP_ALLTOALL, 2056, 8), "isend-irecv");
+    ck_assert_str_eq(xmpi_hockney_algorithm(XMPIR_OP_ALLTOALL, 262144, 8), "isend-irecv");
+    ck_assert_str_eq(xmpi_hockney_algorithm(XMPIR_OP_ALLTOALL, 262152, 8), "pairwise-exchange");
     /* Fewer than 8 processes never use Bruck. */
     NEAR(xmpi_hockney_alltoall(&H, 1024, 4), 3e-5 + 1024e-9);
-    ck_assert_str_eq(xmpi_hockney_algorithm(XMPI_OP_ALLTOALL, 1024, 4), "isend-irecv");
+    ck_assert_str_eq(xmpi_hockney_algorithm(XMPIR_OP_ALLTOALL, 1024, 4), "isend-irecv");
     /* Alltoallv: the busiest process's messages and bytes. */
     NEAR(xmpi_hockney_alltoallv(&H, 1e6, 2), 2e-5 + 1e6 * 1e-9);
     NEAR(xmpi_hockney_alltoallv(&H, 1e6, 0), 0);
     double c;
-    ck_assert_int_eq(xmpi_hockney_op(&H, XMPI_OP_ALLTOALLV, 1e6, 8, &c), XMPI_MODEL_OK);
+    ck_assert_int_eq(xmpi_hockney_op(&H, XMPIR_OP_ALLTOALLV, 1e6, 8, &c), XMPIR_MODEL_OK);
     NEAR(c, 7e-5 + 1e6 * 1e-9);
 }
 END_TEST
@@ -165,24 +165,24 @@ START_TEST(test_op_dispatch)
         int op;
         double want;
     } t[] = {
-        {XMPI_OP_SEND, xmpi_hockney_p2p(&H, n)},
-        {XMPI_OP_SENDRECV, xmpi_hockney_sendrecv(&H, n)},
-        {XMPI_OP_BARRIER, xmpi_hockney_barrier(&H, p)},
-        {XMPI_OP_BCAST, xmpi_hockney_bcast(&H, n, p)},
-        {XMPI_OP_REDUCE, xmpi_hockney_reduce(&H, n, p)},
-        {XMPI_OP_ALLREDUCE, xmpi_hockney_allreduce(&H, n, p)},
-        {XMPI_OP_GATHER, xmpi_hockney_gather(&H, n, p)},
-        {XMPI_OP_GATHERV, xmpi_hockney_gatherv(&H, n, p)},
-        {XMPI_OP_SCATTER, xmpi_hockney_scatter(&H, n, p)},
-        {XMPI_OP_SCATTERV, xmpi_hockney_scatterv(&H, n, p)},
-        {XMPI_OP_ALLGATHER, xmpi_hockney_allgather(&H, n, p)},
-        {XMPI_OP_ALLGATHERV, xmpi_hockney_allgatherv(&H, n, p)},
-        {XMPI_OP_ALLTOALL, xmpi_hockney_alltoall(&H, n, p)},
-        {XMPI_OP_ALLTOALLV, xmpi_hockney_alltoallv(&H, n, p - 1)},
+        {XMPIR_OP_SEND, xmpi_hockney_p2p(&H, n)},
+        {XMPIR_OP_SENDRECV, xmpi_hockney_sendrecv(&H, n)},
+        {XMPIR_OP_BARRIER, xmpi_hockney_barrier(&H, p)},
+        {XMPIR_OP_BCAST, xmpi_hockney_bcast(&H, n, p)},
+        {XMPIR_OP_REDUCE, xmpi_hockney_reduce(&H, n, p)},
+        {XMPIR_OP_ALLREDUCE, xmpi_hockney_allreduce(&H, n, p)},
+        {XMPIR_OP_GATHER, xmpi_hockney_gather(&H, n, p)},
+        {XMPIR_OP_GATHERV, xmpi_hockney_gatherv(&H, n, p)},
+        {XMPIR_OP_SCATTER, xmpi_hockney_scatter(&H, n, p)},
+        {XMPIR_OP_SCATTERV, xmpi_hockney_scatterv(&H, n, p)},
+        {XMPIR_OP_ALLGATHER, xmpi_hockney_allgather(&H, n, p)},
+        {XMPIR_OP_ALLGATHERV, xmpi_hockney_allgatherv(&H, n, p)},
+        {XMPIR_OP_ALLTOALL, xmpi_hockney_alltoall(&H, n, p)},
+        {XMPIR_OP_ALLTOALLV, xmpi_hockney_alltoallv(&H, n, p - 1)},
     };
     for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
         double c = -1;
-        ck_assert_int_eq(xmpi_hockney_op(&H, t[i].op, n, p, &c), XMPI_MODEL_OK);
+        ck_assert_int_eq(xmpi_hockney_op(&H, t[i].op, n, p, &c), XMPIR_MODEL_OK);
         ck_assert_msg(c == t[i].want && c > 0, "%s: %g vs %g", xmpi_op_name(t[i].op), c,
                       t[i].want);
     }
@@ -191,9 +191,9 @@ END_TEST
 
 START_TEST(test_one_process_is_free)
 {
-    for (int op = XMPI_OP_BARRIER; op < XMPI_OP_COUNT; op++) {
+    for (int op = XMPIR_OP_BARRIER; op < XMPIR_OP_COUNT; op++) {
         double c = -1;
-        ck_assert_int_eq(xmpi_hockney_op(&H, op, 1e6, 1, &c), XMPI_MODEL_OK);
+        ck_assert_int_eq(xmpi_hockney_op(&H, op, 1e6, 1, &c), XMPIR_MODEL_OK);
         ck_assert_msg(c == 0, "%s on one process: %g", xmpi_op_name(op), c);
         ck_assert_str_eq(xmpi_hockney_algorithm(op, 1e6, 1), "none");
     }
@@ -212,7 +212,7 @@ START_TEST(test_envelope)
     NEAR(xmpi_hockney_bcast(&fast, 12288, 8), above);
     NEAR(xmpi_hockney_bcast(&fast, 6000, 8), 3 * (1e-6 + 6000e-9));   /* below: binomial */
     /* The algorithm reported is still the one MPICH runs. */
-    ck_assert_str_eq(xmpi_hockney_algorithm(XMPI_OP_BCAST, 12287, 8), "binomial");
+    ck_assert_str_eq(xmpi_hockney_algorithm(XMPIR_OP_BCAST, 12287, 8), "binomial");
 }
 END_TEST
 
@@ -231,16 +231,16 @@ START_TEST(test_invalid)
     ck_assert(xmpi_hockney_alltoallv(&H, 1, -1) < 0);
     ck_assert(xmpi_hockney_alltoallv(&H, -1, 1) < 0);
     double c = 42;
-    ck_assert_int_eq(xmpi_hockney_op(&H, -1, 1, 2, &c), XMPI_MODEL_EARG);
-    ck_assert_int_eq(xmpi_hockney_op(&H, XMPI_OP_COUNT, 1, 2, &c), XMPI_MODEL_EARG);
-    ck_assert_int_eq(xmpi_hockney_op(&H, XMPI_OP_BCAST, -1, 2, &c), XMPI_MODEL_EARG);
-    ck_assert_int_eq(xmpi_hockney_op(&H, XMPI_OP_BCAST, 1, 0, &c), XMPI_MODEL_EARG);
-    ck_assert_int_eq(xmpi_hockney_op(NULL, XMPI_OP_BCAST, 1, 2, &c), XMPI_MODEL_EARG);
-    ck_assert_int_eq(xmpi_hockney_op(&H, XMPI_OP_BCAST, 1, 2, NULL), XMPI_MODEL_EARG);
+    ck_assert_int_eq(xmpi_hockney_op(&H, -1, 1, 2, &c), XMPIR_MODEL_EARG);
+    ck_assert_int_eq(xmpi_hockney_op(&H, XMPIR_OP_COUNT, 1, 2, &c), XMPIR_MODEL_EARG);
+    ck_assert_int_eq(xmpi_hockney_op(&H, XMPIR_OP_BCAST, -1, 2, &c), XMPIR_MODEL_EARG);
+    ck_assert_int_eq(xmpi_hockney_op(&H, XMPIR_OP_BCAST, 1, 0, &c), XMPIR_MODEL_EARG);
+    ck_assert_int_eq(xmpi_hockney_op(NULL, XMPIR_OP_BCAST, 1, 2, &c), XMPIR_MODEL_EARG);
+    ck_assert_int_eq(xmpi_hockney_op(&H, XMPIR_OP_BCAST, 1, 2, NULL), XMPIR_MODEL_EARG);
     ck_assert(c == 42);
-    ck_assert_ptr_null(xmpi_hockney_algorithm(XMPI_OP_COUNT, 1, 2));
-    ck_assert_ptr_null(xmpi_hockney_algorithm(XMPI_OP_BCAST, -1, 2));
-    ck_assert_ptr_null(xmpi_hockney_algorithm(XMPI_OP_BCAST, 1, 0));
+    ck_assert_ptr_null(xmpi_hockney_algorithm(XMPIR_OP_COUNT, 1, 2));
+    ck_assert_ptr_null(xmpi_hockney_algorithm(XMPIR_OP_BCAST, -1, 2));
+    ck_assert_ptr_null(xmpi_hockney_algorithm(XMPIR_OP_BCAST, 1, 0));
 }
 END_TEST
 
@@ -279,7 +279,7 @@ START_TEST(test_more_bytes_never_cheaper)
     for (size_t a = 0; a < sizeof params / sizeof params[0]; a++)
         for (size_t ip = 0; ip < sizeof ps / sizeof ps[0]; ip++) {
             int p = ps[ip], k = sweep_sizes(p, n, 390);
-            for (int op = 0; op < XMPI_OP_COUNT; op++) {
+            for (int op = 0; op < XMPIR_OP_COUNT; op++) {
                 double prev = -1;
                 for (int i = 0; i < k; i++) {
                     double c;

@@ -20,7 +20,7 @@ static void check_record(const struct xmpi_rank_record *got, const struct xmpi_r
     EQ(got->comm_time, want->comm_time, "comm_time");
     EQ(got->comm_bytes, want->comm_bytes, "comm_bytes");
     EQ(got->elapsed, want->elapsed, "elapsed");
-    for (int i = 0; i < XMPI_OP_COUNT; i++) {
+    for (int i = 0; i < XMPIR_OP_COUNT; i++) {
         ck_assert_msg(got->op[i].calls == want->op[i].calls, "%s op %d calls", what, i);
         ck_assert_msg(got->op[i].bytes == want->op[i].bytes, "%s op %d bytes", what, i);
         ck_assert_msg(got->op[i].time == want->op[i].time, "%s op %d time", what, i);
@@ -34,7 +34,7 @@ static void check_record(const struct xmpi_rank_record *got, const struct xmpi_r
 START_TEST(test_record_fields_all_checked)
 {
     ck_assert_msg(sizeof(struct xmpi_rank_record) ==
-                      (NAMED_SCALARS + 4 * XMPI_OP_COUNT) * sizeof(double),
+                      (NAMED_SCALARS + 4 * XMPIR_OP_COUNT) * sizeof(double),
                   "struct xmpi_rank_record has fields this suite does not compare");
 }
 END_TEST
@@ -66,7 +66,7 @@ START_TEST(test_record_add)
         want.comm_time = r.comm_time + d.comm_time;
         want.comm_bytes = r.comm_bytes + d.comm_bytes;
         want.elapsed = r.elapsed + d.elapsed;
-        for (int i = 0; i < XMPI_OP_COUNT; i++) {
+        for (int i = 0; i < XMPIR_OP_COUNT; i++) {
             want.op[i].calls = r.op[i].calls + d.op[i].calls;
             want.op[i].bytes = r.op[i].bytes + d.op[i].bytes;
             want.op[i].time = r.op[i].time + d.op[i].time;
@@ -98,7 +98,7 @@ START_TEST(test_record_add_from_clear)
         want.comm_time += d[k].comm_time;
         want.comm_bytes += d[k].comm_bytes;
         want.elapsed += d[k].elapsed;
-        for (int i = 0; i < XMPI_OP_COUNT; i++) {
+        for (int i = 0; i < XMPIR_OP_COUNT; i++) {
             want.op[i].calls += d[k].op[i].calls;
             want.op[i].bytes += d[k].op[i].bytes;
             want.op[i].time += d[k].op[i].time;
@@ -116,19 +116,19 @@ START_TEST(test_opstat_diff)
         struct xmpi_rank_record a, b;
         rng_record(&seed, &a);
         rng_record(&seed, &b);
-        /* One slot past the end, to catch a write beyond XMPI_OP_COUNT entries. */
-        struct xmpi_opstat out[XMPI_OP_COUNT + 1];
-        out[XMPI_OP_COUNT].calls = out[XMPI_OP_COUNT].bytes = -7.5;
-        out[XMPI_OP_COUNT].time = out[XMPI_OP_COUNT].procs = -7.5;
+        /* One slot past the end, to catch a write beyond XMPIR_OP_COUNT entries. */
+        struct xmpi_opstat out[XMPIR_OP_COUNT + 1];
+        out[XMPIR_OP_COUNT].calls = out[XMPIR_OP_COUNT].bytes = -7.5;
+        out[XMPIR_OP_COUNT].time = out[XMPIR_OP_COUNT].procs = -7.5;
         xmpi_opstat_diff(out, a.op, b.op);
-        for (int i = 0; i < XMPI_OP_COUNT; i++) {
+        for (int i = 0; i < XMPIR_OP_COUNT; i++) {
             EQ(out[i].calls, a.op[i].calls - b.op[i].calls, "calls");
             EQ(out[i].bytes, a.op[i].bytes - b.op[i].bytes, "bytes");
             EQ(out[i].time, a.op[i].time - b.op[i].time, "time");
             EQ(out[i].procs, a.op[i].procs - b.op[i].procs, "procs");
         }
-        ck_assert(out[XMPI_OP_COUNT].calls == -7.5 && out[XMPI_OP_COUNT].bytes == -7.5 &&
-                  out[XMPI_OP_COUNT].time == -7.5 && out[XMPI_OP_COUNT].procs == -7.5);
+        ck_assert(out[XMPIR_OP_COUNT].calls == -7.5 && out[XMPIR_OP_COUNT].bytes == -7.5 &&
+                  out[XMPIR_OP_COUNT].time == -7.5 && out[XMPIR_OP_COUNT].procs == -7.5);
     }
 }
 END_TEST

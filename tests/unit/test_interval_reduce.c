@@ -16,7 +16,7 @@ struct ref {
     double iterations, t_real_max, t_real_min, t_real_sum, t_cpu_max, t_cpu_sum, work_sum;
     double comm_time_max, comm_bytes_sum, elapsed_max;
     int mixed;
-    struct xmpi_opstat op[XMPI_OP_COUNT];
+    struct xmpi_opstat op[XMPIR_OP_COUNT];
 };
 
 static void reference(struct ref *f, const struct xmpi_rank_record *r, int n)
@@ -40,7 +40,7 @@ static void reference(struct ref *f, const struct xmpi_rank_record *r, int n)
         f->work_sum += r[k].work;
         f->comm_bytes_sum += r[k].comm_bytes;
         if (r[k].work_papi != 0) papi = 1; else declared = 1;
-        for (int i = 0; i < XMPI_OP_COUNT; i++) {
+        for (int i = 0; i < XMPIR_OP_COUNT; i++) {
             f->op[i].calls += r[k].op[i].calls;
             f->op[i].bytes += r[k].op[i].bytes;
             f->op[i].time += r[k].op[i].time;
@@ -76,7 +76,7 @@ static void check_reduce(const struct xmpi_rank_record *recs, int n)
     EQ(s.elapsed, f.elapsed_max, "elapsed");
     ck_assert_msg(!!s.work_source_mixed == f.mixed, "work_source_mixed %d, want %d (n=%d)",
                   s.work_source_mixed, f.mixed, n);
-    for (int i = 0; i < XMPI_OP_COUNT; i++) {
+    for (int i = 0; i < XMPIR_OP_COUNT; i++) {
         ck_assert_msg(s.op[i].calls == f.op[i].calls, "op %d calls (n=%d)", i, n);
         ck_assert_msg(s.op[i].bytes == f.op[i].bytes, "op %d bytes (n=%d)", i, n);
         ck_assert_msg(s.op[i].time == f.op[i].time, "op %d time (n=%d)", i, n);

@@ -59,12 +59,12 @@ START_TEST(burst_tolerated_k_minus_1_intervals)
     struct xmpi_lb_state st = {0};
     struct xmpi_lb_decision d;
     ck_assert_int_eq(interfered(&st, &prm3, 0, &d), 0);
-    ck_assert_int_eq(d.interference, XMPI_LB_BURST);
+    ck_assert_int_eq(d.interference, XMPIR_LB_BURST);
     ck_assert_int_eq(interfered(&st, &prm3, 0, &d), 0);
-    ck_assert_int_eq(d.interference, XMPI_LB_BURST);
+    ck_assert_int_eq(d.interference, XMPIR_LB_BURST);
     /* The k-th non-dedicated interval in a row is long-term interference: balance. */
     ck_assert_int_eq(interfered(&st, &prm3, 0, &d), 1);
-    ck_assert_int_eq(d.interference, XMPI_LB_LONG);
+    ck_assert_int_eq(d.interference, XMPIR_LB_LONG);
 }
 END_TEST
 
@@ -76,7 +76,7 @@ START_TEST(burst_then_dedicated_resets)
     ck_assert_int_eq(interfered(&st, &prm3, 0, &d), 0);
     /* A dedicated interval in between: imbalanced and dedicated is balanced at once ... */
     ck_assert_int_eq(interfered(&st, &prm3, 1, &d), 1);
-    ck_assert_int_eq(d.interference, XMPI_LB_NONE);
+    ck_assert_int_eq(d.interference, XMPIR_LB_NONE);
     /* ... and the next burst counts from one again. */
     ck_assert_int_eq(interfered(&st, &prm3, 0, &d), 0);
     ck_assert_int_eq(interfered(&st, &prm3, 0, &d), 0);
@@ -90,7 +90,7 @@ START_TEST(k1_reacts_at_once)
     struct xmpi_lb_state st = {0};
     struct xmpi_lb_decision d;
     ck_assert_int_eq(interfered(&st, &k1, 0, &d), 1);
-    ck_assert_int_eq(d.interference, XMPI_LB_LONG);
+    ck_assert_int_eq(d.interference, XMPIR_LB_LONG);
 }
 END_TEST
 
@@ -148,7 +148,7 @@ START_TEST(invalid_input)
     int c[P], dp[P];
     struct xmpi_lb_params bad = {0.1, 0.05, 0};
     ck_assert_int_eq(xmpi_lb_decide(&bad, &st, &s.in, &d, c, dp), -1);
-    bad.k = XMPI_LB_KMAX + 1;
+    bad.k = XMPIR_LB_KMAX + 1;
     ck_assert_int_eq(xmpi_lb_decide(&bad, &st, &s.in, &d, c, dp), -1);
     bad = (struct xmpi_lb_params){NAN, 0.05, 3};
     ck_assert_int_eq(xmpi_lb_decide(&bad, &st, &s.in, &d, c, dp), -1);

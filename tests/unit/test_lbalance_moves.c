@@ -17,7 +17,7 @@ START_TEST(imbalanced_dedicated_moves_by_power)
     int c[P], dp[P];
     ck_assert_int_eq(xmpi_lb_decide(&prm3, &st, &s.in, &d, c, dp), 0);
     ck_assert_int_eq(d.rebalance, 1);
-    ck_assert_int_eq(d.interference, XMPI_LB_NONE);
+    ck_assert_int_eq(d.interference, XMPIR_LB_NONE);
     /* Powers 175, 87.5, 175, 175 rows/s: shares 2/7, 1/7, 2/7, 2/7 of 700 rows. */
     int want[P] = {200, 100, 200, 200};
     char why[200];

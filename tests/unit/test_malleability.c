@@ -8,8 +8,8 @@
 #include "../../policies/malleability.h"
 #include "suites.h"
 
-static struct xmpi_event offer(int n) { return (struct xmpi_event){XMPI_EVENT_OFFER, n, 1}; }
-static struct xmpi_event reclaim(int n) { return (struct xmpi_event){XMPI_EVENT_RECLAIM, n, 1}; }
+static struct xmpi_event offer(int n) { return (struct xmpi_event){XMPIR_EVENT_OFFER, n, 1}; }
+static struct xmpi_event reclaim(int n) { return (struct xmpi_event){XMPIR_EVENT_RECLAIM, n, 1}; }
 
 START_TEST(smp_takes_the_whole_offer)
 {
@@ -17,7 +17,7 @@ START_TEST(smp_takes_the_whole_offer)
     struct xmpi_event ev = offer(3);
     struct xmpi_plan p;
     ck_assert_int_eq(xmpi_policy_smp(&job, &ev, &p), 0);
-    ck_assert_int_eq(p.action, XMPI_PLAN_SPAWN);
+    ck_assert_int_eq(p.action, XMPIR_PLAN_SPAWN);
     ck_assert_int_eq(p.count, 3);
     ck_assert_int_eq(p.cls, 1);
 }
@@ -29,15 +29,15 @@ START_TEST(smp_caps_at_max_procs)
     struct xmpi_event ev = offer(5);
     struct xmpi_plan p;
     ck_assert_int_eq(xmpi_policy_smp(&job, &ev, &p), 0);
-    ck_assert_int_eq(p.action, XMPI_PLAN_SPAWN);
+    ck_assert_int_eq(p.action, XMPIR_PLAN_SPAWN);
     ck_assert_int_eq(p.count, 2);
     ck_assert_ptr_nonnull(strstr(p.why, "max-procs"));
     job.nprocs = 6;
     ck_assert_int_eq(xmpi_policy_smp(&job, &ev, &p), 0);
-    ck_assert_int_eq(p.action, XMPI_PLAN_KEEP);
+    ck_assert_int_eq(p.action, XMPIR_PLAN_KEEP);
     job.nprocs = 7;   /* above the cap (set lower than the job): still nothing to spawn */
     ck_assert_int_eq(xmpi_policy_smp(&job, &ev, &p), 0);
-    ck_assert_int_eq(p.action, XMPI_PLAN_KEEP);
+    ck_assert_int_eq(p.action, XMPIR_PLAN_KEEP);
 }
 END_TEST
 
@@ -47,7 +47,7 @@ START_TEST(reclaims_never_touch_the_initial_processes)
     struct xmpi_event ev = reclaim(1);
     struct xmpi_plan p;
     ck_assert_int_eq(xmpi_policy_smp(&job, &ev, &p), 0);
-    ck_assert_int_eq(p.action, XMPI_PLAN_REMOVE);
+    ck_assert_int_eq(p.action, XMPIR_PLAN_REMOVE);
     ck_assert_int_eq(p.count, 1);
     ev = reclaim(4);
     ck_assert_int_eq(xmpi_policy_smp(&job, &ev, &p), 0);
@@ -55,11 +55,11 @@ START_TEST(reclaims_never_touch_the_initial_processes)
     ck_assert_ptr_nonnull(strstr(p.why, "initial"));
     job.removable = 0;
     ck_assert_int_eq(xmpi_policy_smp(&job, &ev, &p), 0);
-    ck_assert_int_eq(p.action, XMPI_PLAN_KEEP);
+    ck_assert_int_eq(p.action, XMPIR_PLAN_KEEP);
     /* HPMP obeys reclaims the same way, with no prediction asked for. */
     job.removable = 3;
     ck_assert_int_eq(xmpi_policy_hpmp(&job, &ev, NULL, NULL, NULL, 0, &p), 0);
-    ck_assert_int_eq(p.action, XMPI_PLAN_REMOVE);
+    ck_assert_int_eq(p.action, XMPIR_PLAN_REMOVE);
     ck_assert_int_eq(p.count, 3);
 }
 END_TEST
@@ -67,10 +67,10 @@ END_TEST
 START_TEST(nothing_offered_keeps_and_bad_input_is_refused)
 {
     struct xmpi_job job = {2, 0, 0};
-    struct xmpi_event none = {XMPI_EVENT_NONE, 0, 0}, bad = offer(0);
+    struct xmpi_event none = {XMPIR_EVENT_NONE, 0, 0}, bad = offer(0);
     struct xmpi_plan p;
     ck_assert_int_eq(xmpi_policy_smp(&job, &none, &p), 0);
-    ck_assert_int_eq(p.action, XMPI_PLAN_KEEP);
+    ck_assert_int_eq(p.action, XMPIR_PLAN_KEEP);
     ck_assert_int_eq(xmpi_policy_smp(&job, &bad, &p), -1);
     ck_assert_int_eq(xmpi_policy_smp(NULL, &none, &p), -1);
     job.nprocs = 0;
@@ -107,18 +107,18 @@ START_TEST(hpmp_picks_the_predicted_best_including_zero)
     /* Work dominates: every extra process helps up to sqrt(W/c) = 10 processes. */
     struct cost k = {100, 1, 0.01, 2, 0};
     ck_assert_int_eq(xmpi_policy_hpmp(&job, &ev, predict, &k, times, 7, &p), 0);
-    ck_assert_int_eq(p.action, XMPI_PLAN_SPAWN);
+    ck_assert_int_eq(p.action, XMPIR_PLAN_SPAWN);
     ck_assert_int_eq(p.count, 6);
     ck_assert_int_eq(p.candidates, 7);
     for (int s = 0; s <= 6; s++) ck_assert(times[s] == model_time(&k, s));
     /* Spawning costs more than it saves: take nothing. */
     k.o = 50;
     ck_assert_int_eq(xmpi_policy_hpmp(&job, &ev, predict, &k, times, 7, &p), 0);
-    ck_assert_int_eq(p.action, XMPI_PLAN_KEEP);
+    ck_assert_int_eq(p.action, XMPIR_PLAN_KEEP);
     /* An interior optimum: W/(2+s) + (2+s) + 0 * s is least at 2 + s = 5 (s = 3). */
     k = (struct cost){25, 1, 0, 2, 0};
     ck_assert_int_eq(xmpi_policy_hpmp(&job, &ev, predict, &k, NULL, 0, &p), 0);
-    ck_assert_int_eq(p.action, XMPI_PLAN_SPAWN);
+    ck_assert_int_eq(p.action, XMPIR_PLAN_SPAWN);
     ck_assert_int_eq(p.count, 3);
 }
 END_TEST
@@ -156,7 +156,7 @@ START_TEST(hpmp_without_predictions_keeps)
     struct xmpi_event ev = offer(2);
     struct xmpi_plan p;
     ck_assert_int_eq(xmpi_policy_hpmp(&job, &ev, never, NULL, NULL, 0, &p), 0);
-    ck_assert_int_eq(p.action, XMPI_PLAN_KEEP);
+    ck_assert_int_eq(p.action, XMPIR_PLAN_KEEP);
     ck_assert_ptr_nonnull(strstr(p.why, "no prediction"));
 }
 END_TEST
@@ -177,8 +177,8 @@ START_TEST(hpmp_matches_brute_force_on_random_jobs)
         int best = 0;
         for (int s = 1; s <= max; s++)
             if (model_time(&k, s) < model_time(&k, best)) best = s;
-        ck_assert_int_eq(p.action == XMPI_PLAN_SPAWN ? p.count : 0, best);
-        ck_assert_int_le(job.nprocs + (p.action == XMPI_PLAN_SPAWN ? p.count : 0),
+        ck_assert_int_eq(p.action == XMPIR_PLAN_SPAWN ? p.count : 0, best);
+        ck_assert_int_le(job.nprocs + (p.action == XMPIR_PLAN_SPAWN ? p.count : 0),
                          job.max_procs ? (job.max_procs > job.nprocs ? job.max_procs : job.nprocs)
                                        : 1 << 30);
     }
@@ -187,10 +187,10 @@ END_TEST
 
 START_TEST(policy_names)
 {
-    ck_assert_str_eq(xmpi_policy_name(XMPI_POLICY_STATIC), "static");
-    ck_assert_str_eq(xmpi_policy_name(XMPI_POLICY_SMP), "smp");
-    ck_assert_str_eq(xmpi_policy_name(XMPI_POLICY_HPMP), "hpmp");
-    ck_assert_str_eq(xmpi_policy_name(XMPI_POLICY_AMP), "amp");
+    ck_assert_str_eq(xmpi_policy_name(XMPIR_POLICY_STATIC), "static");
+    ck_assert_str_eq(xmpi_policy_name(XMPIR_POLICY_SMP), "smp");
+    ck_assert_str_eq(xmpi_policy_name(XMPIR_POLICY_HPMP), "hpmp");
+    ck_assert_str_eq(xmpi_policy_name(XMPIR_POLICY_AMP), "amp");
     ck_assert_str_eq(xmpi_policy_name((enum xmpi_policy)9), "unknown");
 }
 END_TEST

@@ -12,7 +12,7 @@ START_TEST(test_events_split)
     struct xmpi_options o;
     xmpi_options_defaults(&o);
     snprintf(o.events, sizeof o.events, "A,B,C");
-    char buf[XMPI_EVENTS_MAX];
+    char buf[XMPIR_EVENTS_MAX];
     char *names[8];
     ck_assert_int_eq(xmpi_options_events(&o, buf, sizeof buf, names, 8), 3);
     ck_assert_str_eq(names[0], "A");
@@ -30,7 +30,7 @@ START_TEST(test_events_default_and_max)
 {
     struct xmpi_options o;
     xmpi_options_defaults(&o);
-    char buf[XMPI_EVENTS_MAX];
+    char buf[XMPIR_EVENTS_MAX];
     char *names[8];
     ck_assert_int_eq(xmpi_options_events(&o, buf, sizeof buf, names, 8), 0);
 
@@ -56,7 +56,7 @@ START_TEST(test_events_round_trip)
         struct args a;
         mkargs(&a, "prog", arg, NULL);
         ck_assert_msg(parse(&o, &a, 1, NULL) == 0, "%s: %s", arg, err);
-        char buf[XMPI_EVENTS_MAX];
+        char buf[XMPIR_EVENTS_MAX];
         char *names[8];
         ck_assert_int_eq(xmpi_options_events(&o, buf, sizeof buf, names, 8), n);
         for (int i = 0; i < n; i++) ck_assert_str_eq(names[i], ev[i]);

@@ -23,13 +23,13 @@ START_TEST(test_trace_length_limit)
     struct xmpi_options o, before;
     struct args a;
 
-    char *fits = repeat('t', XMPI_PATH_MAX - 1, "--xmpi-trace=");
+    char *fits = repeat('t', XMPIR_PATH_MAX - 1, "--xmpi-trace=");
     nondefault(&o);
     mkargs(&a, "prog", fits, NULL);
     ck_assert_msg(parse(&o, &a, 1, NULL) == 0, "%s", err);
     ck_assert_str_eq(o.trace, fits + strlen("--xmpi-trace="));
 
-    char *longer = repeat('t', XMPI_PATH_MAX, "--xmpi-trace=");
+    char *longer = repeat('t', XMPIR_PATH_MAX, "--xmpi-trace=");
     nondefault(&o);
     before = o;
     mkargs(&a, "prog", longer, NULL);
@@ -38,7 +38,7 @@ START_TEST(test_trace_length_limit)
     assert_args_untouched(&a);
     assert_same_options(&o, &before);
 
-    char *env_long = repeat('t', XMPI_PATH_MAX, "XMPI_TRACE=");
+    char *env_long = repeat('t', XMPIR_PATH_MAX, "XMPI_TRACE=");
     char *env[] = {env_long, NULL};
     ck_assert_int_eq(parse(&o, NULL, 1, env), -1);
     assert_err_has("XMPI_TRACE");
@@ -53,13 +53,13 @@ START_TEST(test_events_length_limit)
 {
     struct xmpi_options o, before;
     struct args a;
-    char *fits = repeat('E', XMPI_EVENTS_MAX - 1, "--xmpi-events=");
+    char *fits = repeat('E', XMPIR_EVENTS_MAX - 1, "--xmpi-events=");
     xmpi_options_defaults(&o);
     mkargs(&a, "prog", fits, NULL);
     ck_assert_msg(parse(&o, &a, 1, NULL) == 0, "%s", err);
     ck_assert_str_eq(o.events, fits + strlen("--xmpi-events="));
 
-    char *longer = repeat('E', XMPI_EVENTS_MAX, "--xmpi-events=");
+    char *longer = repeat('E', XMPIR_EVENTS_MAX, "--xmpi-events=");
     nondefault(&o);
     before = o;
     mkargs(&a, "prog", longer, NULL);

@@ -10,11 +10,11 @@ START_TEST(test_comm_replay)
 {
     struct xmpi_interval s;
     interval_init(&s, 1, 4, 10, 0);
-    set_op(&s, XMPI_OP_ALLREDUCE, 10, 16, 4, 0);
-    set_op(&s, XMPI_OP_ALLGATHERV, 10, 2000, 4, 0);   /* a vector of 8000 bytes */
-    set_op(&s, XMPI_OP_SEND, 20, 800, 4, 0);          /* halo rows: fixed size */
-    set_op(&s, XMPI_OP_BCAST, 5, 100, 2, 0);          /* on half the world */
-    set_op(&s, XMPI_OP_WAITALL, 7, 0, 0, 0);
+    set_op(&s, XMPIR_OP_ALLREDUCE, 10, 16, 4, 0);
+    set_op(&s, XMPIR_OP_ALLGATHERV, 10, 2000, 4, 0);   /* a vector of 8000 bytes */
+    set_op(&s, XMPIR_OP_SEND, 20, 800, 4, 0);          /* halo rows: fixed size */
+    set_op(&s, XMPIR_OP_BCAST, 5, 100, 2, 0);          /* on half the world */
+    set_op(&s, XMPIR_OP_WAITALL, 7, 0, 0, 0);
     double t;
 
     ck_assert_int_eq(xmpi_predict_comm(&s, &H, 4, &t), 0);
@@ -47,12 +47,12 @@ START_TEST(test_comm_replay)
     ck_assert_int_eq(xmpi_predict_comm(&e, &H, 16, &t), 0);
     NEAR(t, 0);
 
-    ck_assert_int_eq(xmpi_predict_comm(NULL, &H, 4, &t), XMPI_MODEL_EARG);
-    ck_assert_int_eq(xmpi_predict_comm(&s, NULL, 4, &t), XMPI_MODEL_EARG);
-    ck_assert_int_eq(xmpi_predict_comm(&s, &H, 0, &t), XMPI_MODEL_EARG);
-    ck_assert_int_eq(xmpi_predict_comm(&s, &H, 4, NULL), XMPI_MODEL_EARG);
-    s.op[XMPI_OP_SEND].bytes = -1;   /* a corrupted record */
-    ck_assert_int_eq(xmpi_predict_comm(&s, &H, 4, &t), XMPI_MODEL_EARG);
+    ck_assert_int_eq(xmpi_predict_comm(NULL, &H, 4, &t), XMPIR_MODEL_EARG);
+    ck_assert_int_eq(xmpi_predict_comm(&s, NULL, 4, &t), XMPIR_MODEL_EARG);
+    ck_assert_int_eq(xmpi_predict_comm(&s, &H, 0, &t), XMPIR_MODEL_EARG);
+    ck_assert_int_eq(xmpi_predict_comm(&s, &H, 4, NULL), XMPIR_MODEL_EARG);
+    s.op[XMPIR_OP_SEND].bytes = -1;   /* a corrupted record */
+    ck_assert_int_eq(xmpi_predict_comm(&s, &H, 4, &t), XMPIR_MODEL_EARG);
 }
 END_TEST
 
@@ -68,9 +68,9 @@ START_TEST(test_lambda)
 
     struct xmpi_interval s;
     interval_init(&s, 1, 4, 10, 0);
-    set_op(&s, XMPI_OP_ALLREDUCE, 10, 8, 4, 0.002);
-    set_op(&s, XMPI_OP_SEND, 10, 100, 4, 0.001);
-    set_op(&s, XMPI_OP_WAIT, 10, 0, 0, 0.0005);
+    set_op(&s, XMPIR_OP_ALLREDUCE, 10, 8, 4, 0.002);
+    set_op(&s, XMPIR_OP_SEND, 10, 100, 4, 0.001);
+    set_op(&s, XMPIR_OP_WAIT, 10, 0, 0, 0.0005);
     NEAR(xmpi_interval_comm_time(&s), 0.0035);
     ck_assert(xmpi_interval_comm_time(NULL) == 0);
 }
@@ -91,11 +91,11 @@ START_TEST(test_lambda_series)
         int p = series[k];
         struct xmpi_interval s;
         interval_init(&s, k + 1, p, 100, 1e9);
-        set_op(&s, XMPI_OP_ALLREDUCE, 100, 16, p, 0);
-        set_op(&s, XMPI_OP_ALLGATHER, 100, 40000.0 / p, p, 0);
+        set_op(&s, XMPIR_OP_ALLREDUCE, 100, 16, p, 0);
+        set_op(&s, XMPIR_OP_ALLGATHER, 100, 40000.0 / p, p, 0);
         double real;
         ck_assert_int_eq(xmpi_predict_comm(&s, &truth, p, &real), 0);
-        s.op[XMPI_OP_ALLREDUCE].time = real * p;   /* what the profiler would have seen */
+        s.op[XMPIR_OP_ALLREDUCE].time = real * p;   /* what the profiler would have seen */
         ck_assert_int_eq(xmpi_model_observe(&m, &s, NULL), 0);
         for (int cand = 1; cand <= 16; cand++) {
             int cur[1] = {p}, cnd[1] = {cand};

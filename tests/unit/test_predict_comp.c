@@ -20,7 +20,7 @@ START_TEST(test_extrapolation)
     struct xmpi_model m;
     model_with_net(&m, 0);
     double w;
-    ck_assert_int_eq(xmpi_predict_work(&m, 1, &w), XMPI_MODEL_ENODATA);
+    ck_assert_int_eq(xmpi_predict_work(&m, 1, &w), XMPIR_MODEL_ENODATA);
 
     /* One interval: the same work. */
     observe_work(&m, 1, 500);
@@ -30,7 +30,7 @@ START_TEST(test_extrapolation)
     /* The last K = 4 points lie on 100 + 10 i: earlier outliers no longer count. */
     observe_work(&m, 2, 9999);
     for (int i = 3; i <= 6; i++) observe_work(&m, i, 100 + 10 * i);
-    ck_assert_int_eq(m.nhist, XMPI_MODEL_HISTORY);
+    ck_assert_int_eq(m.nhist, XMPIR_MODEL_HISTORY);
     ck_assert_int_eq(xmpi_predict_work(&m, 7, &w), 0);
     NEAR(w, 170);
     ck_assert_int_eq(xmpi_predict_work(&m, 9, &w), 0);
@@ -60,9 +60,9 @@ START_TEST(test_extrapolation)
     ck_assert_int_eq(xmpi_predict_work(&m, 2, &w), 0);
     NEAR(w, 7);
 
-    ck_assert_int_eq(xmpi_predict_work(&m, 0, &w), XMPI_MODEL_EARG);
-    ck_assert_int_eq(xmpi_predict_work(NULL, 2, &w), XMPI_MODEL_EARG);
-    ck_assert_int_eq(xmpi_predict_work(&m, 2, NULL), XMPI_MODEL_EARG);
+    ck_assert_int_eq(xmpi_predict_work(&m, 0, &w), XMPIR_MODEL_EARG);
+    ck_assert_int_eq(xmpi_predict_work(NULL, 2, &w), XMPIR_MODEL_EARG);
+    ck_assert_int_eq(xmpi_predict_work(&m, 2, NULL), XMPIR_MODEL_EARG);
 }
 END_TEST
 
@@ -107,9 +107,9 @@ START_TEST(test_profile_correction)
     NEAR(w, 5);
 
     static const double bad[] = {1, -2};
-    ck_assert_int_eq(xmpi_model_set_profile(&m, bad, 2), XMPI_MODEL_EARG);
-    ck_assert_int_eq(xmpi_model_set_profile(&m, NULL, 3), XMPI_MODEL_EARG);
-    ck_assert_int_eq(xmpi_model_set_profile(&m, profile, -1), XMPI_MODEL_EARG);
+    ck_assert_int_eq(xmpi_model_set_profile(&m, bad, 2), XMPIR_MODEL_EARG);
+    ck_assert_int_eq(xmpi_model_set_profile(&m, NULL, 3), XMPIR_MODEL_EARG);
+    ck_assert_int_eq(xmpi_model_set_profile(&m, profile, -1), XMPIR_MODEL_EARG);
 }
 END_TEST
 
@@ -119,7 +119,7 @@ START_TEST(test_class_power)
     double pw;
     model_with_net(&m, 0);
     ck_assert_int_eq(xmpi_model_add_class(&m, "a", 1), 0);
-    ck_assert_int_eq(xmpi_predict_class_power(&m, 0, &pw), XMPI_MODEL_ENODATA);
+    ck_assert_int_eq(xmpi_predict_class_power(&m, 0, &pw), XMPIR_MODEL_ENODATA);
 
     four_classes(&m);
     ck_assert_int_eq(xmpi_predict_class_power(&m, 0, &pw), 0);
@@ -153,9 +153,9 @@ START_TEST(test_class_power)
     ck_assert_int_eq(xmpi_predict_class_power(&m, 0, &pw), 0);
     NEAR(pw, 77);
 
-    ck_assert_int_eq(xmpi_predict_class_power(&m, 2, &pw), XMPI_MODEL_EARG);
-    ck_assert_int_eq(xmpi_predict_class_power(&m, -1, &pw), XMPI_MODEL_EARG);
-    ck_assert_int_eq(xmpi_predict_class_power(&m, 0, NULL), XMPI_MODEL_EARG);
+    ck_assert_int_eq(xmpi_predict_class_power(&m, 2, &pw), XMPIR_MODEL_EARG);
+    ck_assert_int_eq(xmpi_predict_class_power(&m, -1, &pw), XMPIR_MODEL_EARG);
+    ck_assert_int_eq(xmpi_predict_class_power(&m, 0, NULL), XMPIR_MODEL_EARG);
 }
 END_TEST
 
@@ -178,14 +178,14 @@ START_TEST(test_power_measurement)
     NEAR(m.cls[0].power, 50);
     NEAR(m.cls[1].power, 300);
     const int bad_class[3] = {0, 1, 4};
-    ck_assert_int_eq(xmpi_model_observe(&m, &s, bad_class), XMPI_MODEL_EARG);
-    ck_assert_int_eq(xmpi_model_observe(NULL, &s, NULL), XMPI_MODEL_EARG);
-    ck_assert_int_eq(xmpi_model_observe(&m, NULL, NULL), XMPI_MODEL_EARG);
+    ck_assert_int_eq(xmpi_model_observe(&m, &s, bad_class), XMPIR_MODEL_EARG);
+    ck_assert_int_eq(xmpi_model_observe(NULL, &s, NULL), XMPIR_MODEL_EARG);
+    ck_assert_int_eq(xmpi_model_observe(&m, NULL, NULL), XMPIR_MODEL_EARG);
     s.iterations = 0;
-    ck_assert_int_eq(xmpi_model_observe(&m, &s, NULL), XMPI_MODEL_EARG);
+    ck_assert_int_eq(xmpi_model_observe(&m, &s, NULL), XMPIR_MODEL_EARG);
     s.iterations = 10;
     s.nprocs = 0;
-    ck_assert_int_eq(xmpi_model_observe(&m, &s, NULL), XMPI_MODEL_EARG);
+    ck_assert_int_eq(xmpi_model_observe(&m, &s, NULL), XMPIR_MODEL_EARG);
 }
 END_TEST
 
@@ -202,16 +202,16 @@ START_TEST(test_comp_time)
     NEAR(t, 1e6 / (200 + 2 * 500));
 
     const int none[4] = {0, 0, 0, 0}, neg[4] = {1, -1, 0, 0};
-    ck_assert_int_eq(xmpi_predict_comp(&m, 1e6, none, &t), XMPI_MODEL_EARG);
-    ck_assert_int_eq(xmpi_predict_comp(&m, 1e6, neg, &t), XMPI_MODEL_EARG);
-    ck_assert_int_eq(xmpi_predict_comp(&m, -1, two_a_one_b, &t), XMPI_MODEL_EARG);
-    ck_assert_int_eq(xmpi_predict_comp(&m, 1e6, NULL, &t), XMPI_MODEL_EARG);
-    ck_assert_int_eq(xmpi_predict_comp(&m, 1e6, two_a_one_b, NULL), XMPI_MODEL_EARG);
+    ck_assert_int_eq(xmpi_predict_comp(&m, 1e6, none, &t), XMPIR_MODEL_EARG);
+    ck_assert_int_eq(xmpi_predict_comp(&m, 1e6, neg, &t), XMPIR_MODEL_EARG);
+    ck_assert_int_eq(xmpi_predict_comp(&m, -1, two_a_one_b, &t), XMPIR_MODEL_EARG);
+    ck_assert_int_eq(xmpi_predict_comp(&m, 1e6, NULL, &t), XMPIR_MODEL_EARG);
+    ck_assert_int_eq(xmpi_predict_comp(&m, 1e6, two_a_one_b, NULL), XMPIR_MODEL_EARG);
     struct xmpi_model empty;
     model_with_net(&empty, 0);
     xmpi_model_add_class(&empty, "a", 1);
     const int one[1] = {1};
-    ck_assert_int_eq(xmpi_predict_comp(&empty, 1e6, one, &t), XMPI_MODEL_ENODATA);
+    ck_assert_int_eq(xmpi_predict_comp(&empty, 1e6, one, &t), XMPIR_MODEL_ENODATA);
 }
 END_TEST
 

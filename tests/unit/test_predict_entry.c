@@ -18,7 +18,7 @@ static void jacobi_like(struct xmpi_model *m, struct xmpi_interval *s,
     for (int i = 0; i < 2; i++) r[i].work = 1e6, r[i].t_real = 10, r[i].comm_time = 1;
     interval_init(s, 1, 2, 100, 2e6);
     s->ranks = r;
-    set_op(s, XMPI_OP_ALLREDUCE, 100, 16, 2, 2 * 100 * (A + 16 * B + 16 * G));
+    set_op(s, XMPIR_OP_ALLREDUCE, 100, 16, 2, 2 * 100 * (A + 16 * B + 16 * G));
     const int rank_class[2] = {0, 0};
     ck_assert_int_eq(xmpi_model_observe(m, s, rank_class), 0);
 }
@@ -32,7 +32,7 @@ START_TEST(test_predict_entry)
     const int cur[1] = {2}, cand[1] = {4};
     const long pc[2] = {50, 50}, pd[2] = {0, 50};
     const int rank_class[2] = {0, 0};
-    const struct xmpi_struct_desc matrix = {XMPI_STRUCT_DENSE, 0, 8, 100, 100, 0, 0};
+    const struct xmpi_struct_desc matrix = {XMPIR_STRUCT_DENSE, 0, 8, 100, 100, 0, 0};
     struct xmpi_predict_request rq = {
         .interval = &s, .current = cur, .candidate = cand, .structs = &matrix, .nstructs = 1,
         .part = {2, pc, pd}, .rank_class = rank_class,
@@ -47,7 +47,7 @@ START_TEST(test_predict_entry)
     NEAR(out.t_comm, 2 * 100 * (2 * A + 16 * 2 * B + 16 * 2 * G));
     ck_assert_int_eq(out.nspawn, 2);
     ck_assert_int_eq(out.nremove, 0);
-    NEAR(out.t_spawn, 2 * XMPI_CAL_DEFAULT_SPAWN_SINGLE);
+    NEAR(out.t_spawn, 2 * XMPIR_CAL_DEFAULT_SPAWN_SINGLE);
     NEAR(out.t_remove, 0);
     /* The model lays the 4 processes out evenly: the 50 + 50 -> 25 x 4 case of
      * test_predict_redist.c. */
@@ -100,7 +100,7 @@ START_TEST(test_predict_mixed_link)
     const int cur[1] = {2}, cand[1] = {4};
     const long pc[2] = {50, 50}, pd[2] = {0, 50};
     const int rank_class[2] = {0, 0};
-    const struct xmpi_struct_desc matrix = {XMPI_STRUCT_DENSE, 0, 8, 100, 100, 0, 0};
+    const struct xmpi_struct_desc matrix = {XMPIR_STRUCT_DENSE, 0, 8, 100, 100, 0, 0};
     struct xmpi_predict_request rq = {
         .interval = &s, .current = cur, .candidate = cand, .structs = &matrix, .nstructs = 1,
         .part = {2, pc, pd}, .rank_class = rank_class, .mixed_next = 1,
@@ -140,7 +140,7 @@ START_TEST(test_predict_remove_layout)
     ck_assert_int_eq(xmpi_model_observe(&m, &s, NULL), 0);
     const int cur[2] = {2, 2}, cand[2] = {1, 2}, rank_class[4] = {0, 1, 0, 1};
     const long pc[4] = {25, 25, 25, 25}, pd[4] = {0, 25, 50, 75};
-    const struct xmpi_struct_desc v = {XMPI_STRUCT_VECTOR, 0, 1, 100, 0, 0, 0};
+    const struct xmpi_struct_desc v = {XMPIR_STRUCT_VECTOR, 0, 1, 100, 0, 0, 0};
     struct xmpi_predict_request rq = {
         .interval = &s, .current = cur, .candidate = cand, .structs = &v, .nstructs = 1,
         .part = {4, pc, pd}, .rank_class = rank_class,
@@ -148,7 +148,7 @@ START_TEST(test_predict_remove_layout)
     struct xmpi_prediction out;
     ck_assert_int_eq(xmpi_model_predict(&m, &rq, &out), 0);
     ck_assert_int_eq(out.nremove, 1);
-    NEAR(out.t_remove, XMPI_CAL_DEFAULT_REMOVE);
+    NEAR(out.t_remove, XMPIR_CAL_DEFAULT_REMOVE);
     NEAR(out.redist_bytes, 8 + 17 + 8);
     /* The busiest: process 2 sends its 25 rows to 1 and 3; process 1 talks to 0 and 2. */
     NEAR(out.t_redist, 2 * A + 25 * B);
@@ -156,9 +156,9 @@ START_TEST(test_predict_remove_layout)
     /* The rank classes must describe the current configuration. */
     const int wrong[4] = {0, 0, 0, 1};
     rq.rank_class = wrong;
-    ck_assert_int_eq(xmpi_model_predict(&m, &rq, &out), XMPI_MODEL_EARG);
+    ck_assert_int_eq(xmpi_model_predict(&m, &rq, &out), XMPIR_MODEL_EARG);
     rq.rank_class = NULL;
-    ck_assert_int_eq(xmpi_model_predict(&m, &rq, &out), XMPI_MODEL_EARG);
+    ck_assert_int_eq(xmpi_model_predict(&m, &rq, &out), XMPIR_MODEL_EARG);
 }
 END_TEST
 
@@ -174,41 +174,41 @@ START_TEST(test_predict_errors)
     memset(&out, 0x5a, sizeof out);
     struct xmpi_prediction before;
     memcpy(&before, &out, sizeof out);
-    ck_assert_int_eq(xmpi_model_predict(NULL, &rq, &out), XMPI_MODEL_EARG);
-    ck_assert_int_eq(xmpi_model_predict(&m, NULL, &out), XMPI_MODEL_EARG);
-    ck_assert_int_eq(xmpi_model_predict(&m, &rq, NULL), XMPI_MODEL_EARG);
+    ck_assert_int_eq(xmpi_model_predict(NULL, &rq, &out), XMPIR_MODEL_EARG);
+    ck_assert_int_eq(xmpi_model_predict(&m, NULL, &out), XMPIR_MODEL_EARG);
+    ck_assert_int_eq(xmpi_model_predict(&m, &rq, NULL), XMPIR_MODEL_EARG);
     rq.candidate = zero;
-    ck_assert_int_eq(xmpi_model_predict(&m, &rq, &out), XMPI_MODEL_EARG);
+    ck_assert_int_eq(xmpi_model_predict(&m, &rq, &out), XMPIR_MODEL_EARG);
     rq.candidate = neg;
-    ck_assert_int_eq(xmpi_model_predict(&m, &rq, &out), XMPI_MODEL_EARG);
+    ck_assert_int_eq(xmpi_model_predict(&m, &rq, &out), XMPIR_MODEL_EARG);
     rq.candidate = cand;
     rq.current = NULL;
-    ck_assert_int_eq(xmpi_model_predict(&m, &rq, &out), XMPI_MODEL_EARG);
+    ck_assert_int_eq(xmpi_model_predict(&m, &rq, &out), XMPIR_MODEL_EARG);
     rq.current = cur;
     rq.interval = NULL;
-    ck_assert_int_eq(xmpi_model_predict(&m, &rq, &out), XMPI_MODEL_EARG);
+    ck_assert_int_eq(xmpi_model_predict(&m, &rq, &out), XMPIR_MODEL_EARG);
     rq.interval = &s;
     /* An interval the model has not taken in. */
     s.index = 2;
-    ck_assert_int_eq(xmpi_model_predict(&m, &rq, &out), XMPI_MODEL_ESTATE);
+    ck_assert_int_eq(xmpi_model_predict(&m, &rq, &out), XMPIR_MODEL_ESTATE);
     s.index = 1;
     /* No power known. */
     m.cls[0].power = 0;
-    ck_assert_int_eq(xmpi_model_predict(&m, &rq, &out), XMPI_MODEL_ENODATA);
+    ck_assert_int_eq(xmpi_model_predict(&m, &rq, &out), XMPIR_MODEL_ENODATA);
     ck_assert(!memcmp(&out, &before, sizeof out));
 
     /* add_class refuses what it cannot hold. */
-    ck_assert_int_eq(xmpi_model_add_class(&m, "node", 1), XMPI_MODEL_EARG);
-    ck_assert_int_eq(xmpi_model_add_class(&m, "a b", 1), XMPI_MODEL_EARG);
-    ck_assert_int_eq(xmpi_model_add_class(&m, "", 1), XMPI_MODEL_EARG);
-    ck_assert_int_eq(xmpi_model_add_class(&m, "x", -1), XMPI_MODEL_EARG);
-    ck_assert_int_eq(xmpi_model_add_class(&m, NULL, 1), XMPI_MODEL_EARG);
-    for (int i = 1; i < XMPI_MODEL_CLASSES_MAX; i++) {
+    ck_assert_int_eq(xmpi_model_add_class(&m, "node", 1), XMPIR_MODEL_EARG);
+    ck_assert_int_eq(xmpi_model_add_class(&m, "a b", 1), XMPIR_MODEL_EARG);
+    ck_assert_int_eq(xmpi_model_add_class(&m, "", 1), XMPIR_MODEL_EARG);
+    ck_assert_int_eq(xmpi_model_add_class(&m, "x", -1), XMPIR_MODEL_EARG);
+    ck_assert_int_eq(xmpi_model_add_class(&m, NULL, 1), XMPIR_MODEL_EARG);
+    for (int i = 1; i < XMPIR_MODEL_CLASSES_MAX; i++) {
         char name[16];
         snprintf(name, sizeof name, "c%d", i);
         ck_assert_int_eq(xmpi_model_add_class(&m, name, 1), i);
     }
-    ck_assert_int_eq(xmpi_model_add_class(&m, "one-too-many", 1), XMPI_MODEL_EARG);
+    ck_assert_int_eq(xmpi_model_add_class(&m, "one-too-many", 1), XMPIR_MODEL_EARG);
 }
 END_TEST
 

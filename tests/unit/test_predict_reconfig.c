@@ -12,18 +12,18 @@ START_TEST(test_reconfig)
     ck_assert_int_eq(xmpi_predict_reconfig(&m, cur, cand, &r), 0);
     ck_assert_int_eq(r.nspawn, 3);
     ck_assert_int_eq(r.nremove, 1);
-    NEAR(r.t_spawn, 3 * XMPI_CAL_DEFAULT_SPAWN_SINGLE);
-    NEAR(r.t_remove, 1 * XMPI_CAL_DEFAULT_REMOVE);
+    NEAR(r.t_spawn, 3 * XMPIR_CAL_DEFAULT_SPAWN_SINGLE);
+    NEAR(r.t_remove, 1 * XMPIR_CAL_DEFAULT_REMOVE);
     m.spawn_group = 1;
     ck_assert_int_eq(xmpi_predict_reconfig(&m, cur, cand, &r), 0);
-    NEAR(r.t_spawn, 3 * XMPI_CAL_DEFAULT_SPAWN_GROUP);
+    NEAR(r.t_spawn, 3 * XMPIR_CAL_DEFAULT_SPAWN_GROUP);
     ck_assert_int_eq(xmpi_predict_reconfig(&m, cur, cur, &r), 0);
     ck_assert_int_eq(r.nspawn + r.nremove, 0);
     NEAR(r.t_spawn + r.t_remove, 0);
     const int neg[4] = {-1, 0, 0, 0};
-    ck_assert_int_eq(xmpi_predict_reconfig(&m, neg, cand, &r), XMPI_MODEL_EARG);
-    ck_assert_int_eq(xmpi_predict_reconfig(&m, cur, NULL, &r), XMPI_MODEL_EARG);
-    ck_assert_int_eq(xmpi_predict_reconfig(&m, cur, cand, NULL), XMPI_MODEL_EARG);
+    ck_assert_int_eq(xmpi_predict_reconfig(&m, neg, cand, &r), XMPIR_MODEL_EARG);
+    ck_assert_int_eq(xmpi_predict_reconfig(&m, cur, NULL, &r), XMPIR_MODEL_EARG);
+    ck_assert_int_eq(xmpi_predict_reconfig(&m, cur, cand, NULL), XMPIR_MODEL_EARG);
 }
 END_TEST
 

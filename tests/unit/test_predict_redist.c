@@ -15,8 +15,8 @@ START_TEST(test_redist_dense_and_vector)
 {
     const struct xmpi_partition from = {2, old_c, old_d}, to = {4, new_c, new_d};
     struct xmpi_struct_desc d[2] = {
-        {XMPI_STRUCT_VECTOR, 0, 8, 100, 0, 0, 0},
-        {XMPI_STRUCT_DENSE, 0, 8, 100, 100, 0, 0},
+        {XMPIR_STRUCT_VECTOR, 0, 8, 100, 0, 0, 0},
+        {XMPIR_STRUCT_DENSE, 0, 8, 100, 100, 0, 0},
     };
     double bytes, t;
     ck_assert_int_eq(xmpi_predict_redist(&H, d, 1, &from, &to, &bytes, &t), 0);
@@ -78,7 +78,7 @@ START_TEST(test_redist_sparse)
 {
     const struct xmpi_partition from = {2, old_c, old_d}, to = {4, new_c, new_d};
     /* 1000 nonzeros, 10 per row; 4-byte indices, 8-byte values. */
-    struct xmpi_struct_desc d = {XMPI_STRUCT_SPARSE, 0, 8, 100, 0, 1000, 4};
+    struct xmpi_struct_desc d = {XMPIR_STRUCT_SPARSE, 0, 8, 100, 0, 1000, 4};
     double bytes, t;
     ck_assert_int_eq(xmpi_predict_redist(&H, &d, 1, &from, &to, &bytes, &t), 0);
     NEAR(t, (3 * A + 50 * 4 * B) + (3 * A + 50 * 40 * B) + (3 * A + 50 * 80 * B));
@@ -95,33 +95,33 @@ END_TEST
 START_TEST(test_redist_invalid)
 {
     const struct xmpi_partition from = {2, old_c, old_d}, to = {4, new_c, new_d};
-    struct xmpi_struct_desc d = {XMPI_STRUCT_VECTOR, 0, 8, 100, 0, 0, 0};
+    struct xmpi_struct_desc d = {XMPIR_STRUCT_VECTOR, 0, 8, 100, 0, 0, 0};
     double bytes, t;
     const long short_c[2] = {50, 49};
     const struct xmpi_partition lost_row = {2, short_c, old_d};
     ck_assert_int_eq(xmpi_predict_redist(&H, &d, 1, &from, &lost_row, &bytes, &t),
-                     XMPI_MODEL_EARG);
+                     XMPIR_MODEL_EARG);
     const long neg_c[2] = {-50, 150};
     const struct xmpi_partition neg = {2, neg_c, old_d};
-    ck_assert_int_eq(xmpi_predict_redist(&H, &d, 1, &neg, &to, &bytes, &t), XMPI_MODEL_EARG);
+    ck_assert_int_eq(xmpi_predict_redist(&H, &d, 1, &neg, &to, &bytes, &t), XMPIR_MODEL_EARG);
     const struct xmpi_partition nulls = {2, NULL, old_d};
-    ck_assert_int_eq(xmpi_predict_redist(&H, &d, 1, &nulls, &to, &bytes, &t), XMPI_MODEL_EARG);
-    ck_assert_int_eq(xmpi_predict_redist(&H, &d, 1, NULL, &to, &bytes, &t), XMPI_MODEL_EARG);
-    ck_assert_int_eq(xmpi_predict_redist(NULL, &d, 1, &from, &to, &bytes, &t), XMPI_MODEL_EARG);
-    ck_assert_int_eq(xmpi_predict_redist(&H, NULL, 1, &from, &to, &bytes, &t), XMPI_MODEL_EARG);
-    ck_assert_int_eq(xmpi_predict_redist(&H, &d, 1, &from, &to, NULL, &t), XMPI_MODEL_EARG);
+    ck_assert_int_eq(xmpi_predict_redist(&H, &d, 1, &nulls, &to, &bytes, &t), XMPIR_MODEL_EARG);
+    ck_assert_int_eq(xmpi_predict_redist(&H, &d, 1, NULL, &to, &bytes, &t), XMPIR_MODEL_EARG);
+    ck_assert_int_eq(xmpi_predict_redist(NULL, &d, 1, &from, &to, &bytes, &t), XMPIR_MODEL_EARG);
+    ck_assert_int_eq(xmpi_predict_redist(&H, NULL, 1, &from, &to, &bytes, &t), XMPIR_MODEL_EARG);
+    ck_assert_int_eq(xmpi_predict_redist(&H, &d, 1, &from, &to, NULL, &t), XMPIR_MODEL_EARG);
     struct xmpi_struct_desc bad[] = {
-        {XMPI_STRUCT_VECTOR, 0, 8, 99, 0, 0, 0},      /* rows differ from the partition */
-        {XMPI_STRUCT_VECTOR, 0, 0, 100, 0, 0, 0},     /* no element size */
-        {XMPI_STRUCT_VECTOR, 2, 8, 100, 0, 0, 0},     /* unknown scheme */
+        {XMPIR_STRUCT_VECTOR, 0, 8, 99, 0, 0, 0},      /* rows differ from the partition */
+        {XMPIR_STRUCT_VECTOR, 0, 0, 100, 0, 0, 0},     /* no element size */
+        {XMPIR_STRUCT_VECTOR, 2, 8, 100, 0, 0, 0},     /* unknown scheme */
         {7, 0, 8, 100, 0, 0, 0},                      /* unknown kind */
-        {XMPI_STRUCT_DENSE, 0, 8, 100, -1, 0, 0},     /* negative row length */
-        {XMPI_STRUCT_SPARSE, 0, 8, 100, 0, -1, 4},    /* negative nnz */
-        {XMPI_STRUCT_SPARSE, 0, 8, 100, 0, 10, 0},    /* no index size */
+        {XMPIR_STRUCT_DENSE, 0, 8, 100, -1, 0, 0},     /* negative row length */
+        {XMPIR_STRUCT_SPARSE, 0, 8, 100, 0, -1, 4},    /* negative nnz */
+        {XMPIR_STRUCT_SPARSE, 0, 8, 100, 0, 10, 0},    /* no index size */
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
         ck_assert_msg(xmpi_predict_redist(&H, &bad[i], 1, &from, &to, &bytes, &t) ==
-                          XMPI_MODEL_EARG,
+                          XMPIR_MODEL_EARG,
                       "bad description %zu accepted", i);
     /* No structures: nothing to move. */
     ck_assert_int_eq(xmpi_predict_redist(&H, NULL, 0, &from, &to, &bytes, &t), 0);

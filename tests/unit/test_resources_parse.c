@@ -41,10 +41,10 @@ END_TEST
 
 START_TEST(test_name_length_limit)
 {
-    /* 63 characters is the longest name that fits XMPI_NAME_MAX with its NUL. */
-    char name[XMPI_NAME_MAX], text[256];
-    memset(name, 'h', XMPI_NAME_MAX - 1);
-    name[XMPI_NAME_MAX - 1] = '\0';
+    /* 63 characters is the longest name that fits XMPIR_NAME_MAX with its NUL. */
+    char name[XMPIR_NAME_MAX], text[256];
+    memset(name, 'h', XMPIR_NAME_MAX - 1);
+    name[XMPIR_NAME_MAX - 1] = '\0';
     snprintf(text, sizeof text, "%s:%s:1:0\n", name, name);
     struct xmpi_pool p;
     ck_assert_msg(parse_text(&p, text, "long.txt") == 0, "rejected: %s", err);

@@ -43,12 +43,12 @@ START_TEST(test_schedule_parse)
     ck_assert_msg(parse_sched(&s, sched_text) == 0, "%s", err);
     ck_assert_int_eq(s.n, 6);
     ck_assert_int_eq(s.next, 0);
-    assert_event(&s.ev[0], 0, XMPI_RMS_ACT_SPAWN, 1, "x.y-z_9");
-    assert_event(&s.ev[1], 100, XMPI_RMS_ACT_SHRINK, 2, "b");
-    assert_event(&s.ev[2], 100, XMPI_RMS_ACT_SPAWN, 3, "c");
-    assert_event(&s.ev[3], 100, XMPI_RMS_ACT_SHRINK, 1, "d");
-    assert_event(&s.ev[4], 200, XMPI_RMS_ACT_SPAWN, 1, "a");
-    assert_event(&s.ev[5], 300, XMPI_RMS_ACT_SPAWN, 1000000, "e");
+    assert_event(&s.ev[0], 0, XMPIR_RMS_ACT_SPAWN, 1, "x.y-z_9");
+    assert_event(&s.ev[1], 100, XMPIR_RMS_ACT_SHRINK, 2, "b");
+    assert_event(&s.ev[2], 100, XMPIR_RMS_ACT_SPAWN, 3, "c");
+    assert_event(&s.ev[3], 100, XMPIR_RMS_ACT_SHRINK, 1, "d");
+    assert_event(&s.ev[4], 200, XMPIR_RMS_ACT_SPAWN, 1, "a");
+    assert_event(&s.ev[5], 300, XMPIR_RMS_ACT_SPAWN, 1000000, "e");
     xmpi_rms_schedule_free(&s);
     ck_assert_int_eq(s.n, 0);
     ck_assert_ptr_null(s.ev);
@@ -130,17 +130,17 @@ START_TEST(test_schedule_due)
     struct xmpi_rms_schedule s;
     ck_assert_int_eq(parse_sched(&s, sched_text), 0);
     ck_assert_ptr_null(xmpi_rms_schedule_due(NULL, 5));
-    assert_event(xmpi_rms_schedule_due(&s, 0), 0, XMPI_RMS_ACT_SPAWN, 1, "x.y-z_9");
+    assert_event(xmpi_rms_schedule_due(&s, 0), 0, XMPIR_RMS_ACT_SPAWN, 1, "x.y-z_9");
     ck_assert_ptr_null(xmpi_rms_schedule_due(&s, 0));
     ck_assert_ptr_null(xmpi_rms_schedule_due(&s, 99));
     /* Three due at 100 come out one per call, in file order. */
-    assert_event(xmpi_rms_schedule_due(&s, 100), 100, XMPI_RMS_ACT_SHRINK, 2, "b");
-    assert_event(xmpi_rms_schedule_due(&s, 100), 100, XMPI_RMS_ACT_SPAWN, 3, "c");
-    assert_event(xmpi_rms_schedule_due(&s, 150), 100, XMPI_RMS_ACT_SHRINK, 1, "d");
+    assert_event(xmpi_rms_schedule_due(&s, 100), 100, XMPIR_RMS_ACT_SHRINK, 2, "b");
+    assert_event(xmpi_rms_schedule_due(&s, 100), 100, XMPIR_RMS_ACT_SPAWN, 3, "c");
+    assert_event(xmpi_rms_schedule_due(&s, 150), 100, XMPIR_RMS_ACT_SHRINK, 1, "d");
     ck_assert_ptr_null(xmpi_rms_schedule_due(&s, 150));
     /* A late poll catches up, still one at a time. */
-    assert_event(xmpi_rms_schedule_due(&s, 1000), 200, XMPI_RMS_ACT_SPAWN, 1, "a");
-    assert_event(xmpi_rms_schedule_due(&s, 1000), 300, XMPI_RMS_ACT_SPAWN, 1000000, "e");
+    assert_event(xmpi_rms_schedule_due(&s, 1000), 200, XMPIR_RMS_ACT_SPAWN, 1, "a");
+    assert_event(xmpi_rms_schedule_due(&s, 1000), 300, XMPIR_RMS_ACT_SPAWN, 1000000, "e");
     ck_assert_ptr_null(xmpi_rms_schedule_due(&s, 1000));
     ck_assert_ptr_null(xmpi_rms_schedule_due(&s, 100000));
     ck_assert_int_eq(s.next, 6);
@@ -160,8 +160,8 @@ START_TEST(test_schedule_load)
     put(p, "10 spawn 2 fast\n5 remove 1 slow\n");
     ck_assert_msg(xmpi_rms_schedule_load(&s, p, err, sizeof err) == 0, "%s", err);
     ck_assert_int_eq(s.n, 2);
-    assert_event(&s.ev[0], 5, XMPI_RMS_ACT_SHRINK, 1, "slow");
-    assert_event(&s.ev[1], 10, XMPI_RMS_ACT_SPAWN, 2, "fast");
+    assert_event(&s.ev[0], 5, XMPIR_RMS_ACT_SHRINK, 1, "slow");
+    assert_event(&s.ev[1], 10, XMPIR_RMS_ACT_SPAWN, 2, "fast");
     xmpi_rms_schedule_free(&s);
     put(p, "10 spawn 2 fast\n5 remove 1 slow\n7 remove x slow\n");
     ck_assert_int_eq(xmpi_rms_schedule_load(&s, p, err, sizeof err), -1);

@@ -45,9 +45,9 @@ START_TEST(test_parse_layout)
     xmpi_rms_state_free(&st);
 
     /* A 63-character name is the longest that fits. */
-    char text[256], name[XMPI_NAME_MAX];
-    memset(name, 'h', XMPI_NAME_MAX - 1);
-    name[XMPI_NAME_MAX - 1] = '\0';
+    char text[256], name[XMPIR_NAME_MAX];
+    memset(name, 'h', XMPIR_NAME_MAX - 1);
+    name[XMPIR_NAME_MAX - 1] = '\0';
     snprintf(text, sizeof text, "%s %s 1 1 0 0\n", name, name);
     mk(&st, text);
     assert_entry(&st, 0, name, name, 1, 1, 0, 0);

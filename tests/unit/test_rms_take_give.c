@@ -78,15 +78,15 @@ struct action_case {
 };
 
 static const struct action_case actions[] = {
-    {"", XMPI_RMS_ACT_NONE, 0, ""},
-    {"a fast 4 0 2 0\nb slow 4 0 0 0\n", XMPI_RMS_ACT_NONE, 0, ""},
-    {"a fast 4 0 2 0\nb slow 4 2 0 0\nc fast 4 1 0 0\nd slow 4 1 0 0\n", XMPI_RMS_ACT_SPAWN, 3,
+    {"", XMPIR_RMS_ACT_NONE, 0, ""},
+    {"a fast 4 0 2 0\nb slow 4 0 0 0\n", XMPIR_RMS_ACT_NONE, 0, ""},
+    {"a fast 4 0 2 0\nb slow 4 2 0 0\nc fast 4 1 0 0\nd slow 4 1 0 0\n", XMPIR_RMS_ACT_SPAWN, 3,
      "slow"},
-    {"a fast 4 1 0 0\nb slow 4 2 0 0\nc fast 4 1 0 0\n", XMPI_RMS_ACT_SPAWN, 2, "fast"},
+    {"a fast 4 1 0 0\nb slow 4 2 0 0\nc fast 4 1 0 0\n", XMPIR_RMS_ACT_SPAWN, 2, "fast"},
     /* reclaims win over offers, even when the offer comes first in the file */
-    {"a fast 4 3 0 0\nb slow 4 0 2 1\nc slow 4 0 3 2\nd fast 4 0 1 1\n", XMPI_RMS_ACT_SHRINK, 3,
+    {"a fast 4 3 0 0\nb slow 4 0 2 1\nc slow 4 0 3 2\nd fast 4 0 1 1\n", XMPIR_RMS_ACT_SHRINK, 3,
      "slow"},
-    {"a fast 4 0 2 2\nb slow 4 0 2 1\nc fast 4 0 1 1\n", XMPI_RMS_ACT_SHRINK, 3, "fast"},
+    {"a fast 4 0 2 2\nb slow 4 0 2 1\nc fast 4 0 1 1\n", XMPIR_RMS_ACT_SHRINK, 3, "fast"},
 };
 #define NACTIONS ((int)(sizeof actions / sizeof actions[0]))
 
@@ -96,7 +96,7 @@ START_TEST(test_action)
     struct xmpi_rms_state st;
     mk(&st, c->text);
     int nprocs = -7;
-    char cls[XMPI_NAME_MAX] = "junk";
+    char cls[XMPIR_NAME_MAX] = "junk";
     ck_assert_int_eq(xmpi_rms_state_action(&st, &nprocs, cls, sizeof cls), c->act);
     ck_assert_int_eq(nprocs, c->nprocs);
     ck_assert_str_eq(cls, c->cls);

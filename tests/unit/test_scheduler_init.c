@@ -19,9 +19,9 @@ START_TEST(test_init_spec)
                                         "quad:1,quad:2,gpu:1,dual:1"};
     for (size_t k = 0; k < sizeof specs / sizeof specs[0]; k++) {
         mkpool(&p, init_cluster, 4);
-        init_ok(&s, &p, XMPI_SCHED_BALANCE_OCCUPIED, 1, 5, hosts, specs[k]);
+        init_ok(&s, &p, XMPIR_SCHED_BALANCE_OCCUPIED, 1, 5, hosts, specs[k]);
         ck_assert_int_eq(s.nprocs, 5);
-        ck_assert_int_eq(s.policy, XMPI_SCHED_BALANCE_OCCUPIED);
+        ck_assert_int_eq(s.policy, XMPIR_SCHED_BALANCE_OCCUPIED);
         ck_assert_int_eq(s.oversubscribe, 1);
         ck_assert_ptr_eq(s.pool, &p);
         ck_assert_int_eq(s.next_group, 1);
@@ -38,14 +38,14 @@ START_TEST(test_init_spec)
     /* Counts left in the pool by an earlier job do not carry over. */
     mkpool(&p, init_cluster, 4);
     for (int h = 0; h < 4; h++) p.hosts[h].procs = 3;
-    init_ok(&s, &p, XMPI_SCHED_BALANCE_ALL, 0, 5, hosts, specs[0]);
+    init_ok(&s, &p, XMPIR_SCHED_BALANCE_ALL, 0, 5, hosts, specs[0]);
     assert_counts(&s, (const int[]){2, 1, 1, 1});
     done(&s, &p);
     /* No spec: each host's first class; initial processes may exceed PEs. */
     static char *const many[] = {"n1", "n1", "n1", "n1", "n1", "n2"};
     for (int k = 0; k < 2; k++) {
         mkpool(&p, init_cluster, 4);
-        init_ok(&s, &p, XMPI_SCHED_BALANCE_ALL, 0, 6, many, k ? "" : NULL);
+        init_ok(&s, &p, XMPIR_SCHED_BALANCE_ALL, 0, 6, many, k ? "" : NULL);
         assert_counts(&s, (const int[]){0, 5, 0, 1});
         done(&s, &p);
     }
@@ -92,9 +92,9 @@ START_TEST(test_init_errors)
     memset(&s, 0xa5, sizeof s);
     orig = s;
     err[0] = '\0';
-    int rc = xmpi_sched_init(&s, &p, XMPI_SCHED_BALANCE_ALL, 0, b->nprocs,
+    int rc = xmpi_sched_init(&s, &p, XMPIR_SCHED_BALANCE_ALL, 0, b->nprocs,
                              (char *const *)b->hosts, b->spec, err, sizeof err);
-    ck_assert_msg(rc == XMPI_SCHED_EINIT, "case %d: %d (%s)", _i, rc, err);
+    ck_assert_msg(rc == XMPIR_SCHED_EINIT, "case %d: %d (%s)", _i, rc, err);
     ck_assert_msg(memcmp(&s, &orig, sizeof s) == 0, "case %d: scheduler written", _i);
     ck_assert_msg(memcmp(before, p.hosts, sizeof before) == 0, "case %d: pool changed", _i);
     for (int k = 0; k < 3 && b->needle[k]; k++)

@@ -22,8 +22,8 @@ START_TEST(test_place_sequences)
         struct snap sn;
         take_snap(&sn, &s);
         int h[9];
-        ck_assert_msg(place(&s, cls, 9, h) == XMPI_SCHED_OK, "%s", err);
-        assert_ints(h, pol == XMPI_SCHED_BALANCE_ALL ? all9 : occ9, 9, "hosts");
+        ck_assert_msg(place(&s, cls, 9, h) == XMPIR_SCHED_OK, "%s", err);
+        assert_ints(h, pol == XMPIR_SCHED_BALANCE_ALL ? all9 : occ9, 9, "hosts");
         assert_snap(&sn, &s);   /* placing only proposes */
         done(&s, &p);
     }
@@ -36,15 +36,15 @@ START_TEST(test_place_mixed_classes)
      * Node1, Node2 and Node4 tie at 1 with Node3 now full, Node1 comes first. */
     struct xmpi_pool p;
     struct xmpi_sched s;
-    thesis_job(&s, &p, XMPI_SCHED_BALANCE_ALL, 0);
+    thesis_job(&s, &p, XMPIR_SCHED_BALANCE_ALL, 0);
     char *cls[] = {"dual", "quad", NULL};
     int h[3];
-    ck_assert_msg(place(&s, cls, 3, h) == XMPI_SCHED_OK, "%s", err);
+    ck_assert_msg(place(&s, cls, 3, h) == XMPIR_SCHED_OK, "%s", err);
     assert_ints(h, (const int[]){NODE3, NODE2, NODE1}, 3, "hosts");
     /* cls NULL: every process may go anywhere; 11 PEs are free in all. */
     int all[11];
-    ck_assert_msg(place(&s, NULL, 11, all) == XMPI_SCHED_OK, "%s", err);
-    ck_assert_int_eq(place(&s, NULL, 12, all), XMPI_SCHED_ENOPE);
+    ck_assert_msg(place(&s, NULL, 11, all) == XMPIR_SCHED_OK, "%s", err);
+    ck_assert_int_eq(place(&s, NULL, 12, all), XMPIR_SCHED_ENOPE);
     done(&s, &p);
 }
 END_TEST
@@ -60,9 +60,9 @@ START_TEST(test_occupied_opens_first_empty)
     struct xmpi_pool p;
     struct xmpi_sched s;
     mkpool(&p, d, 4);
-    init_ok(&s, &p, XMPI_SCHED_BALANCE_OCCUPIED, 0, 3, hosts, NULL);
+    init_ok(&s, &p, XMPIR_SCHED_BALANCE_OCCUPIED, 0, 3, hosts, NULL);
     int h[3];
-    ck_assert_msg(place(&s, NULL, 3, h) == XMPI_SCHED_OK, "%s", err);
+    ck_assert_msg(place(&s, NULL, 3, h) == XMPIR_SCHED_OK, "%s", err);
     assert_ints(h, (const int[]){2, 2, 2}, 3, "hosts");
     done(&s, &p);
 }
@@ -90,8 +90,8 @@ START_TEST(test_place_never_exceeds_pes)
             int *h = malloc((size_t)(room + 1) * sizeof *h);
             char **cls = malloc((size_t)(room + 1) * sizeof *cls);
             for (int i = 0; i <= room; i++) cls[i] = classes[c];
-            ck_assert_int_eq(place(&s, cls, room + 1, h), XMPI_SCHED_ENOPE);
-            ck_assert_msg(place(&s, cls, room, h) == XMPI_SCHED_OK, "%s", err);
+            ck_assert_int_eq(place(&s, cls, room + 1, h), XMPIR_SCHED_ENOPE);
+            ck_assert_msg(place(&s, cls, room, h) == XMPIR_SCHED_OK, "%s", err);
             int per[NTHESIS] = {0};
             for (int i = 0; i < room; i++) per[h[i]]++;
             for (int i = 0; i < NTHESIS; i++) {
@@ -104,9 +104,9 @@ START_TEST(test_place_never_exceeds_pes)
             for (;;) {
                 int one;
                 int rc = place(&s, cls, 1, &one);
-                if (rc == XMPI_SCHED_ENOPE) break;
-                ck_assert_msg(rc == XMPI_SCHED_OK, "%s", err);
-                ck_assert_int_eq(xmpi_sched_add(&s, &one, 1, 0), XMPI_SCHED_OK);
+                if (rc == XMPIR_SCHED_ENOPE) break;
+                ck_assert_msg(rc == XMPIR_SCHED_OK, "%s", err);
+                ck_assert_int_eq(xmpi_sched_add(&s, &one, 1, 0), XMPIR_SCHED_OK);
                 ck_assert_int_le(placed++, room);
             }
             ck_assert_int_eq(placed, room);
@@ -129,18 +129,18 @@ START_TEST(test_oversubscribe)
     struct xmpi_pool p;
     struct xmpi_sched s;
     mkpool(&p, d, 2);
-    init_ok(&s, &p, XMPI_SCHED_BALANCE_ALL, 1, 6, full, NULL);
+    init_ok(&s, &p, XMPIR_SCHED_BALANCE_ALL, 1, 6, full, NULL);
     int h[3];
-    ck_assert_msg(place(&s, NULL, 3, h) == XMPI_SCHED_OK, "%s", err);
+    ck_assert_msg(place(&s, NULL, 3, h) == XMPIR_SCHED_OK, "%s", err);
     assert_ints(h, (const int[]){0, 1, 0}, 3, "hosts");
-    ck_assert_int_eq(xmpi_sched_add(&s, h, 3, 1), XMPI_SCHED_OK);
+    ck_assert_int_eq(xmpi_sched_add(&s, h, 3, 1), XMPIR_SCHED_OK);
     assert_counts(&s, (const int[]){6, 3});
     done(&s, &p);
 
     /* Without it, the same request is refused. */
     mkpool(&p, d, 2);
-    init_ok(&s, &p, XMPI_SCHED_BALANCE_ALL, 0, 6, full, NULL);
-    ck_assert_int_eq(place(&s, NULL, 3, h), XMPI_SCHED_ENOPE);
+    init_ok(&s, &p, XMPIR_SCHED_BALANCE_ALL, 0, 6, full, NULL);
+    ck_assert_int_eq(place(&s, NULL, 3, h), XMPIR_SCHED_ENOPE);
     done(&s, &p);
 
     /* While a PE is free, oversubscription changes nothing: a has 3 free PEs, b 2. */
@@ -150,7 +150,7 @@ START_TEST(test_oversubscribe)
         for (int over = 0; over < 2; over++) {
             mkpool(&p, d, 2);
             init_ok(&s, &p, pol, over, 1, one, NULL);
-            ck_assert_msg(place(&s, NULL, 5, hs[over]) == XMPI_SCHED_OK, "%s", err);
+            ck_assert_msg(place(&s, NULL, 5, hs[over]) == XMPIR_SCHED_OK, "%s", err);
             done(&s, &p);
         }
         assert_ints(hs[1], hs[0], 5, "hosts with oversubscription");
@@ -162,15 +162,15 @@ START_TEST(test_add_groups_and_order)
 {
     struct xmpi_pool p;
     struct xmpi_sched s;
-    thesis_job(&s, &p, XMPI_SCHED_BALANCE_ALL, 0);
+    thesis_job(&s, &p, XMPIR_SCHED_BALANCE_ALL, 0);
     for (int i = 0; i < 5; i++) {
         ck_assert_int_eq(s.procs[i].group, 0);
         ck_assert_int_eq(s.procs[i].order, 0);
     }
     int g3[] = {NODE2, NODE2, NODE1};
     int g2[] = {NODE4, NODE0};
-    ck_assert_int_eq(xmpi_sched_add(&s, g3, 3, 1), XMPI_SCHED_OK);
-    ck_assert_int_eq(xmpi_sched_add(&s, g2, 2, 0), XMPI_SCHED_OK);
+    ck_assert_int_eq(xmpi_sched_add(&s, g3, 3, 1), XMPIR_SCHED_OK);
+    ck_assert_int_eq(xmpi_sched_add(&s, g2, 2, 0), XMPIR_SCHED_OK);
     ck_assert_int_eq(s.nprocs, 10);
     const struct xmpi_proc *q = s.procs;
     ck_assert_int_eq(q[5].host, NODE2);

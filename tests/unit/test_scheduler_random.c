@@ -61,10 +61,10 @@ START_TEST(test_random_sequence)
             int h[4];
             int rc = place(&s, use_cls ? cls : NULL, n, h);
             assert_snap(&sn, &s);
-            if (rc == XMPI_SCHED_ENOPE) continue;
-            ck_assert_msg(rc == XMPI_SCHED_OK, "step %d: %s", step, err);
+            if (rc == XMPIR_SCHED_ENOPE) continue;
+            ck_assert_msg(rc == XMPIR_SCHED_OK, "step %d: %s", step, err);
             int group = (int)(rng_next(&seed) % 2);
-            ck_assert_int_eq(xmpi_sched_add(&s, h, n, group), XMPI_SCHED_OK);
+            ck_assert_int_eq(xmpi_sched_add(&s, h, n, group), XMPIR_SCHED_OK);
             for (int k = 0; k < n; k++) {
                 m.host[m.n] = h[k];
                 m.batch[m.n++] = group ? next_batch : next_batch + k;
@@ -75,8 +75,8 @@ START_TEST(test_random_sequence)
             int r[4] = {-1, -1, -1, -1};
             int rc = pick(&s, use_cls ? cls : NULL, n, r);
             assert_snap(&sn, &s);
-            if (rc == XMPI_SCHED_ECOUNT || rc == XMPI_SCHED_EGROUP) continue;
-            ck_assert_msg(rc == XMPI_SCHED_OK, "step %d: %s", step, err);
+            if (rc == XMPIR_SCHED_ECOUNT || rc == XMPIR_SCHED_EGROUP) continue;
+            ck_assert_msg(rc == XMPIR_SCHED_OK, "step %d: %s", step, err);
             char out[MAXP] = {0};
             for (int k = 0; k < n; k++) {
                 ck_assert_int_ge(r[k], m.ninit);
@@ -89,7 +89,7 @@ START_TEST(test_random_sequence)
                 for (int j = 0; j < m.n; j++)
                     if (m.batch[i] && m.batch[i] == m.batch[j])
                         ck_assert_int_eq(out[i], out[j]);
-            ck_assert_int_eq(xmpi_sched_remove(&s, r, n), XMPI_SCHED_OK);
+            ck_assert_int_eq(xmpi_sched_remove(&s, r, n), XMPIR_SCHED_OK);
             int j = 0;
             for (int i = 0; i < m.n; i++)
                 if (!out[i]) {
@@ -101,7 +101,7 @@ START_TEST(test_random_sequence)
         } else {
             /* An invalid list: an initial rank or one past the end, after a valid one. */
             int r[2] = {m.n - 1, (n & 1) ? (int)(rng_next(&seed) % 5) : m.n};
-            ck_assert_int_eq(xmpi_sched_remove(&s, r, 2), XMPI_SCHED_ECOUNT);
+            ck_assert_int_eq(xmpi_sched_remove(&s, r, 2), XMPIR_SCHED_ECOUNT);
             assert_snap(&sn, &s);
         }
         model_check(&m, &s);

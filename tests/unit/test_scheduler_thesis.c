@@ -8,11 +8,11 @@ START_TEST(test_thesis_fig_4_14_spawn_balance_all)
     /* Fig 4.14: one new quad process goes to Node2, the quad node with fewest. */
     struct xmpi_pool p;
     struct xmpi_sched s;
-    thesis_job(&s, &p, XMPI_SCHED_BALANCE_ALL, 0);
+    thesis_job(&s, &p, XMPIR_SCHED_BALANCE_ALL, 0);
     assert_counts(&s, (const int[]){2, 1, 0, 1, 1});
     char *cls[] = {"quad"};
     int h = -1;
-    ck_assert_msg(place(&s, cls, 1, &h) == XMPI_SCHED_OK, "%s", err);
+    ck_assert_msg(place(&s, cls, 1, &h) == XMPIR_SCHED_OK, "%s", err);
     ck_assert_int_eq(h, NODE2);
     done(&s, &p);
 }
@@ -23,10 +23,10 @@ START_TEST(test_thesis_fig_4_15_spawn_balance_occupied)
     /* Fig 4.15: it goes to Node1, balancing only the quad nodes already in use. */
     struct xmpi_pool p;
     struct xmpi_sched s;
-    thesis_job(&s, &p, XMPI_SCHED_BALANCE_OCCUPIED, 0);
+    thesis_job(&s, &p, XMPIR_SCHED_BALANCE_OCCUPIED, 0);
     char *cls[] = {"quad"};
     int h = -1;
-    ck_assert_msg(place(&s, cls, 1, &h) == XMPI_SCHED_OK, "%s", err);
+    ck_assert_msg(place(&s, cls, 1, &h) == XMPIR_SCHED_OK, "%s", err);
     ck_assert_int_eq(h, NODE1);
     done(&s, &p);
 }
@@ -50,13 +50,13 @@ START_TEST(test_thesis_fig_4_16_remove_balance_all)
     /* Fig 4.16: the dual process leaves Node3, evening out the dual nodes. */
     struct xmpi_pool p;
     struct xmpi_sched s;
-    thesis_removal_job(&s, &p, XMPI_SCHED_BALANCE_ALL);
+    thesis_removal_job(&s, &p, XMPIR_SCHED_BALANCE_ALL);
     char *cls[] = {"dual"};
     int r = -1;
-    ck_assert_msg(pick(&s, cls, 1, &r) == XMPI_SCHED_OK, "%s", err);
+    ck_assert_msg(pick(&s, cls, 1, &r) == XMPIR_SCHED_OK, "%s", err);
     ck_assert_int_eq(s.procs[r].host, NODE3);
     ck_assert_int_eq(r, 5);   /* the more recent of Node3's two */
-    ck_assert_int_eq(xmpi_sched_remove(&s, &r, 1), XMPI_SCHED_OK);
+    ck_assert_int_eq(xmpi_sched_remove(&s, &r, 1), XMPIR_SCHED_OK);
     assert_counts(&s, (const int[]){2, 1, 0, 1, 1});
     done(&s, &p);
 }
@@ -67,12 +67,12 @@ START_TEST(test_thesis_fig_4_17_remove_balance_occupied)
     /* Fig 4.17: it leaves Node4 instead, so that the job uses one node less. */
     struct xmpi_pool p;
     struct xmpi_sched s;
-    thesis_removal_job(&s, &p, XMPI_SCHED_BALANCE_OCCUPIED);
+    thesis_removal_job(&s, &p, XMPIR_SCHED_BALANCE_OCCUPIED);
     char *cls[] = {"dual"};
     int r = -1;
-    ck_assert_msg(pick(&s, cls, 1, &r) == XMPI_SCHED_OK, "%s", err);
+    ck_assert_msg(pick(&s, cls, 1, &r) == XMPIR_SCHED_OK, "%s", err);
     ck_assert_int_eq(r, 4);
-    ck_assert_int_eq(xmpi_sched_remove(&s, &r, 1), XMPI_SCHED_OK);
+    ck_assert_int_eq(xmpi_sched_remove(&s, &r, 1), XMPIR_SCHED_OK);
     assert_counts(&s, (const int[]){2, 1, 0, 2, 0});
     done(&s, &p);
 }

@@ -1,8 +1,8 @@
 /* Real files for the suites that read and write them: a fresh directory (made and removed by
  * unchecked fixtures, which run in the parent, so it goes away even when a test fails halfway
  * in its forked child), whole-file writes and reads, and what a directory holds. */
-#ifndef XMPI_TESTS_UNIT_TMPFILES_H
-#define XMPI_TESTS_UNIT_TMPFILES_H
+#ifndef XMPIR_TESTS_UNIT_TMPFILES_H
+#define XMPIR_TESTS_UNIT_TMPFILES_H
 
 #include <check.h>
 #include <dirent.h>

@@ -1,8 +1,8 @@
 /* Shared by the test_trace_*.c suites (models/trace.c): the scratch directory with the trace
  * file in it, and CSV lines cut into fields, read by column name so the checks hold whatever
  * order the columns come in. */
-#ifndef XMPI_TESTS_UNIT_TRACE_CSV_H
-#define XMPI_TESTS_UNIT_TRACE_CSV_H
+#ifndef XMPIR_TESTS_UNIT_TRACE_CSV_H
+#define XMPIR_TESTS_UNIT_TRACE_CSV_H
 
 #include <check.h>
 #include <stdio.h>
