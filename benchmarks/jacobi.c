@@ -672,10 +672,11 @@ static void allowed_cpus(char *out, size_t len)
 
 /* After the clock stopped at `wall` (this rank's timed seconds); collective over COMM. Rank 0
  * prints the timed: line: the first iteration, the median and the fastest of the others (each
- * the slowest rank's), the page faults and involuntary context switches in the timed region
- * (the worst rank's), each rank's CPUs, and offcpu, the time the ranks' main threads were off
- * their CPU (wall minus thread CPU time: preempted by other programs), summed over the ranks:
- * the ranks wait for each other every iteration, so each rank's lost time delays them all. */
+ * the slowest rank's), the page faults, involuntary context switches (preempted) and voluntary
+ * ones (waits: the process blocked) in the timed region (the worst rank's), each rank's CPUs,
+ * and offcpu, the time the ranks' main threads were off their CPU (wall minus thread CPU time:
+ * preempted by other programs, or blocked), summed over the ranks: the ranks wait for each
+ * other every iteration, so each rank's lost time delays them all. */
 static void timed_report(struct timed *t, double wall, int rank, int nprocs)
 {
     struct rusage ru;
@@ -693,11 +694,11 @@ static void timed_report(struct timed *t, double wall, int rank, int nprocs)
             free(d);
         }
     }
-    double mine[6] = {first, steady, fastest, 0.0,
+    double mine[7] = {first, steady, fastest, 0.0,
                       (double)(ru.ru_minflt - t->ru0.ru_minflt + ru.ru_majflt - t->ru0.ru_majflt),
-                      (double)(ru.ru_nivcsw - t->ru0.ru_nivcsw)},
-           worst[6];
-    MPI_Allreduce(mine, worst, 6, MPI_DOUBLE, MPI_MAX, COMM);
+                      (double)(ru.ru_nivcsw - t->ru0.ru_nivcsw), (double)(ru.ru_nvcsw - t->ru0.ru_nvcsw)},
+           worst[7];
+    MPI_Allreduce(mine, worst, 7, MPI_DOUBLE, MPI_MAX, COMM);
     double off = wall - cpu;
     MPI_Allreduce(&off, &worst[3], 1, MPI_DOUBLE, MPI_SUM, COMM);
     enum { CPUS_LEN = 32 };
@@ -711,8 +712,8 @@ static void timed_report(struct timed *t, double wall, int rank, int nprocs)
             used += snprintf(list + used, sizeof list - (size_t)used, "%s%s", r ? "/" : "",
                              all + (size_t)r * CPUS_LEN);
         printf("timed: iterations=%ld first=%.6f steady=%.6f fastest=%.6f offcpu=%.6f faults=%.0f preempted=%.0f "
-               "cpus=%s\n",
-               t->n, worst[0], worst[1], worst[2], worst[3], worst[4], worst[5], list);
+               "waits=%.0f cpus=%s\n",
+               t->n, worst[0], worst[1], worst[2], worst[3], worst[4], worst[5], worst[6], list);
     }
     free(all);
     free(t->stamp);
