@@ -5,6 +5,9 @@
 # Knobs (environment): PAIRS=7 ORDER=5000 ITERS=300 NP=2 MPIRUN=mpirun MPIRUN_FLAGS=""
 #   QUIET=2   a run counts as undisturbed when its ranks were off their CPU (preempted by other
 #             programs) for at most QUIET percent of its timed region
+#   SLOW=5    ... and when its median iteration is at most SLOW percent slower than the fastest
+#             median among the runs of the same build (a slower CPU: contention outside the
+#             VM, which the guest does not see as time off the CPU)
 # ORDER 5000 keeps one iteration above ~10 ms on 2 ranks, so per-iteration library costs
 # are measured against real work rather than against loop overhead.
 #
@@ -21,6 +24,7 @@ ORDER=${ORDER:-5000}
 ITERS=${ITERS:-300}
 NP=${NP:-2}
 QUIET=${QUIET:-2}
+SLOW=${SLOW:-5}
 MPIRUN=${MPIRUN:-mpirun}
 MPIRUN_FLAGS=${MPIRUN_FLAGS:-}
 TARGET=0.5       # percent
@@ -33,7 +37,7 @@ build=$1
 for b in jacobi jacobi-plain; do
     [ -x "$build/$b" ] || die "$build/$b is missing or not executable; build it first"
 done
-for v in PAIRS ORDER ITERS NP QUIET; do
+for v in PAIRS ORDER ITERS NP QUIET SLOW; do
     case ${!v} in
         '' | *[!0-9]* | 0*) die "$v must be a positive integer, got '${!v}'" ;;
     esac
@@ -166,7 +170,9 @@ columns: solve time (time=) of each build and their ratio; first: the first iter
   median of the others; off-CPU: the ranks' time off their CPU in the timed region (preempted or
   blocked, summed over ranks) in % of the solve time; faults: page faults in the timed region and
   waits: blocking calls there (worst rank); whole: mpirun to exit. p/x: plain/xmpi. A pair is
-  disturbed when either run was off-CPU more than $QUIET%; only undisturbed pairs are judged.
+  disturbed when either run was off-CPU more than $QUIET%, or (marked after the last pair) its
+  steady iteration was more than $SLOW% slower than the fastest of its build; only undisturbed
+  pairs are judged.
 EOF
 printf '%-7s %10s %10s %7s  %-12s %-12s %-13s %-8s %-7s %s\n' "pair" "plain s" "xmpi s" "ratio" \
     "first ms" "steady ms" "off-CPU %" "faults" "waits" "whole s"
@@ -221,6 +227,26 @@ stats() {
             printf "%.4f %.4f %.4f %.0f\n", m, v[k], v[n + 1 - k], 100 * cov
         }'
 }
+
+# A run whose iterations were slower than other runs of the same binary ran on a slower CPU:
+# the library's cost is the same in every xmpi run, so it cancels out of this comparison.
+slow_runs() { # slow_runs P|X: "k:percent" for each pair whose run of that build was slowed
+    local B=$1 arr fastest i
+    eval "arr=(\"\${${B}_steady[@]}\")"
+    fastest=$(printf '%s\n' "${arr[@]}" | sort -g | head -n 1)
+    for ((i = 0; i < PAIRS; i++)); do
+        awk -v s="${arr[i]}" -v f="$fastest" -v q="$SLOW" 'BEGIN { exit !(s > f * (1 + q / 100)) }' &&
+            printf '%d:%s ' "$((i + 1))" "$(awk -v s="${arr[i]}" -v f="$fastest" 'BEGIN { printf "+%.1f%%", 100 * (s / f - 1) }')"
+    done
+    return 0
+}
+for B in P X; do
+    sr=$(slow_runs "$B")
+    [ -n "$sr" ] || continue
+    name=$([ "$B" = P ] && echo plain || echo xmpi)
+    echo "slowed: the $name run of pair(s) ${sr% } (steady iteration over the fastest $name run): disturbed"
+    for e in $sr; do quiet[${e%%:*} - 1]=0; done
+done
 
 # Pairs in which neither run was disturbed decide; the rest are shown but do not count.
 qi=()
@@ -287,7 +313,7 @@ elif [ "$nq" -lt "$need" ]; then
         worst=$(awk -v w="$worst" -v a="$(off_pct "${P_time[i]}" "${P_off[i]}")" -v b="$(off_pct "${X_time[i]}" "${X_off[i]}")" \
             'BEGIN { m = w; if (a > m) m = a; if (b > m) m = b; print m }')
     done
-    reasons=("only $nq of $PAIRS pairs ran undisturbed (ranks off their CPU at most $QUIET% of the timed region; worst run $worst%), $need needed: other programs took the CPUs, and that moves single runs by far more than the target")
+    reasons=("only $nq of $PAIRS pairs ran undisturbed (ranks off their CPU at most $QUIET% of the timed region, worst run $worst%; steady iteration within $SLOW% of the build's fastest), $need needed: other programs took the CPUs, and that moves single runs by far more than the target")
     verdict="not judged: the machine was busy"
 fi
 
