@@ -11,6 +11,11 @@ void xmpi_hwcount_init(struct xmpi_hwcount *hw)
     hw->running = 0;
 }
 
+void xmpi_hwcount_load(void)
+{
+    if (PAPI_is_initialized() == PAPI_NOT_INITED) PAPI_library_init(PAPI_VER_CURRENT);
+}
+
 int xmpi_hwcount_start(struct xmpi_hwcount *hw, char *const names[], int n, char *why,
                        size_t whylen)
 {

@@ -14,6 +14,9 @@ struct xmpi_hwcount {
 };
 
 void xmpi_hwcount_init(struct xmpi_hwcount *hw);
+/* Loads PAPI (it reads /proc and /sys: milliseconds), at MPI_Init rather than inside the
+ * program's first monitored iteration. A failure is reported by xmpi_hwcount_start. */
+void xmpi_hwcount_load(void);
 /* Tries to count `names` (n >= 1) together. Returns 0 and starts counting, or -1
  * with the reason (naming the event PAPI refused) in why. Never aborts. */
 int xmpi_hwcount_start(struct xmpi_hwcount *hw, char *const names[], int n, char *why,

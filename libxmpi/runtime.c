@@ -162,6 +162,7 @@ static void start(int *argc, char ***argv)
     xmpi_options_parse(&cx->opts, pargc, av, remove, environ, err, sizeof err);
     if (!err[0]) check_malleability(cx, err, sizeof err);
     xmpi_monitor_init(cx);
+    xmpi_hwcount_load();
     xmpi_emulate_init(&cx->emu);
     atexit(release_at_exit);
     xmpi_rtmodel_calibrate(&cx->model, NULL, NULL, 0);
