@@ -12,7 +12,7 @@
 #include "context.h"
 #include "xmpi.h"
 
-enum { MAXD = 32 };
+enum { MAXD = 32, MAXNEW = 1024 };
 
 /* What HPMP's predictions need, gathered once per decision. */
 struct pricing {
@@ -33,6 +33,8 @@ static int price(void *arg, int k, double *seconds)
     struct pricing *pr = arg;
     struct xmpi_ctx *cx = pr->cx;
     int p = cx->size;
+    /* Without the ranks' classes (no pool, the model off) nothing can be priced. */
+    if (!pr->rank_class || k > MAXNEW) return -1;
     for (int i = 0; i < k; i++) pr->new_class[i] = pr->cls;
     struct xmpi_config_change ch;
     if (xmpi_config_change(p, pr->rank_class, pr->group, pr->new_class, k, NULL, 0, &ch))
@@ -107,7 +109,7 @@ static void decide_root(struct xmpi_ctx *cx, struct pricing *pr, struct xmpi_rec
     if (cx->opts.policy == XMPIR_POLICY_HPMP) {
         pr->cls = ev.cls;
         double times[65];
-        rc = xmpi_policy_hpmp(&job, &ev, pr->rank_class ? price : NULL, pr, times, 65, &plan);
+        rc = xmpi_policy_hpmp(&job, &ev, price, pr, times, 65, &plan);
         if (!rc && plan.candidates > 1 && cx->opts.verbose >= 1) {
             char list[512];
             size_t used = 0;
@@ -142,7 +144,7 @@ void xmpi_policy_decide(struct xmpi_ctx *cx, const struct xmpi_interval *s,
     if (hpmp) pr.nd = xmpi_registry_describe(cx, pr.d, MAXD, pr.part, pr.part ? pr.part + p : NULL);
     if (pr.part) {
         pr.rank_class = malloc(sizeof *pr.rank_class * 2 * (size_t)p);
-        pr.new_class = malloc(sizeof *pr.new_class * 1024);
+        pr.new_class = malloc(sizeof *pr.new_class * MAXNEW);
         if (pr.rank_class && pr.new_class &&
             !xmpi_rtmodel_rank_classes(&cx->model, &cx->world.sched, pr.rank_class, p)) {
             pr.group = pr.rank_class + p;
