@@ -148,34 +148,49 @@ START_TEST(test_row_values)
 }
 END_TEST
 
-/* The model's columns: empty when nothing is compared, the values under their names when
- * something is, and a calibration path that cannot break the row apart. */
-START_TEST(test_row_model_columns)
+/* Two rows of one interval written with model columns a and b (NULL: none), read back: the
+ * header's names and each row's fields (nh of them each); free *text afterwards. */
+struct two_rows {
+    char *text, *names[MAXF], *a[MAXF], *b[MAXF];
+    int nh;
+};
+
+static void write_two_rows(uint64_t seed, int nprocs, const struct xmpi_trace_model *a,
+                           const struct xmpi_trace_model *b, struct two_rows *r)
 {
-    uint64_t seed = 900;
     struct xmpi_rank_record recs[MAXP];
     struct xmpi_interval s;
     char err[1024] = "";
     FILE *f = xmpi_trace_open(path, err, sizeof err);
     ck_assert_msg(f != NULL, "open failed: %s", err);
-    random_summary(&seed, &s, recs, 3);
+    random_summary(&seed, &s, recs, nprocs);
+    ck_assert_int_eq(xmpi_trace_row(f, &s, "papi", "spawn", a), 0);
+    ck_assert_int_eq(xmpi_trace_row(f, &s, "papi", "none", b), 0);
+    fclose(f);
+    r->text = slurp(path, NULL);
+    char *ln[4];
+    ck_assert_int_eq(lines(r->text, ln, 4), 3);
+    r->nh = split(ln[0], ',', r->names, MAXF);
+    ck_assert_int_eq(split(ln[1], ',', r->a, MAXF), r->nh);
+    ck_assert_int_eq(split(ln[2], ',', r->b, MAXF), r->nh);
+}
+
+/* The model's columns: empty when nothing is compared, the values under their names when
+ * something is, and a calibration path that cannot break the row apart. */
+START_TEST(test_row_model_columns)
+{
+    uint64_t seed = 900;
     struct xmpi_trace_model m = {.calibration = "/tmp/a,b\"c.txt", .compared = 1};
     snprintf(m.predicted_for, sizeof m.predicted_for, "spawn");
     double v[8];
     for (int i = 0; i < 8; i++) v[i] = rng_unit(&seed) * 10;
     m.pred_comp = v[0], m.meas_comp = v[1], m.pred_comm = v[2], m.meas_comm = v[3];
     m.pred_reconf = v[4], m.meas_reconf = v[5], m.pred_redist = v[6], m.meas_redist = v[7];
-    ck_assert_int_eq(xmpi_trace_row(f, &s, "papi", "spawn", &m), 0);
     struct xmpi_trace_model none = {.calibration = "defaults"};
-    ck_assert_int_eq(xmpi_trace_row(f, &s, "papi", "none", &none), 0);
-    fclose(f);
-    char *text = slurp(path, NULL);
-    char *ln[4];
-    ck_assert_int_eq(lines(text, ln, 4), 3);
-    char *names[MAXF], *a[MAXF], *b[MAXF];
-    int nh = split(ln[0], ',', names, MAXF);
-    ck_assert_int_eq(split(ln[1], ',', a, MAXF), nh);
-    ck_assert_int_eq(split(ln[2], ',', b, MAXF), nh);
+    struct two_rows r;
+    write_two_rows(seed, 3, &m, &none, &r);
+    char **names = r.names, **a = r.a, **b = r.b;
+    int nh = r.nh;
     ck_assert_str_eq(a[column(names, nh, "calibration")], "/tmp/a_b_c.txt");
     ck_assert_str_eq(a[column(names, nh, "predicted_for")], "spawn");
     const char *cols[8] = {"pred_comp", "meas_comp", "pred_comm", "meas_comm",
@@ -186,7 +201,7 @@ START_TEST(test_row_model_columns)
     }
     ck_assert_str_eq(b[column(names, nh, "calibration")], "defaults");
     ck_assert_str_eq(b[column(names, nh, "predicted_for")], "");
-    free(text);
+    free(r.text);
 }
 END_TEST
 
@@ -194,28 +209,15 @@ END_TEST
  * (a comma in the sentence cannot split the row), the processes per class; empty without. */
 START_TEST(test_row_policy_columns)
 {
-    uint64_t seed = 901;
-    struct xmpi_rank_record recs[MAXP];
-    struct xmpi_interval s;
-    char err[1024] = "";
-    FILE *f = xmpi_trace_open(path, err, sizeof err);
-    ck_assert_msg(f != NULL, "open failed: %s", err);
-    random_summary(&seed, &s, recs, 2);
     struct xmpi_trace_model m = {.calibration = "defaults", .policy = "hpmp"};
     snprintf(m.event, sizeof m.event, "offer 2 fast");
     snprintf(m.decision, sizeof m.decision, "spawn 1");
     snprintf(m.why, sizeof m.why, "2 PE(s) offered: spawning 1, predicted 3 s");
     snprintf(m.classes, sizeof m.classes, "fast=1;slow=1");
-    ck_assert_int_eq(xmpi_trace_row(f, &s, "declared", "none", &m), 0);
-    ck_assert_int_eq(xmpi_trace_row(f, &s, "declared", "none", NULL), 0);
-    fclose(f);
-    char *text = slurp(path, NULL);
-    char *ln[4];
-    ck_assert_int_eq(lines(text, ln, 4), 3);
-    char *names[MAXF], *a[MAXF], *b[MAXF];
-    int nh = split(ln[0], ',', names, MAXF);
-    ck_assert_int_eq(split(ln[1], ',', a, MAXF), nh);
-    ck_assert_int_eq(split(ln[2], ',', b, MAXF), nh);
+    struct two_rows r;
+    write_two_rows(901, 2, &m, NULL, &r);
+    char **names = r.names, **a = r.a, **b = r.b;
+    int nh = r.nh;
     ck_assert_str_eq(a[column(names, nh, "policy")], "hpmp");
     ck_assert_str_eq(a[column(names, nh, "event")], "offer 2 fast");
     ck_assert_str_eq(a[column(names, nh, "decision")], "spawn 1");
@@ -223,7 +225,7 @@ START_TEST(test_row_policy_columns)
     ck_assert_str_eq(a[column(names, nh, "procs_by_class")], "fast=1;slow=1");
     const char *cols[5] = {"policy", "event", "decision", "why", "procs_by_class"};
     for (int i = 0; i < 5; i++) ck_assert_str_eq(b[column(names, nh, cols[i])], "");
-    free(text);
+    free(r.text);
 }
 END_TEST
 
