@@ -83,7 +83,8 @@ static int rebalance(struct xmpi_ctx *cx, const struct xmpi_interval *s,
 {
     int p = cx->size, me = cx->rank;
     struct xmpi_move mv = {*app->count, *app->displ, blocks[me], blocks[p + me], 0, NULL, 0,
-                           cx->mon.iterations, 0, "XMPI_Eval_lbalance"};
+                           cx->mon.iterations, 0,
+                           app->reconfig ? "XMPI_Eval_reconfig" : "XMPI_Eval_lbalance"};
     int rc = xmpi_registry_move(cx, &mv);
     if (rc < 0) return XMPI_ERR_STATE;
     if (rc) return rc;
