@@ -1,5 +1,6 @@
 /* The resource manager as the library sees it: which backend --xmpi-rms chose, the poll
- * behind XMPI_Get_system_status, and the write-back of what the job holds. */
+ * behind XMPI_Get_system_status, and the write-back of what the job holds (to the state file,
+ * or to the schedule's availability). */
 #include "rms.h"
 
 #include <stdlib.h>
@@ -89,8 +90,17 @@ static int apply_change(struct xmpi_rms_state *st, void *arg, char *err, size_t 
 
 static void write_back(struct xmpi_ctx *cx, const int *hosts, int n, int give)
 {
-    const struct xmpi_rms *r = &cx->rms;
+    struct xmpi_rms *r = &cx->rms;
     const struct xmpi_pool *pool = &cx->world.pool;
+    if (r->kind == RMS_SCHEDULE) {
+        /* The schedule's availability follows what the job holds, as the state file does. */
+        for (int i = 0; i < n; i++) {
+            const char *cls = pool->hosts[hosts[i]].cls;
+            if (give) xmpi_rms_schedule_gave(&r->schedule, cls, 1);
+            else xmpi_rms_schedule_took(&r->schedule, cls, 1);
+        }
+        return;
+    }
     if (r->kind != RMS_FILE || n <= 0) return;
     char err[512];
     struct change c = {pool, hosts, n, give};
@@ -119,12 +129,11 @@ int xmpi_rms_poll(struct xmpi_ctx *cx, XMPI_System_status *st, char *err, size_t
     struct xmpi_rms *r = &cx->rms;
     *st = (XMPI_System_status){XMPI_SYSTEM_NONE, 0, ""};
     if (r->kind == RMS_SCHEDULE) {
-        const struct xmpi_rms_event *ev = xmpi_rms_schedule_due(&r->schedule, cx->mon.iterations);
-        if (ev) {
-            st->action = ev->action == XMPIR_RMS_ACT_SPAWN ? XMPI_SYSTEM_SPAWN : XMPI_SYSTEM_SHRINK;
-            st->nprocs = ev->count;
-            snprintf(st->node_class, sizeof st->node_class, "%s", ev->cls);
-        }
+        int act = xmpi_rms_schedule_poll(&r->schedule, cx->mon.iterations, &st->nprocs,
+                                         st->node_class, sizeof st->node_class);
+        st->action = act == XMPIR_RMS_ACT_SPAWN    ? XMPI_SYSTEM_SPAWN
+                     : act == XMPIR_RMS_ACT_SHRINK ? XMPI_SYSTEM_SHRINK
+                                                  : XMPI_SYSTEM_NONE;
     } else if (r->kind == RMS_FILE) {
         struct xmpi_rms_state s = {0};
         if (xmpi_rms_state_read(r->path, &s, err, errlen)) return XMPI_ERR_RMS;

@@ -62,7 +62,7 @@ static const struct optdef table[] = {
      "allow more processes on a host than it has PEs", NULL, NULL},
     {"rms", K_STRING, 0, 0, OFF(rms), SZ(rms), "none",
      "none, schedule:FILE or file:PATH",
-     "resource manager: schedule:FILE replays predefined events (ITERATION spawn|remove COUNT "
+     "resource manager: schedule:FILE scripts it (ITERATION spawn|remove|offer|reclaim COUNT "
      "CLASS); file:PATH follows a live state file edited with xmpi-rms", valid_rms, NULL},
     {"initial", K_STRING, 0, 0, OFF(initial), SZ(initial), "(the first class of each host)",
      "CLASS:COUNT[,CLASS:COUNT...] in rank order, e.g. fast:1,slow:1",

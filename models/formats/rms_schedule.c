@@ -1,16 +1,17 @@
-/* The predefined-events resource manager's schedule file: its parser, the stable sort by
- * iteration and the cursor that hands the due events out one at a time.
+/* The schedule resource manager's file: its parser (iterations never go down), the cursor
+ * over the due lines and the availability that offer/reclaim lines build up.
  *
  * One event per line, fields separated by blanks, '#' starts a comment:
  *
- *     # ITERATION spawn|remove COUNT CLASS
+ *     # ITERATION spawn|remove|offer|reclaim COUNT CLASS
  *     100 spawn 2 fast
+ *     150 offer 3 fast
  *     300 remove 1 fast
+ *     400 reclaim 2 fast
  *
  * ITERATION is a whole number >= 0 (the event is due once that many iterations are
- * done), COUNT one from 1 to 1000000, CLASS a node class name of [A-Za-z0-9_.-]. Events
- * keep their file order among equal iterations, so a file can script a spawn and a
- * removal at the same point in a known order. */
+ * done), no lower than the previous line's; COUNT one from 1 to 1000000, CLASS a node
+ * class name of [A-Za-z0-9_.-]. Lines due at the same point act in file order. */
 #include "rms_schedule.h"
 
 #include <errno.h>
@@ -24,27 +25,28 @@
 #define COUNT_MAX 1000000
 /* Iterations are counted in a long by the runtime; 10^15 leaves room to add to it. */
 #define ITER_MAX 1000000000000000L
-#define FIELDS "ITERATION spawn|remove COUNT CLASS"
+#define FIELDS "ITERATION spawn|remove|offer|reclaim COUNT CLASS"
 
-/* qsort is not stable: the file position breaks ties. */
-struct keyed {
-    struct xmpi_rms_event ev;
-    long pos;
-};
-
-static int by_iteration(const void *a, const void *b)
+static int is_avail(int action)
 {
-    const struct keyed *x = a, *y = b;
-    if (x->ev.iteration != y->ev.iteration) return x->ev.iteration < y->ev.iteration ? -1 : 1;
-    return (x->pos > y->pos) - (x->pos < y->pos);
+    return action == XMPIR_RMS_SCHED_OFFER || action == XMPIR_RMS_SCHED_RECLAIM;
+}
+
+static struct xmpi_rms_avail *find_avail(struct xmpi_rms_schedule *s, const char *cls)
+{
+    for (int i = 0; s && i < s->nav; i++)
+        if (!strcmp(s->av[i].cls, cls)) return &s->av[i];
+    return NULL;
 }
 
 int xmpi_rms_schedule_parse(struct xmpi_rms_schedule *s, FILE *f, const char *fname,
                             char *err, size_t errlen)
 {
     static const char *const names[] = {"iteration", "action", "count", "class"};
-    struct keyed *k = NULL;
-    long n = 0, cap = 0;
+    struct xmpi_rms_event *k = NULL;
+    struct xmpi_rms_avail *av = NULL;
+    long n = 0, cap = 0, prev = 0;
+    int nav = 0;
     struct xmpi_text_lines rd;
     char *line;
     int got, rc = -1;
@@ -62,10 +64,21 @@ int xmpi_rms_schedule_parse(struct xmpi_rms_schedule *s, FILE *f, const char *fn
                                   "a whole number from 0 to %ld", ITER_MAX);
             goto out;
         }
+        /* A timeline that goes back would need a sort that hides the author's mistake. */
+        if (ev.iteration < prev) {
+            xmpi_text_field_error(&rd, err, errlen, "iteration", tok[0],
+                                  "a whole number from %ld (the previous line's) to %ld", prev,
+                                  ITER_MAX);
+            goto out;
+        }
+        prev = ev.iteration;
         if (strcmp(tok[1], "spawn") == 0) ev.action = XMPIR_RMS_ACT_SPAWN;
         else if (strcmp(tok[1], "remove") == 0) ev.action = XMPIR_RMS_ACT_SHRINK;
+        else if (strcmp(tok[1], "offer") == 0) ev.action = XMPIR_RMS_SCHED_OFFER;
+        else if (strcmp(tok[1], "reclaim") == 0) ev.action = XMPIR_RMS_SCHED_RECLAIM;
         else {
-            xmpi_text_field_error(&rd, err, errlen, "action", tok[1], "spawn or remove");
+            xmpi_text_field_error(&rd, err, errlen, "action", tok[1],
+                                  "spawn, remove, offer or reclaim");
             goto out;
         }
         if (xmpi_text_parse_long(tok[2], 1, COUNT_MAX, &count) != 0) {
@@ -88,7 +101,7 @@ int xmpi_rms_schedule_parse(struct xmpi_rms_schedule *s, FILE *f, const char *fn
                                      INT_MAX / 2);
                 goto out;
             }
-            struct keyed *nk = realloc(k, (size_t)nc * sizeof *nk);
+            struct xmpi_rms_event *nk = realloc(k, (size_t)nc * sizeof *nk);
             if (!nk) {
                 xmpi_text_line_error(&rd, err, errlen, "out of memory");
                 goto out;
@@ -96,32 +109,39 @@ int xmpi_rms_schedule_parse(struct xmpi_rms_schedule *s, FILE *f, const char *fn
             k = nk;
             cap = nc;
         }
-        k[n].ev = ev;
-        k[n].pos = n;
-        n++;
+        k[n++] = ev;
+        /* Allocated here, so that polls never fail for memory. */
+        int seen = 0;
+        for (int i = 0; i < nav; i++) seen |= !strcmp(av[i].cls, ev.cls);
+        if (is_avail(ev.action) && !seen) {
+            struct xmpi_rms_avail *na = realloc(av, (size_t)(nav + 1) * sizeof *na);
+            if (!na) {
+                xmpi_text_line_error(&rd, err, errlen, "out of memory");
+                goto out;
+            }
+            av = na;
+            memset(&av[nav], 0, sizeof av[nav]);
+            memcpy(av[nav].cls, ev.cls, sizeof ev.cls);
+            nav++;
+        }
     }
     if (got < 0) {
         xmpi_text_lines_failed(&rd, err, errlen);
         goto out;
     }
 
-    struct xmpi_rms_event *evs = NULL;
-    if (n > 0) {
-        qsort(k, (size_t)n, sizeof *k, by_iteration);
-        evs = malloc((size_t)n * sizeof *evs);
-        if (!evs) {
-            xmpi_text_error(err, errlen, "%s: out of memory", fname);
-            goto out;
-        }
-        for (long i = 0; i < n; i++) evs[i] = k[i].ev;
-    }
     /* *s is overwritten, not freed: callers may pass an uninitialised struct. */
     s->n = (int)n;
-    s->ev = evs;
+    s->ev = n > 0 ? k : NULL;
     s->next = 0;
+    s->nav = nav;
+    s->av = av;
+    if (n > 0) k = NULL;
+    av = NULL;
     rc = 0;
 out:
     free(k);
+    free(av);
     xmpi_text_lines_free(&rd);
     return rc;
 }
@@ -144,9 +164,12 @@ void xmpi_rms_schedule_free(struct xmpi_rms_schedule *s)
 {
     if (!s) return;
     free(s->ev);
+    free(s->av);
     s->ev = NULL;
+    s->av = NULL;
     s->n = 0;
     s->next = 0;
+    s->nav = 0;
 }
 
 const struct xmpi_rms_event *xmpi_rms_schedule_due(struct xmpi_rms_schedule *s, long iteration)
@@ -154,4 +177,67 @@ const struct xmpi_rms_event *xmpi_rms_schedule_due(struct xmpi_rms_schedule *s, 
     if (!s || s->next < 0 || s->next >= s->n) return NULL;
     if (s->ev[s->next].iteration > iteration) return NULL;
     return &s->ev[s->next++];
+}
+
+static void apply(struct xmpi_rms_schedule *s, const struct xmpi_rms_event *ev)
+{
+    struct xmpi_rms_avail *a = find_avail(s, ev->cls);
+    if (!a) return;
+    if (ev->action == XMPIR_RMS_SCHED_OFFER) {
+        a->free = a->free > COUNT_MAX * 1000 - ev->count ? COUNT_MAX * 1000 : a->free + ev->count;
+        return;
+    }
+    int back = ev->count < a->free ? ev->count : a->free;
+    a->free -= back;
+    /* Only what the job took through spawns can be asked back: mpirun's processes stay. */
+    int rest = ev->count - back, askable = a->held - a->reclaim;
+    a->reclaim += rest < askable ? rest : askable;
+}
+
+int xmpi_rms_schedule_poll(struct xmpi_rms_schedule *s, long iteration, int *count, char *cls,
+                           size_t clslen)
+{
+    const struct xmpi_rms_event *ev;
+    *count = 0;
+    if (clslen) cls[0] = '\0';
+    if (!s) return XMPIR_RMS_ACT_NONE;
+    while ((ev = xmpi_rms_schedule_due(s, iteration))) {
+        if (is_avail(ev->action)) {
+            apply(s, ev);
+            continue;
+        }
+        *count = ev->count;
+        snprintf(cls, clslen, "%s", ev->cls);
+        return ev->action;
+    }
+    for (int i = 0; i < s->nav; i++)
+        if (s->av[i].reclaim > 0) {
+            *count = s->av[i].reclaim;
+            snprintf(cls, clslen, "%s", s->av[i].cls);
+            return XMPIR_RMS_ACT_SHRINK;
+        }
+    for (int i = 0; i < s->nav; i++)
+        if (s->av[i].free > 0) {
+            *count = s->av[i].free;
+            snprintf(cls, clslen, "%s", s->av[i].cls);
+            return XMPIR_RMS_ACT_SPAWN;
+        }
+    return XMPIR_RMS_ACT_NONE;
+}
+
+void xmpi_rms_schedule_took(struct xmpi_rms_schedule *s, const char *cls, int n)
+{
+    struct xmpi_rms_avail *a = find_avail(s, cls);
+    if (!a || n <= 0) return;
+    a->free -= n < a->free ? n : a->free;
+    a->held = a->held > INT_MAX - n ? INT_MAX : a->held + n;
+}
+
+void xmpi_rms_schedule_gave(struct xmpi_rms_schedule *s, const char *cls, int n)
+{
+    struct xmpi_rms_avail *a = find_avail(s, cls);
+    if (!a || n <= 0) return;
+    a->held -= n < a->held ? n : a->held;
+    a->reclaim -= n < a->reclaim ? n : a->reclaim;
+    if (a->reclaim > a->held) a->reclaim = a->held;
 }

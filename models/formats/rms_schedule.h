@@ -1,5 +1,5 @@
-/* The predefined-events resource manager (--xmpi-rms=schedule:FILE, the SMP configuration
- * file of FLEX-MPI 5.4.1): lines "ITERATION spawn|remove COUNT CLASS". No MPI here. */
+/* The schedule resource manager (--xmpi-rms=schedule:FILE): predefined actions (the SMP
+ * configuration file of FLEX-MPI 5.4.1) and an availability timeline of offers and reclaims. No MPI. */
 #ifndef XMPIR_RMS_SCHEDULE_H
 #define XMPIR_RMS_SCHEDULE_H
 
@@ -10,15 +10,28 @@
 
 struct xmpi_rms_event {
     long iteration;             /* due once this many iterations are done */
-    int action;                 /* XMPIR_RMS_ACT_SPAWN or XMPIR_RMS_ACT_SHRINK (rms_state.h) */
+    int action;                 /* XMPIR_RMS_ACT_SPAWN/SHRINK (rms_state.h) or XMPIR_RMS_SCHED_* */
     int count;                  /* >= 1 */
     char cls[XMPIR_NAME_MAX];
 };
 
+/* The availability lines' actions, beside rms_state.h's XMPIR_RMS_ACT_SPAWN and _SHRINK. */
+enum { XMPIR_RMS_SCHED_OFFER = 3, XMPIR_RMS_SCHED_RECLAIM = 4 };
+
+/* Per class named by an offer or reclaim line: what the timeline has made available. */
+struct xmpi_rms_avail {
+    char cls[XMPIR_NAME_MAX];
+    int free;                   /* offered and not taken: offered again at every poll */
+    int held;                   /* taken by the job's spawns and not given back */
+    int reclaim;                /* of held, asked back (<= held) */
+};
+
 struct xmpi_rms_schedule {
     int n;
-    struct xmpi_rms_event *ev;  /* sorted by iteration, file order kept among equals */
+    struct xmpi_rms_event *ev;  /* in file order, which is by iteration (the parser checks) */
     int next;                   /* first event not yet handed out */
+    int nav;
+    struct xmpi_rms_avail *av;  /* one per class of an offer or reclaim line, in file order */
 };
 
 /* '#' comments and blank lines allowed; errors name FILE:LINE and the field. */
@@ -29,5 +42,16 @@ int xmpi_rms_schedule_load(struct xmpi_rms_schedule *s, const char *path, char *
 void xmpi_rms_schedule_free(struct xmpi_rms_schedule *s);
 /* The next event due at `iteration` (iteration >= its iteration), or NULL; advances. */
 const struct xmpi_rms_event *xmpi_rms_schedule_due(struct xmpi_rms_schedule *s, long iteration);
+/* What the schedule asks of the job at `iteration`: the due offer/reclaim lines are applied in
+ * file order up to the first due spawn/remove line, which is handed out once (as before);
+ * without one, a pending reclaim (shrink), else the free PEs of a class (spawn), first class
+ * in file order. Returns XMPIR_RMS_ACT_NONE, _SPAWN or _SHRINK with *count and cls filled. */
+int xmpi_rms_schedule_poll(struct xmpi_rms_schedule *s, long iteration, int *count, char *cls,
+                           size_t clslen);
+/* The job spawned (took) or removed (gave) n processes of cls: free PEs are taken first, a
+ * removal answers a pending reclaim first; nothing goes below zero. Given PEs go back to the
+ * resource manager, not to the free ones. Classes without availability lines are ignored. */
+void xmpi_rms_schedule_took(struct xmpi_rms_schedule *s, const char *cls, int n);
+void xmpi_rms_schedule_gave(struct xmpi_rms_schedule *s, const char *cls, int n);
 
 #endif

@@ -1,5 +1,6 @@
-/* models/formats/rms_schedule.c: the xmpi-rms schedule file (events sorted by iteration,
- * stably), every rejection path, events handed out one per poll, and loading from a file. */
+/* models/formats/rms_schedule.c: the xmpi-rms schedule file (iterations never go down, file
+ * order kept), every rejection path, events handed out one per poll, the availability of
+ * offer/reclaim lines against hand-computed counts, and loading from a file. */
 #include <stdio.h>
 #include <string.h>
 
@@ -29,12 +30,12 @@ static void assert_event(const struct xmpi_rms_event *ev, long it, int act, int 
 
 static const char sched_text[] =
     "# ITERATION spawn|remove COUNT CLASS\n"
-    "200 spawn 1 a\n"
+    "0 spawn 1 x.y-z_9\n"
     "\n"
     "100\tremove 2 b   # a trailing comment\n"
     "  100 spawn 3 c\r\n"
-    "0 spawn 1 x.y-z_9\n"
     "100 remove 1 d\n"
+    "200 spawn 1 a\n"
     "300 spawn 1000000 e";
 
 START_TEST(test_schedule_parse)
@@ -62,12 +63,12 @@ END_TEST
 
 START_TEST(test_schedule_stable_many)
 {
-    /* Many equal iterations: qsort alone would not keep their order. */
+    /* Many equal iterations keep their file order. */
     char text[8192];
     size_t used = 0;
     for (int i = 0; i < 200; i++)
         used += (size_t)snprintf(text + used, sizeof text - used, "%d spawn %d c%d\n",
-                                 (i * 7) % 3, i + 1, i);
+                                 i / 70, i + 1, i);
     struct xmpi_rms_schedule s;
     ck_assert_int_eq(parse_sched(&s, text), 0);
     ck_assert_int_eq(s.n, 200);
@@ -91,8 +92,17 @@ static const struct bad_sched bad_scheds[] = {
     {"1e3 spawn 1 a\n", "t.sched:1: field iteration: '1e3'"},
     {"+5 spawn 1 a\n", "t.sched:1: field iteration: '+5'"},
     {"99999999999999999999 spawn 1 a\n", "t.sched:1: field iteration: '99999999999999999999'"},
-    {"1 Spawn 1 a\n", "t.sched:1: field action: 'Spawn' is not accepted; expected spawn or "
-                      "remove"},
+    {"1 Spawn 1 a\n", "t.sched:1: field action: 'Spawn' is not accepted; expected spawn, "
+                      "remove, offer or reclaim"},
+    {"1 Offer 1 a\n", "t.sched:1: field action: 'Offer'"},
+    {"1 offer 0 a\n", "t.sched:1: field count: '0' is not accepted; expected a whole number "
+                      "from 1"},
+    {"1 reclaim -1 a\n", "t.sched:1: field count: '-1'"},
+    /* Iterations never go down: the file is a timeline, not a set to sort. */
+    {"10 spawn 1 a\n# c\n5 remove 1 a\n", "t.sched:3: field iteration: '5' is not accepted; "
+                                            "expected a whole number from 10 (the previous "
+                                            "line's)"},
+    {"3 offer 1 a\n3 reclaim 1 a\n2 offer 1 a\n", "t.sched:3: field iteration: '2'"},
     {"1 add 1 a\n", "t.sched:1: field action: 'add'"},
     {"1 spawn 1 a\n2 shrink 1 a\n", "t.sched:2: field action: 'shrink'"},
     {"1 spawn 0 a\n", "t.sched:1: field count: '0' is not accepted; expected a whole number "
@@ -105,7 +115,7 @@ static const struct bad_sched bad_scheds[] = {
     {"1 spawn 1 cccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccc\n",
      "t.sched:1: field class: 'cccccccccccccccccccccccccccccccccccccccc...'"},
     {"1 spawn 1\n", "t.sched:1: field class: missing; expected 4 fields: ITERATION "
-                    "spawn|remove COUNT CLASS"},
+                    "spawn|remove|offer|reclaim COUNT CLASS"},
     {"1\n", "t.sched:1: field action: missing"},
     {"1 spawn 1 a b\n", "t.sched:1: more than 4 fields are not accepted; expected 4 fields"},
 };
@@ -115,13 +125,16 @@ START_TEST(test_schedule_bad)
 {
     const struct bad_sched *b = &bad_scheds[_i];
     struct xmpi_rms_event sentinel;
-    struct xmpi_rms_schedule s = {3, &sentinel, 2};
+    struct xmpi_rms_avail av_sentinel;
+    struct xmpi_rms_schedule s = {3, &sentinel, 2, 1, &av_sentinel};
     ck_assert_msg(parse_sched(&s, b->text) == -1, "accepted: %s", b->text);
     assert_err_has(b->want);
     assert_err_has("expected");
     ck_assert_int_eq(s.n, 3);
     ck_assert_ptr_eq(s.ev, &sentinel);
     ck_assert_int_eq(s.next, 2);
+    ck_assert_int_eq(s.nav, 1);
+    ck_assert_ptr_eq(s.av, &av_sentinel);
 }
 END_TEST
 
@@ -148,22 +161,124 @@ START_TEST(test_schedule_due)
 }
 END_TEST
 
+static void assert_poll(struct xmpi_rms_schedule *s, long it, int act, int count,
+                        const char *cls)
+{
+    int n = -1;
+    char c[XMPIR_NAME_MAX] = "junk";
+    int got = xmpi_rms_schedule_poll(s, it, &n, c, sizeof c);
+    ck_assert_msg(got == act && n == count && !strcmp(c, cls),
+                  "poll at %ld: %d %d '%s', want %d %d '%s'", it, got, n, c, act, count, cls);
+}
+
+static const struct xmpi_rms_avail *avail(struct xmpi_rms_schedule *s, const char *cls)
+{
+    for (int i = 0; i < s->nav; i++)
+        if (!strcmp(s->av[i].cls, cls)) return &s->av[i];
+    ck_abort_msg("no availability for %s", cls);
+    return NULL;
+}
+
+static void assert_avail(struct xmpi_rms_schedule *s, const char *cls, int free, int held,
+                         int reclaim)
+{
+    const struct xmpi_rms_avail *a = avail(s, cls);
+    ck_assert_msg(a->free == free && a->held == held && a->reclaim == reclaim,
+                  "%s: free %d held %d reclaim %d, want %d %d %d", cls, a->free, a->held,
+                  a->reclaim, free, held, reclaim);
+}
+
+START_TEST(test_schedule_avail)
+{
+    enum { NONE = XMPIR_RMS_ACT_NONE, SPAWN = XMPIR_RMS_ACT_SPAWN, SHRINK = XMPIR_RMS_ACT_SHRINK };
+    struct xmpi_rms_schedule s;
+    ck_assert_msg(parse_sched(&s, "10 offer 2 a\n"
+                                  "10 offer 1 a\n"
+                                  "20 spawn 1 b\n"
+                                  "20 offer 1 c\n"
+                                  "30 reclaim 2 a\n"
+                                  "40 reclaim 5 a\n"
+                                  "50 remove 1 a\n"
+                                  "50 reclaim 1 c\n") == 0,
+                  "%s", err);
+    ck_assert_int_eq(s.n, 8);
+    assert_event(&s.ev[0], 10, XMPIR_RMS_SCHED_OFFER, 2, "a");
+    assert_event(&s.ev[4], 30, XMPIR_RMS_SCHED_RECLAIM, 2, "a");
+    ck_assert_int_eq(s.nav, 2);               /* a and c: b has no availability lines */
+    ck_assert_str_eq(s.av[0].cls, "a");
+    ck_assert_str_eq(s.av[1].cls, "c");
+    assert_poll(NULL, 10, NONE, 0, "");
+    assert_poll(&s, 9, NONE, 0, "");
+    /* Offers accumulate, and the free PEs are offered at every poll until taken. */
+    assert_poll(&s, 10, SPAWN, 3, "a");
+    assert_poll(&s, 15, SPAWN, 3, "a");
+    assert_avail(&s, "a", 3, 0, 0);
+    /* The job declined, then takes 1: 2 stay free. A spawn of a class without lines is
+     * ignored. */
+    xmpi_rms_schedule_took(&s, "a", 1);
+    xmpi_rms_schedule_took(&s, "b", 4);
+    assert_avail(&s, "a", 2, 1, 0);
+    /* A due spawn line is handed out once; the offer of c after it, at the next poll. */
+    assert_poll(&s, 25, SPAWN, 1, "b");
+    assert_avail(&s, "c", 0, 0, 0);
+    assert_poll(&s, 25, SPAWN, 2, "a");
+    assert_avail(&s, "c", 1, 0, 0);
+    /* Taking more than is free (oversubscription) leaves none free, never below zero. */
+    xmpi_rms_schedule_took(&s, "a", 3);
+    assert_avail(&s, "a", 0, 4, 0);
+    assert_poll(&s, 25, SPAWN, 1, "c");
+    /* Reclaim 2 of a: nothing free, so the job is asked for 2. */
+    assert_poll(&s, 30, SHRINK, 2, "a");
+    assert_avail(&s, "a", 0, 4, 2);
+    /* Reclaim 5 more: only the 2 other spawned ones can be asked back. */
+    assert_poll(&s, 40, SHRINK, 4, "a");
+    assert_avail(&s, "a", 0, 4, 4);
+    /* The job gives 3: the pending reclaim falls by 3; given PEs are not free again. */
+    xmpi_rms_schedule_gave(&s, "a", 3);
+    assert_avail(&s, "a", 0, 1, 1);
+    /* The remove line is handed out once; the reclaim of c takes its free PE back. */
+    assert_poll(&s, 50, SHRINK, 1, "a");
+    assert_poll(&s, 50, SHRINK, 1, "a");    /* the pending reclaim of a */
+    assert_avail(&s, "c", 0, 0, 0);
+    xmpi_rms_schedule_gave(&s, "a", 5);
+    assert_avail(&s, "a", 0, 0, 0);
+    assert_poll(&s, 1000, NONE, 0, "");
+    xmpi_rms_schedule_gave(&s, "zz", 1);
+    xmpi_rms_schedule_took(&s, "a", 0);
+    assert_avail(&s, "a", 0, 0, 0);
+    xmpi_rms_schedule_free(&s);
+    ck_assert_int_eq(s.nav, 0);
+    ck_assert_ptr_null(s.av);
+
+    /* A reclaim takes free PEs first, then asks for the rest: of 4, the 1 free one, then 2
+     * of the 2 taken (the 4th was never the job's). */
+    ck_assert_int_eq(parse_sched(&s, "0 offer 3 a\n5 reclaim 4 a\n"), 0);
+    assert_poll(&s, 0, SPAWN, 3, "a");
+    xmpi_rms_schedule_took(&s, "a", 2);
+    assert_avail(&s, "a", 1, 2, 0);
+    assert_poll(&s, 4, SPAWN, 1, "a");
+    assert_poll(&s, 5, SHRINK, 2, "a");
+    assert_avail(&s, "a", 0, 2, 2);
+    xmpi_rms_schedule_free(&s);
+}
+END_TEST
+
 START_TEST(test_schedule_load)
 {
     char d[512], p[600], want[800];
     test_dir(d, sizeof d);
     snprintf(p, sizeof p, "%s/events.txt", d);
-    struct xmpi_rms_schedule s = {0, NULL, 0};
+    struct xmpi_rms_schedule s = {0, NULL, 0, 0, NULL};
     ck_assert_int_eq(xmpi_rms_schedule_load(&s, p, err, sizeof err), -1);
     snprintf(want, sizeof want, "%s: cannot read the schedule file", p);
     assert_err_has(want);
-    put(p, "10 spawn 2 fast\n5 remove 1 slow\n");
+    put(p, "5 remove 1 slow\n10 spawn 2 fast\n");
     ck_assert_msg(xmpi_rms_schedule_load(&s, p, err, sizeof err) == 0, "%s", err);
     ck_assert_int_eq(s.n, 2);
     assert_event(&s.ev[0], 5, XMPIR_RMS_ACT_SHRINK, 1, "slow");
     assert_event(&s.ev[1], 10, XMPIR_RMS_ACT_SPAWN, 2, "fast");
     xmpi_rms_schedule_free(&s);
-    put(p, "10 spawn 2 fast\n5 remove 1 slow\n7 remove x slow\n");
+    put(p, "5 remove 1 slow\n10 spawn 2 fast\n17 remove x slow\n");
     ck_assert_int_eq(xmpi_rms_schedule_load(&s, p, err, sizeof err), -1);
     snprintf(want, sizeof want, "%s:3: field count: 'x' is not accepted", p);
     assert_err_has(want);
@@ -179,6 +294,7 @@ Suite *rms_schedule_suite(void)
     tcase_add_test(tc, test_schedule_stable_many);
     tcase_add_loop_test(tc, test_schedule_bad, 0, NBAD_SCHEDS);
     tcase_add_test(tc, test_schedule_due);
+    tcase_add_test(tc, test_schedule_avail);
     tcase_add_test(tc, test_schedule_load);
     suite_add_tcase(s, tc);
     return s;
