@@ -240,109 +240,17 @@ static inline void even_block(int rank, int nprocs, int n, int *count, int *disp
     *displ = rank * base + (rank < extra ? rank : extra);
 }
 
-/* The arguments main received after the program name, NULL-terminated: what the processes
- * that -d spawns are started with. It is taken before parsing because getopt may permute argv
- * and cg takes its long options out of it. The strings stay argv's; only the array is new. */
-static inline char **copy_args(int argc, char **argv, struct failure *f)
-{
-    char **a = alloc_array((size_t)argc, sizeof *a, f);
-    if (!a)
-        return NULL;
-    for (int k = 1; k < argc; k++)
-        a[k - 1] = argv[k];
-    a[argc - 1] = NULL;
-    return a;
-}
-
 #ifndef XMPI_PLAIN
-/* -d: following libxmpi's resource manager. What follow_rms did: */
-enum { FOLLOW_NONE, FOLLOW_SPAWNED, FOLLOW_SHRUNK, FOLLOW_LEFT, FOLLOW_FAILED };
-
-/* Asks the resource manager what to do and grows or shrinks XMPI_COMM_WORLD accordingly. Call it
- * outside a monitored iteration, on every member of XMPI_COMM_WORLD. Every XMPI call here gives
- * every process the same answer, so all processes return the same value, except that
- * FOLLOW_LEFT (this process was removed) goes to the leavers and FOLLOW_SHRUNK to the others.
- * After FOLLOW_SPAWNED and FOLLOW_SHRUNK the caller still has to move its rows and refresh
- * everything it derived from XMPI_COMM_WORLD. *howmany: the processes spawned or removed. */
-static inline int follow_rms(const char *prog, char **args, int it, int *howmany, struct failure *f)
+/* -d: rank 0's line for each change of the job's size that XMPI_Eval_reconfig made after
+ * iteration it (counted from 1). */
+static inline void announce(int rank, int it, int before, int after)
 {
-    XMPI_System_status st;
-    int rc = XMPI_Get_system_status(&st);
-    if (rc) {
-        fail(f, EXIT_RUNTIME, BENCH_NAME ": XMPI_Get_system_status after iteration %d failed: %s\n", it,
-             XMPI_Error_string(rc));
-        return FOLLOW_FAILED;
-    }
-    if (st.action != XMPI_SYSTEM_SPAWN && st.action != XMPI_SYSTEM_SHRINK)
-        return FOLLOW_NONE;
-    const int spawn = st.action == XMPI_SYSTEM_SPAWN;
-    char **cls = st.nprocs > 0 ? alloc_array((size_t)st.nprocs, sizeof *cls, f) : NULL;
-    for (int k = 0; cls && k < st.nprocs; k++)
-        cls[k] = st.node_class;
-    /* Only rank 0's arguments count. Without the class list it asks for 0 processes, which the
-     * library refuses on every process alike, so nobody is left waiting inside the call. */
-    const int want = cls ? st.nprocs : 0;
-    rc = spawn ? XMPI_Spawn(prog, args, want, MPI_INFO_NULL, cls) : XMPI_Remove(want, cls);
-    free(cls);
-    if (rc) {
-        fail(f, EXIT_RUNTIME, BENCH_NAME ": %s of %d process(es) of class '%s' after iteration %d failed: %s\n",
-             spawn ? "XMPI_Spawn" : "XMPI_Remove", st.nprocs, st.node_class, it, XMPI_Error_string(rc));
-        return FOLLOW_FAILED;
-    }
-    *howmany = st.nprocs;
-    if (spawn)
-        return FOLLOW_SPAWNED;
-    return XMPI_Get_process_status() == XMPI_REMOVED ? FOLLOW_LEFT : FOLLOW_SHRUNK;
-}
-
-/* Whether the library's current partition of n rows over nprocs is already even blocks. */
-static inline int partition_is_even(int n, int nprocs)
-{
-    for (int r = 0; r < nprocs; r++) {
-        int c, d, ec, ed;
-        XMPI_Get_wsize(r, nprocs, n, &c, &d);
-        even_block(r, nprocs, n, &ec, &ed);
-        if (c != ec || d != ed)
-            return 0;
-    }
-    return 1;
-}
-
-/* Moves every registered structure from this process's block (count rows from displ) to even
- * blocks over XMPI_COMM_WORLD; processes that have just been spawned take part through
- * XMPI_Get_data. The same result on every process. */
-static inline int move_to_even(int n, int count, int displ, int it, struct failure *f)
-{
-    int rank, nprocs, nc, nd;
-    MPI_Comm_rank(XMPI_COMM_WORLD, &rank);
-    MPI_Comm_size(XMPI_COMM_WORLD, &nprocs);
-    even_block(rank, nprocs, n, &nc, &nd);
-    int rc = XMPI_Redistribute_data(count, displ, nc, nd);
-    if (rc)
-        return fail(f, EXIT_RUNTIME, BENCH_NAME ": XMPI_Redistribute_data to even blocks over %d processes after "
-                    "iteration %d failed: %s\n", nprocs, it, XMPI_Error_string(rc));
-    return 0;
-}
-
-/* Rank 0's line for each change of the job's size. */
-static inline void announce(int rank, int it, int what, int howmany, int nprocs)
-{
-    if (rank != 0)
+    if (rank != 0 || before == after)
         return;
-    printf(BENCH_NAME ": iteration %d: %s %d process%s (now %d)\n", it, what == FOLLOW_SPAWNED ? "spawned" : "removed",
-           howmany, howmany == 1 ? "" : "es", nprocs);
+    const int howmany = after > before ? after - before : before - after;
+    printf(BENCH_NAME ": iteration %d: %s %d process%s (now %d)\n", it, after > before ? "spawned" : "removed",
+           howmany, howmany == 1 ? "" : "es", after);
     fflush(stdout);
-}
-
-/* After XMPI_Remove: the leavers' rows went to the others in proportion to what each held;
- * even blocks make the job the same as one started at this size. 0, or -1 (f says why). */
-static inline int even_after_remove(int n, int it, struct failure *f)
-{
-    int r, np, c, d;
-    MPI_Comm_rank(COMM, &r);
-    MPI_Comm_size(COMM, &np);
-    XMPI_Get_wsize(r, np, n, &c, &d);
-    return !partition_is_even(n, np) && move_to_even(n, c, d, it, f) ? -1 : 0;
 }
 #endif
 

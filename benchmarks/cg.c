@@ -54,7 +54,7 @@ struct options {
     long verbose;
     long shuffle;
     int balance;     /* -b: XMPI_Eval_lbalance after each iteration */
-    int dynamic;     /* -d: grow and shrink as libxmpi's resource manager says */
+    int dynamic;     /* -d: XMPI_Eval_reconfig each iteration (grow and shrink by --xmpi-policy) */
     int help;
 };
 
@@ -105,20 +105,16 @@ static void usage(FILE *out)
             "  -v N                a progress line every N iterations on rank 0; 0: none (default 0)\n"
             "  -b                  balance the load with XMPI_Eval_lbalance after each iteration\n"
             "                      (--xmpi-lb=nnz weighs rows by their nonzeros; not in cg-plain)\n"
-            "  -d                  malleable: after each iteration ask libxmpi's resource manager\n"
-            "                      (--xmpi-rms) with XMPI_Get_system_status and grow or shrink the\n"
-            "                      job as it says. On spawn, XMPI_Spawn starts the offered processes\n"
-            "                      of this program with the same options, and the matrix and b, x, r,\n"
-            "                      p move to even blocks over the grown job; the new processes\n"
-            "                      receive their rows (XMPI_Get_data) and CG's scalars from rank 0,\n"
-            "                      and resume at the next iteration without building the matrix. On\n"
-            "                      shrink, XMPI_Remove takes spawned processes out: they hand their\n"
-            "                      rows to the others and exit 0 without a result line, and the rows\n"
-            "                      are evened out again. Each iteration then ends its monitored\n"
-            "                      iteration itself (spawning is refused inside one). Rank 0 prints\n"
-            "                      a line per change; the result, whose ranks= shows the final job,\n"
-            "                      is the same bits as a static run. May be given with -b; not in\n"
-            "                      cg-plain\n"
+            "  -d                  malleable: call XMPI_Eval_reconfig after each iteration instead of\n"
+            "                      XMPI_Eval_lbalance, so the job balances and grows or shrinks as\n"
+            "                      --xmpi-policy decides (static, the default: balancing only; smp,\n"
+            "                      hpmp: follow the offers and reclaims of --xmpi-rms). Spawned\n"
+            "                      processes run this program with the same options, receive their\n"
+            "                      rows (XMPI_Get_data) and CG's scalars from rank 0, and resume at\n"
+            "                      the next iteration without building the matrix; removed ones hand\n"
+            "                      their rows over and exit 0 without a result line. Rank 0 prints a\n"
+            "                      line per change; the result, whose ranks= shows the final job, is\n"
+            "                      the same bits as a static run. Not in cg-plain\n"
             "  --cg-shuffle=K      test: every K iterations move the rows to another partition with\n"
             "                      XMPI_Redistribute_data (not in cg-plain); the answer must not change\n"
             "  -h                  print this help\n"
@@ -844,19 +840,18 @@ static double gathered_sum(struct problem *P)
 #ifndef XMPI_PLAIN
 #define JOINING() (XMPI_Get_process_status() == XMPI_NEWLY_SPAWNED)
 
-/* What a spawned process cannot take from its options or the moved rows: the order (a -m file's
- * is in the file, which it does not read), the nonzeros for the result line, and the scalars CG
- * carries from one iteration to the next, as bits, so that it goes on exactly as the others. */
+/* What a spawned process cannot take from its options or the moved rows: the nonzeros for the
+ * result line, and the scalars CG carries from one iteration to the next, as bits, so that it
+ * goes on exactly as the others. Rank 0 sends it after every change of the job's size. */
 struct join_header {
-    int n;
     long long nnz;
     double rr, bb;
 };
 
 /* After the job changed: rank and size from the new XMPI_COMM_WORLD, the per-rank arrays sized
  * for it, every rank's block from the library; then one reduction (new processes included)
- * saying whether any process failed. */
-static int settle(struct problem *P, int *rank, int *nprocs, struct failure *f)
+ * saying whether any process failed, and rank 0's header. */
+static int settle(struct problem *P, int *rank, int *nprocs, double *rr, double *bb, struct failure *f)
 {
     MPI_Comm_rank(COMM, rank);
     MPI_Comm_size(COMM, nprocs);
@@ -868,61 +863,85 @@ static int settle(struct problem *P, int *rank, int *nprocs, struct failure *f)
     P->part = alloc_array(4 * (size_t)*nprocs + 1, sizeof *P->part, f);
     if (P->counts && P->displs && P->part)
         refresh(P, *rank, *nprocs, f);
-    return any_failed(f);
-}
-
-/* -d, at the end of an iteration: follows the resource manager. 0: go on; 1: this process was
- * removed and must leave; -1: stop, on every process that stays. */
-static int adapt(struct problem *P, const char *prog, char **args, int *rank, int *nprocs, int it, double rr,
-                 double bb, struct failure *f)
-{
-    int howmany = 0, what = follow_rms(prog, args, it, &howmany, f);
-    if (what == FOLLOW_NONE) return 0;
-    if (what == FOLLOW_LEFT) return 1;
-    if (what == FOLLOW_FAILED) return -1;
-    if (what == FOLLOW_SPAWNED) {
-        struct join_header h = {P->n, P->nnz, rr, bb};
-        MPI_Bcast(&h, (int)sizeof h, MPI_BYTE, 0, COMM);
-        if (move_to_even(P->n, P->count, P->displ, it, f)) return -1;
-    } else if (even_after_remove(P->n, it, f)) {
-        return -1;
-    }
-    if (settle(P, rank, nprocs, f)) return -1;
-    announce(*rank, it, what, howmany, *nprocs);
-    return 0;
-}
-
-/* A process that -d spawned: the header from rank 0, the structures registered empty, then its
- * rows and the iteration to resume at, collectively with the parents' adapt(). It builds and
- * reads no matrix. */
-static int join(struct problem *P, int *rank, int *nprocs, int *it, double *rr, double *bb, struct failure *f)
-{
-    struct join_header h;
+    struct join_header h = {P->nnz, *rr, *bb};
     MPI_Bcast(&h, (int)sizeof h, MPI_BYTE, 0, COMM);
-    P->n = h.n;
     P->nnz = h.nnz;
     *rr = h.rr;
     *bb = h.bb;
+    return any_failed(f);
+}
+
+/* The order a spawned process registers its rows with: from its options, or a -m file's size
+ * line (its parents read and checked the file; it takes its rows from them). */
+static int joining_order(const struct options *o, struct failure *f)
+{
+    if (o->source != SRC_FILE)
+        return (int)(o->source == SRC_POISSON ? (long long)o->size * o->size * o->size : o->size);
+    struct mm m = {.path = o->file};
+    m.in = fopen(o->file, "r");
+    int n = m.in && !mm_header(&m, f) && !mm_size(&m, f) ? (int)m.rows : 0;
+    if (m.in)
+        fclose(m.in);
+    free(m.line);
+    if (!n)
+        fail(f, EXIT_RUNTIME, "cg: a spawned process cannot read the order of '%s'\n", o->file);
+    return n;
+}
+
+/* A process that -d spawned: the structures registered empty, then its rows and the iteration
+ * to resume at, collectively with the parents' XMPI_Eval_reconfig. It builds and reads no
+ * matrix. */
+static int join(struct problem *P, const struct options *o, int *rank, int *nprocs, int *it, double *rr,
+                double *bb, struct failure *f)
+{
+    P->n = joining_order(o, f);
     P->full = alloc_array((size_t)P->n, sizeof *P->full, f);
     P->prod = alloc_array((size_t)P->n, sizeof *P->prod, f);
     /* Even after a failure: XMPI_Get_data is what the parents wait for, and it fails for all. */
     register_rows(P, *rank, f);
     int rc = XMPI_Get_data(it);
     if (rc)
-        return fail(f, EXIT_RUNTIME, "cg: XMPI_Get_data failed: %s\n", XMPI_Error_string(rc));
-    return settle(P, rank, nprocs, f) ? -1 : 0;
+        fail(f, EXIT_RUNTIME, "cg: XMPI_Get_data failed: %s\n", XMPI_Error_string(rc));
+    return settle(P, rank, nprocs, rr, bb, f) ? -1 : 0;
+}
+
+/* -d, between iterations: XMPI_Eval_reconfig, which balances and grows or shrinks the job as
+ * --xmpi-policy decides. 0: go on; 1: this process was removed; -1: a process failed (the same on
+ * every process that stays). */
+static int reconfig(struct problem *P, const struct options *o, int *rank, int *nprocs, int it, double *rr,
+                    double *bb, struct failure *f)
+{
+    const int before = *nprocs;
+    int rc = XMPI_Eval_reconfig(*rank, *nprocs, it, (int)o->maxit, &P->count, &P->displ, NULL, NULL, NULL);
+    if (rc)
+        fail(f, EXIT_RUNTIME, "cg: rank %d: XMPI_Eval_reconfig at iteration %d failed: %s\n", *rank, it + 1,
+             XMPI_Error_string(rc));
+    if (XMPI_Get_process_status() == XMPI_REMOVED)
+        return 1;
+    int size;
+    MPI_Comm_size(COMM, &size);
+    if (size == before) {
+        refresh(P, *rank, *nprocs, f);
+        return any_failed(f) ? -1 : 0;
+    }
+    /* The new processes meet this in join(). */
+    if (settle(P, rank, nprocs, rr, bb, f))
+        return -1;
+    announce(*rank, it + 1, before, *nprocs);
+    return 0;
 }
 #else
 #define JOINING() 0
-static int adapt(struct problem *P, const char *prog, char **args, int *rank, int *nprocs, int it, double rr,
-                 double bb, struct failure *f)
+static int reconfig(struct problem *P, const struct options *o, int *rank, int *nprocs, int it, double *rr,
+                    double *bb, struct failure *f)
 {
-    (void)P, (void)prog, (void)args, (void)rank, (void)nprocs, (void)it, (void)rr, (void)bb, (void)f;
+    (void)P, (void)o, (void)rank, (void)nprocs, (void)it, (void)rr, (void)bb, (void)f;
     return 0;
 }
-static int join(struct problem *P, int *rank, int *nprocs, int *it, double *rr, double *bb, struct failure *f)
+static int join(struct problem *P, const struct options *o, int *rank, int *nprocs, int *it, double *rr,
+                double *bb, struct failure *f)
 {
-    (void)P, (void)rank, (void)nprocs, (void)it, (void)rr, (void)bb;
+    (void)P, (void)o, (void)rank, (void)nprocs, (void)it, (void)rr, (void)bb;
     return fail(f, EXIT_RUNTIME, "cg: cg-plain cannot be spawned\n");
 }
 #endif
@@ -1016,6 +1035,14 @@ static int move_rows(struct problem *P, const struct options *o, struct run *R, 
         R->moves += rc == 0;
         refresh(P, rank, nprocs, f);
     }
+    if (o->dynamic) {
+        /* Ends the monitored iteration si_init began, so nothing moves inside one. */
+        R->in_iter = 0;
+        int a = reconfig(P, o, &R->rank, &R->nprocs, it, &R->rr, &R->bb, f);
+        if (a > 0)
+            R->left = 1;
+        return a != 0;
+    }
     int rc = balance_rows(o->balance, it, (int)o->maxit, &P->count, &P->displ, NULL);
     if (rc)
         fail(f, EXIT_RUNTIME, "cg: rank %d: load balancing at iteration %d failed: %s\n", rank, R->done_iters,
@@ -1026,8 +1053,7 @@ static int move_rows(struct problem *P, const struct options *o, struct run *R, 
 
 /* The iterations from R->first until ||r|| <= TOL ||b||, -i, a failure, or -d removing this
  * process. */
-static void solve(struct problem *P, const struct options *o, const char *prog, char **args, struct run *R,
-                  struct failure *f)
+static void solve(struct problem *P, const struct options *o, struct run *R, struct failure *f)
 {
     R->done_iters = R->first;
     for (int it = R->first; it < o->maxit && R->rr > 0; it++) {
@@ -1037,12 +1063,6 @@ static void solve(struct problem *P, const struct options *o, const char *prog, 
         if (step(P, &R->rr, it, f))
             break;
         monitor_check(MONITOR_ADD_WORK(work), "XMPI_Monitor_add_work", R->rank, f, &R->warned);
-        /* si_init would end the iteration only at the top of the next one, and the library
-         * refuses to spawn or remove inside a monitored iteration. */
-        if (o->dynamic) {
-            monitor_check(MONITOR_END(), "XMPI_Monitor_iter_end", R->rank, f, &R->warned);
-            R->in_iter = 0;
-        }
         R->done_iters++;
         if (o->verbose && R->done_iters % o->verbose == 0 && R->rank == 0) {
             printf("cg: iteration %d: relative residual %.6e\n", R->done_iters, sqrt(R->rr) / R->bnorm);
@@ -1051,16 +1071,9 @@ static void solve(struct problem *P, const struct options *o, const char *prog, 
         /* rr is the same on every rank: all of them leave together, before anything moves. */
         if (sqrt(R->rr) <= o->tol * R->bnorm || R->rr == 0 || it + 1 == o->maxit)
             break;
+        /* Not after the last iteration (the breaks above), where more processes would do nothing. */
         if (move_rows(P, o, R, it, f))
             break;
-        /* Not after the last iteration (the breaks above), where more processes would do nothing. */
-        if (o->dynamic) {
-            int a = adapt(P, prog, args, &R->rank, &R->nprocs, R->done_iters, R->rr, R->bb, f);
-            if (a) {
-                R->left = a > 0;
-                break;
-            }
-        }
     }
 }
 
@@ -1111,13 +1124,11 @@ int main(int argc, char **argv)
     struct failure f = {0};
     struct problem P = {0};
     int status = 0, stop = 0;
-    /* Before parsing, which takes --cg-shuffle out of argv. */
-    char **args = copy_args(argc, argv, &f);
 
     parse_options(argc, argv, &opt, &f);
     if (JOINING()) {
-        /* Started by -d: the parents accepted these options and wait for it in adapt(). */
-        stop = join(&P, &R.rank, &R.nprocs, &R.first, &R.rr, &R.bb, &f) != 0;
+        /* Started by -d: the parents accepted these options and wait for it in XMPI_Eval_reconfig. */
+        stop = join(&P, &opt, &R.rank, &R.nprocs, &R.first, &R.rr, &R.bb, &f) != 0;
     } else {
         if (stop_after_options(&f, R.rank, R.nprocs, opt.help, usage, &status))
             goto done;
@@ -1131,7 +1142,7 @@ int main(int argc, char **argv)
     }
     R.bnorm = sqrt(R.bb);
     if (!stop)
-        solve(&P, &opt, argv[0], args, &R, &f);
+        solve(&P, &opt, &R, &f);
     /* A removed process is no member of XMPI_COMM_WORLD any more: nothing to report. */
     if (R.left)
         goto done;
@@ -1147,7 +1158,6 @@ int main(int argc, char **argv)
 
 done:
     release(&P);
-    free(args);
     MPI_Finalize();
     return status;
 }

@@ -75,6 +75,7 @@ struct options {
     const char *out;
     long shuffle;
     int balance;       /* -L: XMPI_Eval_lbalance with the per-person work as row weights */
+    int dynamic;       /* -M: XMPI_Eval_reconfig each day (grow and shrink by --xmpi-policy) */
     int help;
 };
 
@@ -105,13 +106,13 @@ struct day_record {
     uint64_t day, s, i, r, hash;
 };
 
-#define ACCEPTED "-n PEOPLE -d DAYS -s SEED -b BETA -r RECOVERY_DAYS -I INITIAL -v K -o FILE -L --epi-shuffle=K -h"
+#define ACCEPTED "-n PEOPLE -d DAYS -s SEED -b BETA -r RECOVERY_DAYS -I INITIAL -v K -o FILE -L -M --epi-shuffle=K -h"
 
 static void usage(FILE *out)
 {
     fprintf(out,
             "usage: epidemic [-n PEOPLE] [-d DAYS] [-s SEED] [-b BETA] [-r RECOVERY_DAYS] [-I INITIAL]\n"
-            "                [-v K] [-o FILE] [-L] [--epi-shuffle=K] [-h]\n"
+            "                [-v K] [-o FILE] [-L] [-M] [--epi-shuffle=K] [-h]\n"
             "  -n PEOPLE         people in the contact graph, 1 to %d (default 100000)\n"
             "  -d DAYS           days to simulate, 0 to 1000000000 (default 120)\n"
             "  -s SEED           seed of the graph and of every draw, 0 to %llu (default 1)\n"
@@ -124,6 +125,12 @@ static void usage(FILE *out)
             "  -L                balance the load with XMPI_Eval_lbalance each day; with\n"
             "                    --xmpi-lb=weight each person weighs its expected work (not in\n"
             "                    the plain build)\n"
+            "  -M                malleable (-d is the days): XMPI_Eval_reconfig each day, which\n"
+            "                    balances as -L does and grows or shrinks the job as --xmpi-policy\n"
+            "                    decides (static, the default: balancing only); spawned processes\n"
+            "                    receive their people (XMPI_Get_data) and build nothing; removed\n"
+            "                    ones exit 0 without a result line. The same bits as a static run\n"
+            "                    (not in the plain build)\n"
             "  --epi-shuffle=K   test: every K days move the data to another pseudo-random\n"
             "                    partition with XMPI_Redistribute_data (not in the plain build)\n"
             "  -h                print this help\n",
@@ -142,7 +149,7 @@ static int parse_options(int argc, char **argv, struct options *o, struct failur
 
     opterr = 0;
     int c;
-    while ((c = getopt(argc, argv, ":n:d:s:b:r:I:v:o:Lh")) != -1) {
+    while ((c = getopt(argc, argv, ":n:d:s:b:r:I:v:o:LMh")) != -1) {
         switch (c) {
         case 'n':
             if (parse_long(optarg, 1, INT_MAX, &o->people))
@@ -193,6 +200,12 @@ static int parse_options(int argc, char **argv, struct options *o, struct failur
                 return fail(f, EXIT_USAGE, "epidemic: -L needs libxmpi to move data; the plain build "
                             "cannot balance\n");
             o->balance = 1;
+            break;
+        case 'M':
+            if (!CAN_MOVE_DATA)
+                return fail(f, EXIT_USAGE, "epidemic: -M needs libxmpi to spawn and remove processes; the plain "
+                            "build cannot\n");
+            o->dynamic = 1;
             break;
         case 'h':
             o->help = 1;
@@ -806,10 +819,15 @@ static void open_csv(struct history *h, const char *path, struct failure *f)
 
 /* The per-rank arrays, the partition, this block's contacts and every person's state, all
  * registered with the library. Returns agree()'s verdict. */
-static int setup(struct sim *s, const struct options *o, struct failure *f)
+/* The arrays with one entry per rank, for s->nprocs ranks. */
+static void per_rank(struct sim *s, struct failure *f)
 {
     const size_t p = (size_t)s->nprocs;
-    s->n = (int)o->people;
+    free(s->counts);
+    free(s->displs);
+    free(s->lo);
+    free(s->who);
+    free(s->sc);
     s->counts = alloc_array(p, sizeof *s->counts, f);
     s->displs = alloc_array(p, sizeof *s->displs, f);
     s->lo = alloc_array(p, sizeof *s->lo, f);
@@ -820,22 +838,67 @@ static int setup(struct sim *s, const struct options *o, struct failure *f)
         s->rc = s->sc + 2 * p;
         s->rd = s->sc + 3 * p;
     }
+}
+
+static int register_data(struct sim *s, struct failure *f)
+{
+    int rc;
+    if ((rc = REGISTER_SPARSE(&s->ia, &s->ja, &s->w, s->n)) != MONITOR_OK ||
+        (rc = REGISTER_VECTOR(&s->state, s->n, MPI_CHAR, 1)) != MONITOR_OK ||
+        (rc = REGISTER_VECTOR(&s->sick, s->n, MPI_INT, 0)) != MONITOR_OK)
+        return fail(f, EXIT_RUNTIME, "epidemic: rank %d: registering the data failed: %s\n", s->rank,
+                    MONITOR_ERROR_STRING(rc));
+    return 0;
+}
+
+static int setup(struct sim *s, const struct options *o, struct failure *f)
+{
+    s->n = (int)o->people;
+    per_rank(s, f);
     if (!f->code)
         refresh(s, 1, f);
     if (!f->code && build_graph(s, o->seed, f) == 0) {
         s->state = alloc_array((size_t)s->n, 1, f);
         s->sick = alloc_array((size_t)s->count, sizeof *s->sick, f);
     }
-    if (!f->code) {
-        int rc;
-        if ((rc = REGISTER_SPARSE(&s->ia, &s->ja, &s->w, s->n)) != MONITOR_OK ||
-            (rc = REGISTER_VECTOR(&s->state, s->n, MPI_CHAR, 1)) != MONITOR_OK ||
-            (rc = REGISTER_VECTOR(&s->sick, s->n, MPI_INT, 0)) != MONITOR_OK)
-            fail(f, EXIT_RUNTIME, "epidemic: rank %d: registering the data failed: %s\n", s->rank,
-                 MONITOR_ERROR_STRING(rc));
-    }
+    if (!f->code)
+        register_data(s, f);
     return agree(f, s->rank, s->nprocs);
 }
+
+#ifndef XMPI_PLAIN
+/* After the job's size changed (-M): rank and size, the per-rank arrays, every block. The
+ * processes that XMPI_Eval_reconfig spawned meet this in join(). */
+static int resized(struct sim *s, int *status, struct failure *f)
+{
+    MPI_Comm_rank(COMM, &s->rank);
+    MPI_Comm_size(COMM, &s->nprocs);
+    per_rank(s, f);
+    if (!f->code)
+        refresh(s, 1, f);
+    return (*status = agree(f, s->rank, s->nprocs));
+}
+
+/* A process that -M spawned: the data registered empty, its people and the day it resumes
+ * after, collectively with the parents' XMPI_Eval_reconfig. It builds no graph. */
+static int join(struct sim *s, const struct options *o, int *done, int *status, struct failure *f)
+{
+    s->n = (int)o->people;
+    register_data(s, f);
+    int rc = XMPI_Get_data(done);
+    if (rc)
+        fail(f, EXIT_RUNTIME, "epidemic: XMPI_Get_data failed: %s\n", XMPI_Error_string(rc));
+    return resized(s, status, f);
+}
+#define JOINING() (XMPI_Get_process_status() == XMPI_NEWLY_SPAWNED)
+#else
+static int join(struct sim *s, const struct options *o, int *done, int *status, struct failure *f)
+{
+    (void)s, (void)o, (void)done, (void)status;
+    return fail(f, EXIT_RUNTIME, "epidemic: the plain build cannot be spawned\n");
+}
+#define JOINING() 0
+#endif
 
 /* Day 0: the graph's size and degrees in rank 0's first line, and the first census. Returns the
  * number of contacts. */
@@ -892,12 +955,30 @@ static int one_day(struct sim *s, const struct options *o, int day, struct histo
 /* After a day: the load balancer, --epi-shuffle's test move, the partition re-read. Returns 0
  * to go on, else to stop (every rank alike), with *status set when the stop was agreed here. */
 static int move_after_day(struct sim *s, const struct options *o, int day, int *shuffles, int *status,
-                          struct failure *f)
+                          int *left, struct failure *f)
 {
     set_weights(s);
     /* weight[]: the work each of this rank's people will cause tomorrow (the weight policy). */
-    int count = s->count, displ = s->displ;
-    int rc = balance_rows(o->balance, day, (int)o->days, &count, &displ, s->weight);
+    int count = s->count, displ = s->displ, rc = MONITOR_OK;
+#ifndef XMPI_PLAIN
+    if (o->dynamic) {
+        const int before = s->nprocs;
+        rc = XMPI_Eval_reconfig(s->rank, s->nprocs, day - 1, (int)o->days, &count, &displ, s->weight, NULL, NULL);
+        if (rc == MONITOR_OK && XMPI_Get_process_status() == XMPI_REMOVED)
+            return (*left = 1);
+        int size;
+        MPI_Comm_size(COMM, &size);
+        if (size != before) {
+            if (resized(s, status, f))
+                return 1;
+            announce(s->rank, day, before, size);
+        }
+    }
+#else
+    (void)left;
+#endif
+    if (!o->dynamic)
+        rc = balance_rows(o->balance, day, (int)o->days, &count, &displ, s->weight);
     if (rc == MONITOR_OK && o->shuffle && day % o->shuffle == 0 && day < o->days) {
         int *nc = s->rc, *nd = s->rd; /* free between days */
         shuffled_partition(o->seed, day, (*shuffles)++, s->n, s->nprocs, nc, nd);
@@ -913,17 +994,19 @@ static int move_after_day(struct sim *s, const struct options *o, int day, int *
 }
 
 /* Days 1 to -d, each a monitored iteration, until a failure. Returns the last day done. */
-static int run_days(struct sim *s, const struct options *o, struct history *hist, int *began, int *warned,
-                    int *status, struct failure *f)
+static int run_days(struct sim *s, const struct options *o, struct history *hist, int first, int *began,
+                    int *warned, int *status, int *left, struct failure *f)
 {
-    int done_days = 0, shuffles = 0;
-    for (int day = 1; day <= o->days; day++) {
+    int done_days = first, shuffles = 0;
+    for (int day = first + 1; day <= o->days; day++) {
         monitor_check(MONITOR_SI_INIT(), "XMPI_Monitor_si_init", s->rank, f, warned);
         *began = 1;
         if (one_day(s, o, day, hist, warned, f))
             break;
         done_days = day;
-        if (move_after_day(s, o, day, &shuffles, status, f))
+        /* -M: XMPI_Eval_reconfig ends the day's monitored iteration. */
+        *began = !o->dynamic;
+        if (move_after_day(s, o, day, &shuffles, status, left, f))
             break;
     }
     return done_days;
@@ -966,21 +1049,35 @@ int main(int argc, char **argv)
     struct history hist = {.checksum = FNV1A64_BASIS};
     int status = 0;
 
+    int warned = 0, began = 0, left = 0, first = 0;
+    uint64_t edges = 0;
+    double t0 = MPI_Wtime();   /* a spawned process's clock; the others restart it below */
     parse_options(argc, argv, &opt, &f);
-    if (stop_after_options(&f, rank, nprocs, opt.help, usage, &status))
-        goto done;
-    if (rank == 0 && opt.out)
-        open_csv(&hist, opt.out, &f);
-    if ((status = agree(&f, rank, nprocs)) || (status = setup(&s, &opt, &f)))
-        goto done;
+    if (JOINING()) {
+        /* Started by -M: the parents accepted these options and wait for it in XMPI_Eval_reconfig;
+         * it is never rank 0, which alone keeps the history and prints the result. */
+        if (join(&s, &opt, &first, &status, &f))
+            goto done;
+    } else {
+        if (stop_after_options(&f, rank, nprocs, opt.help, usage, &status))
+            goto done;
+        if (rank == 0 && opt.out)
+            open_csv(&hist, opt.out, &f);
+        if ((status = agree(&f, rank, nprocs)) || (status = setup(&s, &opt, &f)))
+            goto done;
 
-    seed_infection(&s, opt.seed, opt.initial);
-    set_weights(&s);
-    const uint64_t edges = day_zero(&s, &opt, &hist);
-    int warned = 0, began = 0;
-    MPI_Barrier(COMM);
-    double t0 = MPI_Wtime();
-    const int done_days = run_days(&s, &opt, &hist, &began, &warned, &status, &f);
+        seed_infection(&s, opt.seed, opt.initial);
+        set_weights(&s);
+        edges = day_zero(&s, &opt, &hist);
+        MPI_Barrier(COMM);
+        t0 = MPI_Wtime();
+    }
+    const int done_days = run_days(&s, &opt, &hist, first, &began, &warned, &status, &left, &f);
+    /* A removed process is no member of XMPI_COMM_WORLD any more: nothing to report. */
+    if (left)
+        goto done;
+    rank = s.rank;
+    nprocs = s.nprocs;
     if (began) /* with -d 0 no day began, and there is nothing to end */
         monitor_check(MONITOR_END(), "XMPI_Monitor_iter_end", rank, &f, &warned);
     double elapsed;

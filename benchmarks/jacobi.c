@@ -39,7 +39,7 @@ struct options {
     const char *file;
     double tol;
     int balance;   /* -b: register the rows and call XMPI_Eval_lbalance each iteration */
-    int dynamic;   /* -d: grow and shrink as libxmpi's resource manager says */
+    int dynamic;   /* -d: XMPI_Eval_reconfig each iteration (grow and shrink by --xmpi-policy) */
     double weights[MAX_WEIGHTS];   /* -p: initial blocks in proportion to these, one per rank */
     int nweights;
     int help;
@@ -72,17 +72,16 @@ static void usage(FILE *out)
             "                 blocks\n"
             "  -b             balance the load: register A, b and x's rows with libxmpi and call\n"
             "                 XMPI_Eval_lbalance after each iteration (not in jacobi-plain)\n"
-            "  -d             malleable: after each iteration ask libxmpi's resource manager\n"
-            "                 (--xmpi-rms) with XMPI_Get_system_status and grow or shrink the job as it\n"
-            "                 says. On spawn, XMPI_Spawn starts the offered processes of this program\n"
-            "                 with the same options, and A, b and x move to even blocks over the grown\n"
-            "                 job; the new processes receive their rows (XMPI_Get_data) and resume at\n"
-            "                 the next iteration. On shrink, XMPI_Remove takes spawned processes out:\n"
-            "                 they hand their rows to the others and exit 0 without a result line,\n"
-            "                 and the rows are evened out again. Registers the rows as -b does (both\n"
-            "                 may be given) and x as a replicated vector. Rank 0 prints a line per\n"
-            "                 change; the result, whose ranks= and rows= show the final job, is the\n"
-            "                 same bits as a static run. Not in jacobi-plain\n"
+            "  -d             malleable: call XMPI_Eval_reconfig after each iteration, so the job\n"
+            "                 balances and grows or shrinks as --xmpi-policy decides (static, the\n"
+            "                 default: balancing only; smp, hpmp: follow the offers and reclaims of\n"
+            "                 --xmpi-rms). Registers the rows as -b does and x as a replicated\n"
+            "                 vector. Spawned processes run this program with the same options,\n"
+            "                 receive their rows (XMPI_Get_data) and resume at the next iteration;\n"
+            "                 removed ones hand their rows over and exit 0 without a result line.\n"
+            "                 Rank 0 prints a line per change; the result, whose ranks= and rows=\n"
+            "                 show the final job, is the same bits as a static run. Not in\n"
+            "                 jacobi-plain\n"
             "  -h             print this help\n",
             INT_MAX, INT_MAX, (unsigned long long)UINT64_MAX, MM_HEADER);
 }
@@ -513,22 +512,27 @@ static int register_rows(struct problem *p, int with_x, int record, struct failu
     return f->code ? -1 : 0;
 }
 
-static int rebalance(struct problem *p, int rank, int nprocs, int it, int maxit, struct failure *f)
+/* The matrix's order from a -f file's 'rows cols' line, for a spawned process, which takes
+ * its rows from the others and reads nothing else (its parents checked the file). */
+static int file_order(const char *path, struct failure *f)
 {
-    int rc = XMPI_Eval_lbalance(rank, nprocs, it, maxit, &p->count, &p->displ, NULL);
-    if (rc) return fail(f, EXIT_RUNTIME, "jacobi: XMPI_Eval_lbalance failed: %s\n", XMPI_Error_string(rc));
-    for (int r = 0; r < nprocs; r++) XMPI_Get_wsize(r, nprocs, p->n, &p->counts[r], &p->displs[r]);
-    return 0;
+    FILE *in = fopen(path, "r");
+    char *line = NULL;
+    size_t cap = 0;
+    long rows = -1;
+    while (in && getline(&line, &cap, in) >= 0)
+        if (line[0] != '%' && !is_skippable(line)) {
+            rows = strtol(line, NULL, 10);
+            break;
+        }
+    if (in) fclose(in);
+    free(line);
+    if (rows < 1 || rows > INT_MAX)
+        return fail(f, EXIT_RUNTIME, "jacobi: a spawned process cannot read the order of '%s'\n", path);
+    return (int)rows;
 }
 
-/* What a spawned process cannot take from its options: a -f file's order is in the file, which
- * it does not read (the rows come from the other processes). */
-struct join_header {
-    int n;
-    int from_file;
-};
-
-/* After the job changed: rank and size from the new XMPI_COMM_WORLD, every rank's block from
+/* After the rows may have moved: rank and size from XMPI_COMM_WORLD, every rank's block from
  * the library, and one reduction (new processes included) saying whether any process failed. */
 static int settle(struct problem *p, int *rank, int *nprocs, struct failure *f)
 {
@@ -549,36 +553,38 @@ static int settle(struct problem *p, int *rank, int *nprocs, struct failure *f)
     return any;
 }
 
-/* -d, at the end of an iteration: follows the resource manager. 0: go on; 1: this process was
- * removed and must leave; -1: stop, on every process that stays. */
-static int adapt(struct problem *p, const char *prog, char **args, int *rank, int *nprocs, int it,
-                 struct failure *f)
+/* After iteration `it` (-b, -d): XMPI_Eval_lbalance, or with -d XMPI_Eval_reconfig, which also
+ * grows and shrinks the job as --xmpi-policy decides. 0: go on; 1: this process was removed
+ * and must leave; -1: stop. */
+static int rebalance(struct problem *p, int dynamic, int *rank, int *nprocs, int it, int maxit,
+                     struct failure *f)
 {
-    int howmany = 0, what = follow_rms(prog, args, it, &howmany, f);
-    if (what == FOLLOW_NONE) return 0;
-    if (what == FOLLOW_LEFT) return 1;
-    if (what == FOLLOW_FAILED) return -1;
-    if (what == FOLLOW_SPAWNED) {
-        struct join_header h = {p->n, p->from_file};
-        MPI_Bcast(&h, (int)sizeof h, MPI_BYTE, 0, COMM);
-        if (move_to_even(p->n, p->count, p->displ, it, f)) return -1;
-    } else if (even_after_remove(p->n, it, f)) {
-        return -1;
+    const int before = *nprocs;
+    int rc = dynamic ? XMPI_Eval_reconfig(*rank, *nprocs, it, maxit, &p->count, &p->displ, NULL, NULL, NULL)
+                     : XMPI_Eval_lbalance(*rank, *nprocs, it, maxit, &p->count, &p->displ, NULL);
+    if (rc)
+        return fail(f, EXIT_RUNTIME, "jacobi: %s failed: %s\n",
+                    dynamic ? "XMPI_Eval_reconfig" : "XMPI_Eval_lbalance", XMPI_Error_string(rc));
+    if (XMPI_Get_process_status() == XMPI_REMOVED) return 1;
+    int size;
+    MPI_Comm_size(COMM, &size);
+    if (size != before) {
+        /* The new processes meet this in join(). */
+        if (settle(p, rank, nprocs, f)) return -1;
+        announce(*rank, it + 1, before, *nprocs);
+        return 0;
     }
-    if (settle(p, rank, nprocs, f)) return -1;
-    announce(*rank, it, what, howmany, *nprocs);
+    for (int r = 0; r < size; r++) XMPI_Get_wsize(r, size, p->n, &p->counts[r], &p->displs[r]);
     return 0;
 }
 
-/* A process that -d spawned: the order from rank 0, the structures registered empty in the
- * parents' order, then its rows and the iteration to resume at, collectively with the parents'
- * adapt(). It reads and generates nothing. */
-static int join(struct problem *p, int *rank, int *nprocs, int *it, struct failure *f)
+/* A process that -d spawned: the structures registered empty in the parents' order, then its
+ * rows and the iteration to resume at, collectively with the parents' XMPI_Eval_reconfig. */
+static int join(struct problem *p, const struct options *o, int *rank, int *nprocs, int *it,
+                struct failure *f)
 {
-    struct join_header h;
-    MPI_Bcast(&h, (int)sizeof h, MPI_BYTE, 0, COMM);
-    p->n = h.n;
-    p->from_file = h.from_file;
+    p->from_file = o->file != NULL;
+    p->n = o->file ? file_order(o->file, f) : (int)o->order;
     register_rows(p, 1, 0, f);
     int rc = XMPI_Get_data(it);
     if (rc)
@@ -592,20 +598,16 @@ static int register_rows(struct problem *p, int with_x, int record, struct failu
     (void)p; (void)with_x; (void)record; (void)f;
     return 0;
 }
-static int rebalance(struct problem *p, int rank, int nprocs, int it, int maxit, struct failure *f)
+static int rebalance(struct problem *p, int dynamic, int *rank, int *nprocs, int it, int maxit,
+                     struct failure *f)
 {
-    (void)p; (void)rank; (void)nprocs; (void)it; (void)maxit; (void)f;
+    (void)p; (void)dynamic; (void)rank; (void)nprocs; (void)it; (void)maxit; (void)f;
     return 0;
 }
-static int adapt(struct problem *p, const char *prog, char **args, int *rank, int *nprocs, int it,
-                 struct failure *f)
+static int join(struct problem *p, const struct options *o, int *rank, int *nprocs, int *it,
+                struct failure *f)
 {
-    (void)p; (void)prog; (void)args; (void)rank; (void)nprocs; (void)it; (void)f;
-    return 0;
-}
-static int join(struct problem *p, int *rank, int *nprocs, int *it, struct failure *f)
-{
-    (void)p; (void)rank; (void)nprocs; (void)it;
+    (void)p; (void)o; (void)rank; (void)nprocs; (void)it;
     return fail(f, EXIT_RUNTIME, "jacobi: jacobi-plain cannot be spawned\n");
 }
 #endif
@@ -732,14 +734,13 @@ int main(int argc, char **argv)
     struct failure f = {0};
     struct problem p = {0};
     int status = 0, stop = 0, left = 0, warned = 0, done_iters = 0;
-    char **args = copy_args(argc, argv, &f);
     const int joining = JOINING();
     struct timed tm = {0};
 
     parse_options(argc, argv, &opt, &f);
     if (joining) {
-        /* Started by -d: the parents accepted these options and wait for it in adapt(). */
-        stop = join(&p, &rank, &nprocs, &done_iters, &f) != 0;
+        /* Started by -d: the parents accepted these options and wait for it in XMPI_Eval_reconfig. */
+        stop = join(&p, &opt, &rank, &nprocs, &done_iters, &f) != 0;
         timed_prepare(&tm, opt.iterations - done_iters);
         timed_start(&tm);
     } else {
@@ -799,19 +800,15 @@ int main(int argc, char **argv)
         monitor_check(MONITOR_END(), "XMPI_Monitor_iter_end", rank, &f, &warned);
         done_iters++;
         if (tm.n < tm.cap) tm.stamp[tm.n++] = MPI_Wtime() - t0;
-        if (opt.balance && rebalance(&p, rank, nprocs, done_iters - 1, (int)opt.iterations, &f))
-            break;
-        if (opt.tol > 0 && all[0] < opt.tol)
-            break;
-        /* Outside the monitored iteration, where the library allows spawning; not after the last
-         * one, where there is nothing left to do with more processes. */
-        if (opt.dynamic && done_iters < opt.iterations) {
-            int a = adapt(&p, argv[0], args, &rank, &nprocs, done_iters, &f);
+        if (opt.balance || opt.dynamic) {
+            int a = rebalance(&p, opt.dynamic, &rank, &nprocs, done_iters - 1, (int)opt.iterations, &f);
             if (a) {
                 left = a > 0;
                 break;
             }
         }
+        if (opt.tol > 0 && all[0] < opt.tol)
+            break;
     }
     /* A removed process is no member of XMPI_COMM_WORLD any more: nothing to report. */
     if (left)
@@ -850,7 +847,6 @@ int main(int argc, char **argv)
 done:
     release(&p);
     free(tm.stamp);
-    free(args);
     MPI_Finalize();
     return status;
 }

@@ -105,7 +105,7 @@ run() {
     # with PMIx 4 now and then hangs a spawned process in PMIx_Init (README, "Known platform
     # problem"); a hang of our own would hang both times.
     for attempt in 1 2; do
-        XMPIRUN_TIMEOUT=${RUN_TIMEOUT:-180} "$ROOT/scripts/xmpirun" -np $np "$@" -d "--xmpi-si=$si" \
+        XMPIRUN_TIMEOUT=${RUN_TIMEOUT:-180} "$ROOT/scripts/xmpirun" -np $np "$@" -d --xmpi-policy=smp "--xmpi-si=$si" \
             "--xmpi-rms=schedule:$OUT/events-$name" "--xmpi-resources=$OUT/$setup.res" \
             "--xmpi-initial=$setup:$np" --xmpi-oversubscribe "${cal[@]}" --xmpi-verbose=1 \
             "--xmpi-trace=$OUT/$name.trace.csv" >"$OUT/$name.log" 2>&1

@@ -92,4 +92,5 @@ bad "unknown long option refused" "'--bogus'.*accepted" "$E" --bogus
 bad "--epi-shuffle=0 refused" "'--epi-shuffle=0'.*from 1" "$E" --epi-shuffle=0
 bad "--epi-shuffle refused by the plain build" "'--epi-shuffle=2'.*plain" "$EP" --epi-shuffle=2
 bad "-L refused by the plain build" "-L needs libxmpi" "$EP" -L
+bad "-M refused by the plain build" "-M needs libxmpi" "$EP" -M
 bad "unwritable CSV file refused" "-o" "$E" -n 100 -o "$TMP/no/such/dir.csv"
