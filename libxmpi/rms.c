@@ -55,7 +55,22 @@ int xmpi_rms_start(struct xmpi_ctx *cx, char *err, size_t errlen)
     if (!strncmp(spec, "schedule:", 9)) {
         r->kind = RMS_SCHEDULE;
         r->path = spec + 9;
-        return xmpi_rms_schedule_load(&r->schedule, r->path, err, errlen);
+        if (xmpi_rms_schedule_load(&r->schedule, r->path, err, errlen)) return -1;
+        /* A file is checked whole before any work: an event the job could never act on is a
+         * mistake in the file, not something to discover at its iteration. */
+        for (int i = 0; i < r->schedule.n; i++) {
+            const struct xmpi_rms_event *ev = &r->schedule.ev[i];
+            if (xmpi_pool_find_class(s->pool, ev->cls) >= 0) continue;
+            char classes[256];
+            xmpi_pool_classes(s->pool, classes, sizeof classes);
+            snprintf(err, errlen, "%s: the event at iteration %ld names class '%s', which the "
+                     "job's pool does not have; expected one of: %s", r->path, ev->iteration,
+                     ev->cls, classes);
+            xmpi_rms_schedule_free(&r->schedule);
+            r->kind = RMS_NONE;
+            return -1;
+        }
+        return 0;
     }
     r->kind = RMS_FILE;
     r->path = spec + 5;

@@ -1,6 +1,6 @@
 # XMPI_Eval_reconfig: the thesis's SPMD example (xmpi-spmd) grows and shrinks under the smp and
 # hpmp policies with nothing but that call, and ends with the static run's vector bit for bit;
-# caps, reclaims of processes that cannot leave, and offers for unknown classes change nothing.
+# caps, reclaims of processes that cannot leave; a schedule naming a class outside the pool is refused at MPI_Init.
 # The schedule's offer/reclaim lines and a live state file are offered again until taken.
 . "$(dirname "$0")/lib.sh"
 require_spawn "XMPI_Eval_reconfig (xmpi-spmd)"
@@ -49,10 +49,13 @@ run initial smp '20 remove 1 local\n'
 check "a reclaim of mpirun's processes removes nothing" test "$(sizes "$TMP/initial.csv")" = "2"
 check "... and says the initial processes stay" grep -q 'initial processes stay' "$TMP/initial.out.err"
 
-run unknown smp '20 spawn 1 nosuchclass\n'
-check "an offer for a class outside the pool is ignored with a message" \
-    grep -q "class 'nosuchclass', which the job's pool does not have" "$TMP/unknown.out.err"
-check "... and the run is unchanged" test "$(sum "$TMP/unknown.out")" = "$ref"
+printf '20 spawn 1 nosuchclass\n' >"$TMP/unknown.events"
+"$LAUNCH" -np 2 "$S" $N $IT --xmpi-policy=smp "--xmpi-rms=schedule:$TMP/unknown.events" \
+    >"$TMP/unknown.out" 2>&1
+rc=$?
+check "a schedule naming a class outside the pool stops the job at MPI_Init" \
+    test $rc -ne 0 -a "$(grep -c "names class 'nosuchclass', which the job's pool does not have; expected one of: local" "$TMP/unknown.out")" = 1
+check "... before any work" test -z "$(sum "$TMP/unknown.out")"
 
 run hpmp hpmp '20 spawn 2 local\n'
 check "hpmp: exits 0 with the same checksum" test "$(sum "$TMP/hpmp.out")" = "$ref"
