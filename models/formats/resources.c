@@ -87,7 +87,7 @@ int xmpi_pool_parse(struct xmpi_pool *pool, FILE *f, const char *fname, char *er
                     size_t errlen)
 {
     struct xmpi_host *hosts = NULL;
-    long *lines = NULL;   /* source line of each entry, for the duplicate message */
+    struct xmpi_text_pairs seen = {0};
     int n = 0, cap = 0;
     struct xmpi_text_lines rd;
     char *text;
@@ -100,28 +100,23 @@ int xmpi_pool_parse(struct xmpi_pool *pool, FILE *f, const char *fname, char *er
     while ((got = xmpi_text_next(&rd, &text)) > 0) {
         struct xmpi_host h;
         if (parse_line(text, &h, &rd, err, errlen) != 0) goto out;
-        for (int i = 0; i < n; i++)
-            if (strcmp(hosts[i].name, h.name) == 0 && strcmp(hosts[i].cls, h.cls) == 0) {
-                xmpi_text_line_error(&rd, err, errlen,
-                                     "field class: '%s' is not accepted; host '%s' already "
-                                     "has class '%s' on line %ld; expected each "
-                                     "hostname:class pair once",
-                                     h.cls, h.name, h.cls, lines[i]);
-                goto out;
-            }
+        long before = xmpi_text_pair_seen(&seen, h.name, h.cls);
+        if (before) {
+            xmpi_text_line_error(&rd, err, errlen,
+                                 "field class: '%s' is not accepted; host '%s' already has "
+                                 "class '%s' on line %ld; expected each hostname:class pair once",
+                                 h.cls, h.name, h.cls, before);
+            goto out;
+        }
         if (n == cap) {
             int ncap = cap ? 2 * cap : 8;
             struct xmpi_host *nh = realloc(hosts, (size_t)ncap * sizeof *nh);
             if (!nh) goto nomem;
             hosts = nh;
-            long *nl = realloc(lines, (size_t)ncap * sizeof *nl);
-            if (!nl) goto nomem;
-            lines = nl;
             cap = ncap;
         }
-        hosts[n] = h;
-        lines[n] = rd.lineno;
-        n++;
+        if (xmpi_text_pair_add(&seen, h.name, h.cls, rd.lineno)) goto nomem;
+        hosts[n++] = h;
     }
     if (got < 0) {
         if (rd.error)
@@ -145,7 +140,7 @@ nomem:
     xmpi_text_line_error(&rd, err, errlen, "out of memory");
 out:
     free(hosts);
-    free(lines);
+    xmpi_text_pairs_free(&seen);
     xmpi_text_lines_free(&rd);
     return rc;
 }

@@ -110,7 +110,8 @@ int xmpi_rms_state_parse(struct xmpi_rms_state *st, FILE *f, const char *fname, 
                          size_t errlen)
 {
     struct xmpi_rms_entry *e = NULL;
-    int n = 0, cap = 0, *lines = NULL, lcap = 0;
+    int n = 0, cap = 0;
+    struct xmpi_text_pairs seen = {0};
     struct xmpi_text_lines rd;
     char *line;
     int got, rc = -1;
@@ -135,23 +136,16 @@ int xmpi_rms_state_parse(struct xmpi_rms_state *st, FILE *f, const char *fname, 
                                       "a whole number from 0 to %d", COUNT_MAX);
                 goto out;
             }
-        for (int i = 0; i < n; i++)
-            if (strcmp(e[i].host, tok[0]) == 0 && strcmp(e[i].cls, tok[1]) == 0) {
-                xmpi_text_line_error(&rd, err, errlen,
-                                     "host %s class %s already appears on line %d; expected "
-                                     "each (host, class) pair once",
-                                     tok[0], tok[1], lines[i]);
-                goto out;
-            }
+        long before = xmpi_text_pair_seen(&seen, tok[0], tok[1]);
+        if (before) {
+            xmpi_text_line_error(&rd, err, errlen,
+                                 "host %s class %s already appears on line %ld; expected each "
+                                 "(host, class) pair once", tok[0], tok[1], before);
+            goto out;
+        }
+        if (xmpi_text_pair_add(&seen, tok[0], tok[1], rd.lineno)) goto nomem;
         struct xmpi_rms_entry *x = append(&e, &n, &cap);
         if (!x) goto nomem;
-        if (n > lcap) {
-            int *nl = realloc(lines, (size_t)cap * sizeof *nl);
-            if (!nl) goto nomem;
-            lines = nl;
-            lcap = cap;
-        }
-        lines[n - 1] = (int)(rd.lineno > INT_MAX ? INT_MAX : rd.lineno);
         memcpy(x->host, tok[0], strlen(tok[0]) + 1);
         memcpy(x->cls, tok[1], strlen(tok[1]) + 1);
         x->pes = (int)v[0];
@@ -179,7 +173,7 @@ nomem:
     xmpi_text_line_error(&rd, err, errlen, "out of memory");
 out:
     free(e);
-    free(lines);
+    xmpi_text_pairs_free(&seen);
     xmpi_text_lines_free(&rd);
     return rc;
 }

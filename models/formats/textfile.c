@@ -163,3 +163,33 @@ int xmpi_text_parse_long(const char *s, long min, long max, long *out)
     *out = v;
     return 0;
 }
+
+long xmpi_text_pair_seen(const struct xmpi_text_pairs *s, const char *host, const char *cls)
+{
+    for (int i = 0; i < s->n; i++)
+        if (!strcmp(s->p[i].host, host) && !strcmp(s->p[i].cls, cls)) return s->p[i].line;
+    return 0;
+}
+
+int xmpi_text_pair_add(struct xmpi_text_pairs *s, const char *host, const char *cls, long line)
+{
+    if (s->n == s->cap) {
+        int cap = s->cap ? 2 * s->cap : 16;
+        struct xmpi_text_pair *p = realloc(s->p, (size_t)cap * sizeof *p);
+        if (!p) return -1;
+        s->p = p;
+        s->cap = cap;
+    }
+    struct xmpi_text_pair *x = &s->p[s->n++];
+    snprintf(x->host, sizeof x->host, "%s", host);
+    snprintf(x->cls, sizeof x->cls, "%s", cls);
+    x->line = line;
+    return 0;
+}
+
+void xmpi_text_pairs_free(struct xmpi_text_pairs *s)
+{
+    free(s->p);
+    s->p = NULL;
+    s->n = s->cap = 0;
+}

@@ -56,4 +56,19 @@ int xmpi_text_name_ok(const char *s);
 /* Decimal digits only, from min to max (min >= 0): 0, or -1 leaving *out alone. */
 int xmpi_text_parse_long(const char *s, long min, long max, long *out);
 
+/* The (host, class) pairs a file has named so far, with their lines: the resource and state
+ * files both take each pair once. */
+struct xmpi_text_pairs {
+    struct xmpi_text_pair {
+        char host[XMPIR_NAME_MAX], cls[XMPIR_NAME_MAX];
+        long line;
+    } *p;
+    int n, cap;
+};
+/* The line where (host, cls) was named before, or 0. */
+long xmpi_text_pair_seen(const struct xmpi_text_pairs *s, const char *host, const char *cls);
+/* Records (host, cls) at `line`; -1 when out of memory. */
+int xmpi_text_pair_add(struct xmpi_text_pairs *s, const char *host, const char *cls, long line);
+void xmpi_text_pairs_free(struct xmpi_text_pairs *s);
+
 #endif
