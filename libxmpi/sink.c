@@ -23,13 +23,11 @@ void xmpi_sink_action(struct xmpi_sink *k, const char *action)
 void xmpi_sink_reconfigured(struct xmpi_sink *k, double seconds)
 {
     k->reconf_seconds += seconds > 0 ? seconds : 0;
-    k->reconfigurations++;
 }
 
 void xmpi_sink_moved(struct xmpi_sink *k, double seconds)
 {
     k->redist_seconds += seconds > 0 ? seconds : 0;
-    k->moves++;
 }
 
 void xmpi_sink_take_action(struct xmpi_sink *k, char *out, unsigned long len)

@@ -9,8 +9,6 @@ struct xmpi_sink {
     /* Running totals since MPI_Init (never reset): the model takes differences. */
     double reconf_seconds;   /* spawns and removals, without the data they moved */
     double redist_seconds;   /* redistributions, from the moment every process is in them */
-    long reconfigurations;
-    long moves;
 };
 
 /* Adds `action` to the next row's action column, once per kind, in order, joined by '+'. */
