@@ -31,6 +31,9 @@ struct xmpi_ctx {
     int evaluates;           /* the program calls XMPI_Eval_*: the pipeline waits for it */
     FILE *trace;             /* rank 0 only, when --xmpi-trace is set */
     char progname[256];
+    int yield;               /* MPI progress gives up the core while waiting (decided before
+                              * PMPI_Init; the processes it spawns are told the same) */
+    char yield_why[160];     /* why, for the verbose start-up line */
     char **argv;             /* the program's arguments without argv[0] and --xmpi- options:
                               * what XMPI_Eval_reconfig gives the processes it spawns */
 

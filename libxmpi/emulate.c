@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <time.h>
@@ -275,11 +276,12 @@ static int write_long(char *bad, size_t len, const char *group, const char *file
     return write_str(bad, val);
 }
 
-/* Writes the quota and period for `speed` to `group`; on failure names the file in `bad`. */
-static int set_quota(const struct xmpi_emulation *em, const char *group, int v2, double speed,
-                     char *bad, size_t len)
+/* Writes the quota and period for `members` processes at `speed` each to `group`; on failure
+ * names the file in `bad`. */
+static int set_quota_for(const struct xmpi_emulation *em, const char *group, int v2,
+                         double speed, int members, char *bad, size_t len)
 {
-    long q = quota_us(em, speed), period = period_us(em, speed);
+    long q = quota_us(em, speed) * (members > 1 ? members : 1), period = period_us(em, speed);
     if (v2) {
         char val[64];
         snprintf(val, sizeof val, "%ld %ld", q, period);
@@ -297,6 +299,12 @@ static int set_quota(const struct xmpi_emulation *em, const char *group, int v2,
     }
     if (write_long(bad, len, group, "/cpu.cfs_period_us", period) < 0) return -1;
     return write_long(bad, len, group, "/cpu.cfs_quota_us", q);
+}
+
+static int set_quota(const struct xmpi_emulation *em, const char *group, int v2, double speed,
+                     char *bad, size_t len)
+{
+    return set_quota_for(em, group, v2, speed, 1, bad, len);
 }
 
 static int move_self(const char *group)
@@ -359,10 +367,107 @@ static int v2_base(const struct hier *h, char *base, size_t len, char *why, size
     return -1;
 }
 
+/* The processes in `group`: distinct entries of cgroup.procs (v1 may repeat one); -1 when
+ * unreadable. */
+static int count_members(const char *group)
+{
+    char path[PATH_MAX];
+    if (join(path, sizeof path, group, "/cgroup.procs", NULL) < 0) return -1;
+    FILE *f = fopen(path, "r");
+    if (!f) return -1;
+    long seen[1024];
+    int n = 0;
+    for (long pid; fscanf(f, "%ld", &pid) == 1;) {
+        int dup = 0;
+        for (int i = 0; i < n && !dup; i++) dup = seen[i] == pid;
+        if (!dup && n < (int)(sizeof seen / sizeof *seen)) seen[n++] = pid;
+    }
+    fclose(f);
+    return n;
+}
+
+/* Members of a shared group join and leave one at a time: an exclusive flock on the group's
+ * directory, taken before the move and held until the quota matches the new count. */
+static int lock_group(const char *group)
+{
+    int fd = open(group, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0) return -1;
+    while (flock(fd, LOCK_EX) < 0)
+        if (errno != EINTR) {
+            close(fd);
+            return -1;
+        }
+    return fd;
+}
+
+static void unlock_group(int fd)
+{
+    if (fd >= 0) close(fd);   /* closing the last descriptor drops the flock */
+}
+
+/* A group shared by the processes of one class on this host: each joins with the same
+ * speed, and the quota is speed x members, so that the class's processes are throttled in
+ * the same windows instead of each in its own (a message to a peer whose window is closed
+ * waits up to a period, and a communicating code slowed down 20-fold). */
+static int join_shared(struct xmpi_emulation *em, int v2, const char *group, const char *orig,
+                       double speed, char *msg, size_t msglen, char *why, size_t wlen)
+{
+    char bad[PATH_MAX];
+    if (mkdir(group, 0755) < 0 && errno != EEXIST) {
+        say(why, wlen, "cannot create %s: %s", group, strerror(errno));
+        return 1;
+    }
+    int fd = lock_group(group);
+    if (fd < 0) {
+        say(msg, msglen, "cannot lock %s: %s; running at full speed", group, strerror(errno));
+        return 2;
+    }
+    int members = count_members(group);
+    /* The quota grows before the move, so the group never holds more than it pays for. */
+    int fail = members < 0 || set_quota_for(em, group, v2, speed, members + 1, bad, sizeof bad) < 0;
+    if (!fail) {
+        join(bad, sizeof bad, group, "/cgroup.procs", NULL);
+        fail = move_self(group) < 0;
+    }
+    if (fail) {
+        int e = errno;
+        if (members >= 0) set_quota_for(em, group, v2, speed, members, bad, sizeof bad);
+        if (members == 0) rmdir(group);
+        unlock_group(fd);
+        say(msg, msglen, "cannot write %s: %s; running at full speed", bad, strerror(e));
+        return 2;
+    }
+    unlock_group(fd);
+    strcpy(em->group, group);
+    strcpy(em->orig, orig);
+    em->shared = 1;
+    em->v2 = v2;
+    em->owner = getpid();
+    em->active = 1;
+    em->speed = speed;
+    say(msg, msglen, "limited to %g of a core by %s (shared by %d process%s of its class)",
+        speed, group, members + 1, members ? "es" : "");
+    return 0;
+}
+
+/* Leaves a shared group: the quota shrinks to the members that stay; the last one removes
+ * the group. */
+static void leave_shared(struct xmpi_emulation *em)
+{
+    int fd = lock_group(em->group);
+    if (move_self(em->orig) == 0) {
+        int left = count_members(em->group);
+        char bad[PATH_MAX];
+        if (left > 0) set_quota_for(em, em->group, em->v2, em->speed, left, bad, sizeof bad);
+        else if (left == 0) remove_group(em->group);
+    }
+    unlock_group(fd);
+}
+
 /* 0: limited; 1: this hierarchy cannot be used (why says so); 2: failed after creating
  * the group, undone (msg says so); -1: the tag's group is in use. */
 static int try_hier(struct xmpi_emulation *em, const struct hier *h, double speed,
-                    const char *tag, char *msg, size_t msglen, char *why, size_t wlen)
+                    const char *tag, int shared, char *msg, size_t msglen, char *why, size_t wlen)
 {
     char base[PATH_MAX], xdir[PATH_MAX], group[PATH_MAX], orig[PATH_MAX], bad[PATH_MAX];
     if (h->v2) {
@@ -389,6 +494,7 @@ static int try_hier(struct xmpi_emulation *em, const struct hier *h, double spee
             return 1;
         }
     }
+    if (shared) return join_shared(em, h->v2, group, orig, speed, msg, msglen, why, wlen);
     if (mkdir(group, 0755) < 0) {
         int e = errno;
         if (e != EEXIST) {
@@ -416,6 +522,7 @@ static int try_hier(struct xmpi_emulation *em, const struct hier *h, double spee
     }
     strcpy(em->group, group);
     strcpy(em->orig, orig);
+    em->shared = 0;
     em->v2 = h->v2;
     em->owner = getpid();
     em->active = 1;
@@ -447,7 +554,8 @@ static int tag_ok(const char *tag)
     return 1;
 }
 
-int xmpi_emulate_limit(struct xmpi_emulation *em, double speed, const char *tag, char *msg, size_t msglen)
+static int limit(struct xmpi_emulation *em, double speed, const char *tag, int shared,
+                 char *msg, size_t msglen)
 {
     say(msg, msglen, "%s", "");
     if (!(speed > 0 && speed <= 1)) {
@@ -463,6 +571,8 @@ int xmpi_emulate_limit(struct xmpi_emulation *em, double speed, const char *tag,
         return -1;
     }
     if (em->active && em->owner != getpid()) em->active = 0;
+    /* Another kind of group, or another shared group: leave the present one first. */
+    if (em->active && (shared || em->shared)) xmpi_emulate_release(em);
     if (em->active) {
         /* A speed change keeps the group: the process is already in it, and a second
          * group would need a second tag for the same process. */
@@ -483,8 +593,8 @@ int xmpi_emulate_limit(struct xmpi_emulation *em, double speed, const char *tag,
     }
     int n = find_hiers(h, MAX_HIERS), rc = 1;
     char why[PATH_MAX + 128] = "";
-    for (int i = 0; i < n && rc == 1; i++) rc = try_hier(em, &h[i], speed, tag, msg, msglen,
-                                                          why, sizeof why);
+    for (int i = 0; i < n && rc == 1; i++) rc = try_hier(em, &h[i], speed, tag, shared, msg,
+                                                          msglen, why, sizeof why);
     free(h);
     if (rc == 2) return 1;
     if (rc == 1) {
@@ -495,6 +605,18 @@ int xmpi_emulate_limit(struct xmpi_emulation *em, double speed, const char *tag,
         return 1;
     }
     return rc;
+}
+
+int xmpi_emulate_limit(struct xmpi_emulation *em, double speed, const char *tag, char *msg,
+                       size_t msglen)
+{
+    return limit(em, speed, tag, 0, msg, msglen);
+}
+
+int xmpi_emulate_share(struct xmpi_emulation *em, double speed, const char *tag, char *msg,
+                       size_t msglen)
+{
+    return limit(em, speed, tag, 1, msg, msglen);
 }
 
 double xmpi_emulate_speed(const struct xmpi_emulation *em)
@@ -509,6 +631,10 @@ void xmpi_emulate_release(struct xmpi_emulation *em)
     if (!em->active) return;
     em->active = 0;
     if (em->owner != getpid()) return;
+    if (em->shared) {
+        leave_shared(em);
+        return;
+    }
     /* If the original group is gone the process stays; cleanup takes the group later. */
     if (move_self(em->orig) == 0) remove_group(em->group);
 }

@@ -11,6 +11,7 @@
  * but not the group's ownership, drop the state instead of tearing down its parent's. */
 struct xmpi_emulation {
     int active;
+    int shared;                 /* the group is shared (xmpi_emulate_share) */
     int v2;
     pid_t owner;
     char group[PATH_MAX];
@@ -26,6 +27,13 @@ void xmpi_emulate_init(struct xmpi_emulation *em);
  * on a bad argument or a failure that left nothing behind (msg says what). The owner of
  * `em` releases it (the runtime does so in MPI_Finalize and at exit). */
 int xmpi_emulate_limit(struct xmpi_emulation *em, double speed, const char *tag, char *msg,
+                       size_t msglen);
+/* As xmpi_emulate_limit, but the group named after `tag` is shared by every process that
+ * joins it with the same speed (the processes of one class of one job on this host): its
+ * quota is speed x members, so they are throttled in the same windows. Joining and leaving
+ * (xmpi_emulate_release) adjust the quota under a lock; the last to leave removes the group.
+ * A process already limited leaves its group first. */
+int xmpi_emulate_share(struct xmpi_emulation *em, double speed, const char *tag, char *msg,
                        size_t msglen);
 /* The quota period for speeds that fit it (default 10000 us; speeds whose quota would be
  * under the kernel's 1 ms minimum get a longer one, up to 100000 us). 0, or -1 when `us` is

@@ -5,10 +5,12 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 #include "../models/trace.h"
 #include "../policies/malleability.h"
+#include "../policies/scheduler.h"
 #include "pipeline.h"
 #include "xmpi.h"
 
@@ -202,14 +204,77 @@ static void start(int *argc, char ***argv)
     agree_or_abort(cx, err);
     xmpi_world_emulate_initial(cx);
     cx->phase = XMPIR_PHASE_RUNNING;
-    xmpi_note(cx, 2, "started on %d processes, sampling interval %ld", cx->size, cx->opts.si);
+    xmpi_note(cx, 2, "started on %d processes, sampling interval %ld; waiting processes %s the "
+              "core (%s)", cx->size, cx->opts.si, cx->yield ? "yield" : "keep",
+              cx->yield_why[0] ? cx->yield_why : "the MPI library's default");
     char cal[XMPIR_PATH_MAX + 160] = "";
     if (cx->rank == 0) xmpi_rtmodel_describe(&cx->model, cal, sizeof cal);
     xmpi_note(cx, 1, "%s", cal);
 }
 
+/* Before PMPI_Init, while MPI still reads its parameters from the environment: should a
+ * waiting process give up its core (--xmpi-yield)? Open MPI yields only where mpirun itself
+ * oversubscribed the node; processes spawned later share the cores with parents that spin,
+ * and a spawned CG ran 35 times slower per iteration on 2 cores (docs/architecture.md). The
+ * options are read here without being taken out of argv; start() parses and checks them. */
+static void prepare_yield(struct xmpi_ctx *cx, int *argc, char ***argv)
+{
+#ifdef OPEN_MPI
+    const char *env = getenv("OMPI_MCA_mpi_yield_when_idle");
+    if (env) {
+        cx->yield = atoi(env) != 0 || !strcasecmp(env, "true") || !strcasecmp(env, "yes");
+        snprintf(cx->yield_why, sizeof cx->yield_why, "OMPI_MCA_mpi_yield_when_idle=%s in the "
+                 "environment", env);
+        return;
+    }
+    char cmdline[8192], *cmdargv[256], err[512] = "";
+    int n = 0;
+    char **av = argv ? *argv : NULL;
+    if (!argc || !av) {
+        n = read_cmdline(cmdline, sizeof cmdline, cmdargv, 255);
+        cmdargv[n] = NULL;
+        av = cmdargv;
+        argc = &n;
+    }
+    struct xmpi_options *o = malloc(sizeof *o);
+    if (!o) return;
+    int mode = XMPIR_YIELD_AUTO;
+    xmpi_options_defaults(o);
+    int cores = xmpi_local_pes();
+    if (xmpi_options_parse(o, argc, av, 0, environ, err, sizeof err) == 0) {
+        struct xmpi_pool pool = {0, NULL}, *pp = NULL;
+        char host[256] = "";
+        if (o->yield == XMPIR_YIELD_AUTO && !o->oversubscribe && o->resources[0] &&
+            xmpi_pool_load(&pool, o->resources, err, sizeof err) == 0 &&
+            gethostname(host, sizeof host - 1) == 0)
+            pp = &pool;
+        mode = o->yield;
+        cx->yield = xmpi_sched_yield(o->yield, o->oversubscribe, pp, host, cores);
+        if (o->yield != XMPIR_YIELD_AUTO)
+            snprintf(cx->yield_why, sizeof cx->yield_why, "--xmpi-yield=%s",
+                     o->yield == XMPIR_YIELD_ON ? "on" : "off");
+        else if (cx->yield)
+            snprintf(cx->yield_why, sizeof cx->yield_why, "--xmpi-yield=auto: %s",
+                     o->oversubscribe ? "--xmpi-oversubscribe" :
+                     "the resource file gives this host more PEs than its cores");
+        else
+            snprintf(cx->yield_why, sizeof cx->yield_why, "--xmpi-yield=auto: no host may "
+                     "hold more processes than cores");
+        xmpi_pool_free(&pool);
+    }
+    free(o);
+    /* off is said explicitly: Open MPI turns yielding on by itself when mpirun oversubscribed
+     * the node. */
+    if (cx->yield || mode == XMPIR_YIELD_OFF)
+        setenv("OMPI_MCA_mpi_yield_when_idle", cx->yield ? "1" : "0", 0);
+#else
+    (void)cx, (void)argc, (void)argv;
+#endif
+}
+
 XMPI_PUBLIC int MPI_Init(int *argc, char ***argv)
 {
+    prepare_yield(xmpi_ctx, argc, argv);
     int rc = PMPI_Init(argc, argv);
     if (rc == MPI_SUCCESS) start(argc, argv);
     return rc;
@@ -217,6 +282,7 @@ XMPI_PUBLIC int MPI_Init(int *argc, char ***argv)
 
 XMPI_PUBLIC int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
 {
+    prepare_yield(xmpi_ctx, argc, argv);
     int rc = PMPI_Init_thread(argc, argv, required, provided);
     if (rc == MPI_SUCCESS) start(argc, argv);
     return rc;

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "context.h"
@@ -37,18 +38,41 @@ static void adopt(struct xmpi_ctx *cx, MPI_Comm world)
 
 /* Limits this process to its class's speed; returns 0 (limited or nothing to do), 1 when
  * emulation is unavailable here. */
-static int emulate_self(struct xmpi_ctx *cx, double speed, char *msg, size_t len)
+static int emulate_self(struct xmpi_ctx *cx, const struct xmpi_emu_assign *as, char *msg,
+                        size_t len)
 {
+    double speed = as ? as->speed : 0;
     /* Speed 1 is a whole core: no quota. A quota equal to its period still throttles a busy
      * process now and then (the kernel hands out run time in 5 ms slices), which made the
      * fast class look non-dedicated. */
     if (speed <= 0 || speed >= 1) return 0;
-    char tag[64];
-    snprintf(tag, sizeof tag, "p%ld", (long)getpid());
     /* Groups of processes killed before they could remove theirs; only empty ones go. */
     xmpi_emulate_cleanup();
     xmpi_emulate_set_period(&cx->emu, cx->opts.emulate_period);
+    if (as->tag[0]) return xmpi_emulate_share(&cx->emu, speed, as->tag, msg, len) == 0 ? 0 : 1;
+    char tag[64];
+    snprintf(tag, sizeof tag, "p%ld", (long)getpid());
     return xmpi_emulate_limit(&cx->emu, speed, tag, msg, len) == 0 ? 0 : 1;
+}
+
+/* Rank 0: the emulation of a process placed on pool entry `host`. The processes of one class
+ * on one host share a quota group named after the job and the class, so that they are
+ * throttled together; a class name a group cannot carry gets a group per process. */
+static void assign(const struct xmpi_world *w, int host, struct xmpi_emu_assign *as)
+{
+    const struct xmpi_host *h = &w->pool.hosts[host];
+    as->speed = h->speed;
+    as->tag[0] = '\0';
+    int ok = strlen(h->cls) + strlen(w->jobkey) + 2 < sizeof as->tag;
+    for (const char *c = h->cls; ok && *c; c++)
+        ok = (*c >= 'A' && *c <= 'Z') || (*c >= 'a' && *c <= 'z') || (*c >= '0' && *c <= '9') ||
+             *c == '_' || *c == '.' || *c == '-';
+    if (ok && w->jobkey[0]) {
+        size_t k = strlen(w->jobkey);
+        memcpy(as->tag, w->jobkey, k);
+        as->tag[k] = '-';
+        memcpy(as->tag + k + 1, h->cls, strlen(h->cls) + 1);
+    }
 }
 
 /* Rank 0 says once per job that emulated speeds are not applied. */
@@ -75,12 +99,14 @@ int xmpi_world_start_initial(struct xmpi_ctx *cx, char *err, size_t errlen)
     if (cx->rank == 0) names = calloc((size_t)cx->size, MPI_MAX_PROCESSOR_NAME);
     PMPI_Gather(name, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, names, MPI_MAX_PROCESSOR_NAME, MPI_CHAR,
                 0, cx->comm);
-    double *speeds = NULL;
+    struct xmpi_emu_assign *emu = NULL;
     int rc = 0;
     if (cx->rank == 0) {
         char **hosts = malloc(sizeof *hosts * (size_t)cx->size);
-        speeds = calloc((size_t)cx->size, sizeof *speeds);
-        if (!names || !hosts || !speeds) {
+        emu = calloc((size_t)cx->size, sizeof *emu);
+        /* Unique among the jobs that may share a host: rank 0's pid and start time. */
+        snprintf(w->jobkey, sizeof w->jobkey, "j%ldt%ld", (long)getpid(), (long)time(NULL) % 100000);
+        if (!names || !hosts || !emu) {
             snprintf(err, errlen, "xmpi: out of memory at start-up");
             rc = -1;
         }
@@ -100,21 +126,21 @@ int xmpi_world_start_initial(struct xmpi_ctx *cx, char *err, size_t errlen)
         }
         if (!rc) {
             w->have_sched = 1;
-            for (int i = 0; i < cx->size; i++)
-                speeds[i] = w->pool.hosts[w->sched.procs[i].host].speed;
+            for (int i = 0; i < cx->size; i++) assign(w, w->sched.procs[i].host, &emu[i]);
         }
         free(hosts);
     }
-    PMPI_Scatter(speeds, 1, MPI_DOUBLE, &w->initial_speed, 1, MPI_DOUBLE, 0, cx->comm);
+    PMPI_Scatter(emu, (int)sizeof *emu, MPI_BYTE, &w->initial_emu, (int)sizeof *emu, MPI_BYTE, 0,
+                 cx->comm);
     free(names);
-    free(speeds);
+    free(emu);
     return rc;
 }
 
 void xmpi_world_emulate_initial(struct xmpi_ctx *cx)
 {
     char msg[512] = "";
-    int mine = emulate_self(cx, cx->world.initial_speed, msg, sizeof msg), worst = 0;
+    int mine = emulate_self(cx, &cx->world.initial_emu, msg, sizeof msg), worst = 0;
     PMPI_Reduce(&mine, &worst, 1, MPI_INT, MPI_MAX, 0, cx->comm);
     report_emulation(cx, worst, mine ? msg : NULL);
 }
@@ -123,18 +149,18 @@ void xmpi_world_emulate_initial(struct xmpi_ctx *cx)
  * speeds of the new processes from rank 0, then the emulation result back to rank 0.
  * `joined` is this process's index among the new ones, or -1 for an existing member. */
 static void after_merge(struct xmpi_ctx *cx, MPI_Comm merged, struct join_packet *pk,
-                        const double *speeds, int joined)
+                        const struct xmpi_emu_assign *emu, int joined)
 {
     adopt(cx, merged);
     PMPI_Bcast(pk, (int)sizeof *pk, MPI_BYTE, 0, cx->comm);
-    double *sp = calloc((size_t)pk->nnew, sizeof *sp);
-    if (sp && speeds && cx->rank == 0) memcpy(sp, speeds, sizeof *sp * (size_t)pk->nnew);
-    if (sp) PMPI_Bcast(sp, pk->nnew, MPI_DOUBLE, 0, cx->comm);
+    struct xmpi_emu_assign *sp = calloc((size_t)pk->nnew, sizeof *sp);
+    if (sp && emu && cx->rank == 0) memcpy(sp, emu, sizeof *sp * (size_t)pk->nnew);
+    if (sp) PMPI_Bcast(sp, (int)sizeof *sp * pk->nnew, MPI_BYTE, 0, cx->comm);
     char msg[512] = "";
     int mine = 0, worst = 0;
     if (joined >= 0) {
         cx->opts = pk->opts;
-        mine = emulate_self(cx, sp ? sp[joined] : 0, msg, sizeof msg);
+        mine = emulate_self(cx, sp ? &sp[joined] : NULL, msg, sizeof msg);
     }
     free(sp);
     PMPI_Reduce(&mine, &worst, 1, MPI_INT, MPI_MAX, 0, cx->comm);
@@ -143,7 +169,7 @@ static void after_merge(struct xmpi_ctx *cx, MPI_Comm merged, struct join_packet
 
 /* Existing members (parents, and children of this same call) take part in one more spawn. */
 static int spawn_round(struct xmpi_ctx *cx, const char *command, char *argv[], int n,
-                       MPI_Info *infos, int more, const double *speeds,
+                       MPI_Info *infos, int more, const struct xmpi_emu_assign *emu,
                        const struct xmpi_join *join)
 {
     MPI_Comm inter;
@@ -183,7 +209,7 @@ static int spawn_round(struct xmpi_ctx *cx, const char *command, char *argv[], i
         pk.join = *join;
         pk.opts = cx->opts;
     }
-    after_merge(cx, merged, &pk, speeds, -1);
+    after_merge(cx, merged, &pk, emu, -1);
     return XMPI_SUCCESS;
 }
 
@@ -231,27 +257,35 @@ int xmpi_world_spawn(struct xmpi_ctx *cx, const char *command, char *argv[], con
 {
     struct xmpi_world *w = &cx->world;
     MPI_Info *infos = NULL;
-    double *speeds = NULL;
+    struct xmpi_emu_assign *emu = NULL;
     int rc = XMPI_SUCCESS;
     *done = 0;
     if (cx->rank == 0) {
         infos = calloc((size_t)n, sizeof *infos);
-        speeds = calloc((size_t)n, sizeof *speeds);
+        emu = calloc((size_t)n, sizeof *emu);
         for (int i = 0; infos && i < n; i++) {
             if (info != MPI_INFO_NULL) PMPI_Info_dup(info, &infos[i]);
             else PMPI_Info_create(&infos[i]);
             /* Open MPI and MPICH's Hydra both read "host"; Hydra also "hosts". */
             PMPI_Info_set(infos[i], "host", w->pool.hosts[hosts[i]].name);
-            if (speeds) speeds[i] = w->pool.hosts[hosts[i]].speed;
+#ifdef OPEN_MPI
+            /* The new process waits as its parents do (--xmpi-yield); Open MPI's "env" key
+             * sets its environment. An "env" the caller gave is kept. */
+            int flag = 0;
+            char have[8];
+            if (cx->yield) PMPI_Info_get(infos[i], "env", (int)sizeof have - 1, have, &flag);
+            if (cx->yield && !flag) PMPI_Info_set(infos[i], "env", "OMPI_MCA_mpi_yield_when_idle=1");
+#endif
+            if (emu) assign(w, hosts[i], &emu[i]);
         }
     }
     if (cx->opts.spawn == 1) {
-        rc = spawn_round(cx, command, argv, n, infos, 0, speeds, join);
+        rc = spawn_round(cx, command, argv, n, infos, 0, emu, join);
         if (rc == XMPI_SUCCESS) *done = n;
     } else {
         for (int i = 0; i < n && rc == XMPI_SUCCESS; i++) {
             rc = spawn_round(cx, command, argv, 1, infos ? &infos[i] : NULL, n - 1 - i,
-                             speeds ? &speeds[i] : NULL, join);
+                             emu ? &emu[i] : NULL, join);
             if (rc == XMPI_SUCCESS) (*done)++;
         }
     }
@@ -260,7 +294,7 @@ int xmpi_world_spawn(struct xmpi_ctx *cx, const char *command, char *argv[], con
         for (int i = 0; infos && i < n; i++)
             if (infos[i] != MPI_INFO_NULL) PMPI_Info_free(&infos[i]);
     }
-    free(speeds);
+    free(emu);
     free(infos);
     return rc;
 }

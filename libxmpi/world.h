@@ -12,11 +12,20 @@
 
 struct xmpi_ctx;
 
+/* What rank 0 tells a process about its emulated class: the speed (0: real) and the name
+ * of the CPU-quota group it shares with the job's other processes of that class on its
+ * host ("" : a group of its own). */
+struct xmpi_emu_assign {
+    double speed;
+    char tag[64];
+};
+
 struct xmpi_world {
     struct xmpi_pool pool;     /* rank 0 */
     struct xmpi_sched sched;   /* rank 0 */
     int have_sched;
-    double initial_speed;      /* the emulated speed of this process's class, 0 = real */
+    struct xmpi_emu_assign initial_emu;   /* this process's, when mpirun started it */
+    char jobkey[24];           /* rank 0: names the job's shared quota groups */
     int emulation_reported;    /* rank 0 said once that emulation is unavailable */
 };
 

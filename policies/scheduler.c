@@ -2,6 +2,7 @@
  * which dynamic ones leave, by balance-all or balance-occupied (FLEX-MPI 4.4.1, 4.4.2). */
 #include "scheduler.h"
 
+#include "../models/formats/options.h"
 #include "../models/formats/textfile.h"
 
 #include <ctype.h>
@@ -484,4 +485,13 @@ int xmpi_sched_remove(struct xmpi_sched *s, const int *ranks, int n)
     s->nprocs = j;
     free(gone);
     return XMPIR_SCHED_OK;
+}
+
+int xmpi_sched_yield(int mode, int oversubscribe, const struct xmpi_pool *pool,
+                     const char *host, int cores)
+{
+    if (mode == XMPIR_YIELD_ON) return 1;
+    if (mode == XMPIR_YIELD_OFF) return 0;
+    if (oversubscribe) return 1;
+    return pool && host && xmpi_pool_host_pes(pool, host) > cores;
 }

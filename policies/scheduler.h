@@ -66,4 +66,10 @@ int xmpi_sched_remove(struct xmpi_sched *s, const int *ranks, int n);
 /* Processes that could be removed (dynamic ones). */
 int xmpi_sched_removable(const struct xmpi_sched *s);
 
+/* Whether waiting processes on this host should give up their core (--xmpi-yield): `mode`
+ * on or off decides; auto says yes when the host may hold more processes than its `cores`:
+ * oversubscription allowed, or `pool` (NULL: none given) lists more PEs for `host`. */
+int xmpi_sched_yield(int mode, int oversubscribe, const struct xmpi_pool *pool,
+                     const char *host, int cores);
+
 #endif

@@ -31,6 +31,7 @@ static const char *const spawn_modes[] = {"single", "group", NULL};
 static const char *const sched_policies[] = {"balance-all", "balance-occupied", NULL};
 static const char *const lb_policies[] = {"rows", "nnz", "weight", NULL};
 static const char *const malleability_policies[] = {"static", "smp", "hpmp", "amp", NULL};
+static const char *const yield_modes[] = {"auto", "on", "off", NULL};
 
 #define OFF(f) offsetof(struct xmpi_options, f)
 #define SZ(f) sizeof(((struct xmpi_options *)0)->f)
@@ -92,6 +93,13 @@ static const struct optdef table[] = {
      "an integer number of microseconds from 1000 to 100000",
      "the CPU-quota period of emulated classes (a class runs speed x period of every period; "
      "a speed whose quota would be under 1 ms gets a longer period)", NULL, NULL},
+    {"yield", K_CHOICE, 0, 0, OFF(yield), 0, "auto", "auto, on or off",
+     "whether a process waiting in MPI gives up its core (Open MPI's mpi_yield_when_idle, for "
+     "the processes mpirun starts and the ones the library spawns). auto: on when a host may "
+     "hold more processes than it has cores (--xmpi-oversubscribe, or a --xmpi-resources "
+     "line for this host with more PEs than its cores); a process that spins there keeps the "
+     "others off the core. An OMPI_MCA_mpi_yield_when_idle in the environment wins",
+     NULL, yield_modes},
     {"calibration", K_STRING, 0, 0, OFF(calibration), SZ(calibration),
      "(the defaults measured on the project's machine)",
      "a calibration file, e.g. written by xmpi-calibrate",

@@ -28,8 +28,11 @@ struct xmpi_options {
     int policy;                     /* enum xmpi_policy: static, smp, hpmp, amp */
     long max_procs;                 /* 0: no limit */
     long emulate_period;            /* CPU-quota period of emulated classes, microseconds */
+    int yield;                      /* enum xmpi_yield_mode: auto, on, off */
     char calibration[XMPIR_PATH_MAX]; /* calibration file; "" = the documented defaults */
 };
+
+enum xmpi_yield_mode { XMPIR_YIELD_AUTO = 0, XMPIR_YIELD_ON, XMPIR_YIELD_OFF };
 
 void xmpi_options_defaults(struct xmpi_options *o);
 

@@ -160,7 +160,7 @@ int xmpi_pool_load(struct xmpi_pool *pool, const char *path, char *err, size_t e
 
 /* Cores, since a hyperthread is not a PE to balance over; PUs when hwloc sees no cores
  * (some VMs), and 1 when hwloc cannot describe the machine at all. */
-static int local_pes(void)
+int xmpi_local_pes(void)
 {
     hwloc_topology_t topo;
     if (hwloc_topology_init(&topo) != 0) return 1;
@@ -200,7 +200,7 @@ int xmpi_pool_local(struct xmpi_pool *pool, char *err, size_t errlen)
     }
     memcpy(h->name, name, strlen(name) + 1);
     snprintf(h->cls, sizeof h->cls, "local");
-    h->pes = local_pes();
+    h->pes = xmpi_local_pes();
     h->cost = 1;
     h->speed = 0;
     pool->nhosts = 1;
@@ -232,6 +232,14 @@ int xmpi_pool_find(const struct xmpi_pool *pool, const char *host, const char *c
             (!cls || strcmp(pool->hosts[i].cls, cls) == 0))
             return i;
     return -1;
+}
+
+int xmpi_pool_host_pes(const struct xmpi_pool *pool, const char *host)
+{
+    int pes = 0;
+    for (int i = 0; pool && host && i < pool->nhosts; i++)
+        if (strcmp(pool->hosts[i].name, host) == 0) pes += pool->hosts[i].pes;
+    return pes;
 }
 
 void xmpi_pool_classes(const struct xmpi_pool *pool, char *buf, size_t len)

@@ -32,6 +32,11 @@ int xmpi_pool_load(struct xmpi_pool *pool, const char *path, char *err, size_t e
 /* The local host as one entry: hwloc's core count, class "local", cost 1, speed 0. */
 int xmpi_pool_local(struct xmpi_pool *pool, char *err, size_t errlen);
 void xmpi_pool_free(struct xmpi_pool *pool);
+/* The local machine's PEs as hwloc counts them (cores; PUs when it sees no cores; 1 when
+ * it cannot describe the machine). */
+int xmpi_local_pes(void);
+/* The PEs the pool gives host `host` over all its classes (0: not in the pool). */
+int xmpi_pool_host_pes(const struct xmpi_pool *pool, const char *host);
 
 /* Index of the first host of class `cls`, or -1. */
 int xmpi_pool_find_class(const struct xmpi_pool *pool, const char *cls);

@@ -26,6 +26,7 @@ static Suite *(*const suites[])(void) = {
     lbalance_detect_suite, lbalance_moves_suite,
     config_suite,
     malleability_suite,
+    yield_suite,
 };
 
 int main(void)

@@ -566,7 +566,7 @@ struct helper {
 
 /* Forks a process that limits itself under `tag`, reports, then waits for `go` to close
  * and leaves with exit(0) without calling release. */
-static void start_helper(struct helper *h, const char *tag, double speed)
+static void start_helper_as(struct helper *h, const char *tag, double speed, int shared)
 {
     int rep[2], go[2];
     ck_assert(pipe(rep) == 0 && pipe(go) == 0);
@@ -578,7 +578,8 @@ static void start_helper(struct helper *h, const char *tag, double speed)
         close(go[1]);
         struct report r;
         memset(&r, 0, sizeof r);
-        r.rc = xmpi_emulate_limit(emu(), speed, tag, r.msg, sizeof r.msg);
+        r.rc = shared ? xmpi_emulate_share(emu(), speed, tag, r.msg, sizeof r.msg)
+                      : xmpi_emulate_limit(emu(), speed, tag, r.msg, sizeof r.msg);
         struct found g;
         if (r.rc == 0 && find_group(tag, &g)) {
             snprintf(r.dir, sizeof r.dir, "%s", g.dir);
@@ -600,6 +601,11 @@ static void start_helper(struct helper *h, const char *tag, double speed)
         got += (size_t)n;
     }
     close(rep[0]);
+}
+
+static void start_helper(struct helper *h, const char *tag, double speed)
+{
+    start_helper_as(h, tag, speed, 0);
 }
 
 static int finish_helper(struct helper *h, int kill_it)
@@ -733,6 +739,90 @@ START_TEST(test_cleanup)
 }
 END_TEST
 
+/* The quota of a shared group, in units of one member's quota at `speed`. */
+static double members_paid(const struct found *g, double speed)
+{
+    long q = g->v2 ? read_long_file(g->dir, "cpu.max", NULL)
+                   : read_long_file(g->dir, "cpu.cfs_quota_us", NULL);
+    return (double)q / (double)expected_quota(speed);
+}
+
+/* xmpi_emulate_share: a second member doubles the group's quota (one period for both), a
+ * member that leaves takes its share back, and the last one removes the group. */
+START_TEST(test_share_join_leave)
+{
+    char before[16384], now[16384], tag[64];
+    tag_for(tag, sizeof tag, "share");
+    self_cgroup(before, sizeof before);
+    struct helper h;
+    start_helper_as(&h, tag, 0.4, 1);
+    if (h.r.rc == 1) {
+        ck_assert_msg(strstr(h.r.msg, "no writable cgroup cpu controller"), "%s", h.r.msg);
+        finish_helper(&h, 0);
+        SKIP_TEST("no writable cgroup cpu controller here");
+    }
+    ck_assert_msg(h.r.rc == 0 && h.r.dir[0], "rc %d: %s", h.r.rc, h.r.msg);
+    struct found g = {.v2 = h.r.v2};
+    snprintf(g.dir, sizeof g.dir, "%s", h.r.dir);
+    ck_assert_double_eq_tol(members_paid(&g, 0.4), 1.0, 1e-9);
+    ck_assert_int_eq(read_long_file(g.dir, g.v2 ? "cpu.max" : "cpu.cfs_period_us", NULL) > 0, 1);
+
+    /* Where limit() calls the tag a collision, share() joins. */
+    ck_assert_msg(xmpi_emulate_share(emu(), 0.4, tag, err, sizeof err) == 0, "%s", err);
+    ck_assert_msg(strstr(err, "shared by 2 processes"), "%s", err);
+    struct found mine;
+    ck_assert(find_group(tag, &mine));
+    ck_assert_str_eq(mine.dir, g.dir);
+    ck_assert_double_eq_tol(members_paid(&g, 0.4), 2.0, 1e-9);
+
+    /* This process leaves: back where it was, the helper's share stays. */
+    xmpi_emulate_release(emu());
+    self_cgroup(now, sizeof now);
+    ck_assert_str_eq(now, before);
+    ck_assert(dir_exists(g.dir));
+    ck_assert_double_eq_tol(members_paid(&g, 0.4), 1.0, 1e-9);
+
+    /* The helper ends normally (its atexit release): the last member removes the group. */
+    int status = finish_helper(&h, 0);
+    ck_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    ck_assert_msg(!dir_exists(g.dir), "%s survived its last member", g.dir);
+}
+END_TEST
+
+/* A member killed without leaving is not counted by the next one to join. */
+START_TEST(test_share_after_kill)
+{
+    char before[16384], tag[64];
+    tag_for(tag, sizeof tag, "sharek");
+    self_cgroup(before, sizeof before);
+    struct helper h;
+    start_helper_as(&h, tag, 0.3, 1);
+    if (h.r.rc == 1) {
+        finish_helper(&h, 0);
+        SKIP_TEST("no writable cgroup cpu controller here");
+    }
+    ck_assert_msg(h.r.rc == 0 && h.r.dir[0], "rc %d: %s", h.r.rc, h.r.msg);
+    finish_helper(&h, 1);
+    ck_assert(dir_exists(h.r.dir));
+    /* The killed process may take a moment to leave cgroup.procs. */
+    for (int i = 0; i < 100; i++) {
+        char procs[8500], buf[64] = "";
+        snprintf(procs, sizeof procs, "%s/cgroup.procs", h.r.dir);
+        FILE *f = fopen(procs, "r");
+        size_t n = f ? fread(buf, 1, sizeof buf - 1, f) : 0;
+        if (f) fclose(f);
+        if (n == 0) break;
+        struct timespec ts = {0, 10000000L};
+        nanosleep(&ts, NULL);
+    }
+    ck_assert_msg(xmpi_emulate_share(emu(), 0.3, tag, err, sizeof err) == 0, "%s", err);
+    struct found g = {.v2 = h.r.v2};
+    snprintf(g.dir, sizeof g.dir, "%s", h.r.dir);
+    ck_assert_double_eq_tol(members_paid(&g, 0.3), 1.0, 1e-9);
+    release_restores(before, g.dir);
+}
+END_TEST
+
 Suite *emulate_suite(void)
 {
     Suite *s = suite_create("emulate");
@@ -756,6 +846,8 @@ Suite *emulate_suite(void)
     tcase_add_test(tc, test_atexit_release);
     tcase_add_test(tc, test_tag_in_use_then_reuse);
     tcase_add_test(tc, test_cleanup);
+    tcase_add_test(tc, test_share_join_leave);
+    tcase_add_test(tc, test_share_after_kill);
     suite_add_tcase(s, tc);
     return s;
 }
