@@ -46,7 +46,8 @@ static void classes_now(const struct xmpi_ctx *cx, char *out, size_t len)
 static const char *const plan_words[] = {"keep", "spawn", "remove"};
 
 static void record(struct xmpi_ctx *cx, const struct xmpi_interval *s,
-                   const struct xmpi_reconfig_plan *plan, int decided, const char *classes)
+                   const struct xmpi_reconfig_plan *plan, int decided, double t_decide,
+                   const char *classes)
 {
     char action[sizeof cx->sink.action];
     xmpi_sink_take_action(&cx->sink, action, sizeof action);
@@ -60,6 +61,7 @@ static void record(struct xmpi_ctx *cx, const struct xmpi_interval *s,
         else snprintf(tm.decision, sizeof tm.decision, "%s %d", plan_words[plan->action],
                       plan->count);
         snprintf(tm.why, sizeof tm.why, "%s", plan->why);
+        tm.t_decide = t_decide;
     }
     snprintf(tm.classes, sizeof tm.classes, "%s", classes);
     const char *source = s->work_source_mixed ? "mixed" : cx->mon.source;
@@ -231,6 +233,7 @@ int xmpi_pipeline_interval_end(struct xmpi_ctx *cx, const struct xmpi_app *app)
     char why[400] = "", classes[256] = "";
     struct xmpi_reconfig_plan plan = {0};
     if (cx->rank == 0) classes_now(cx, classes, sizeof classes);
+    double t_decide = PMPI_Wtime();
     if (app && s->nprocs == cx->size) {
         if (app->reconfig && cx->opts.policy != XMPIR_POLICY_STATIC) {
             xmpi_policy_decide(cx, s, app, &plan);
@@ -242,12 +245,13 @@ int xmpi_pipeline_interval_end(struct xmpi_ctx *cx, const struct xmpi_app *app)
                               "XMPI_Eval_lbalance", why);
         }
     }
+    t_decide = PMPI_Wtime() - t_decide;
     /* act */
     if (plan.action != XMPIR_PLAN_KEEP) rc = reconfigure(cx, s, app, &plan);
     else if (!rc && blocks) rc = rebalance(cx, s, app, blocks);
     free(blocks);
     /* record */
-    record(cx, s, &plan, decided, classes);
+    record(cx, s, &plan, decided, t_decide, classes);
     return rc;
 }
 

@@ -26,6 +26,8 @@ struct xmpi_trace_model {
     char decision[32];         /* "spawn 1", "remove 1", "keep" */
     char why[256];             /* the policy's sentence (HPMP: with its predictions) */
     char classes[256];         /* processes per node class in this interval: "fast=2;slow=1" */
+    double t_decide;           /* rank 0's seconds in the decide step (policy and balancer),
+                                * written with the policy's columns */
 };
 
 /* Writes one row for summary `s`; `source` and `action` are single words; m NULL leaves the

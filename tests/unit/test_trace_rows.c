@@ -214,6 +214,7 @@ START_TEST(test_row_policy_columns)
     snprintf(m.decision, sizeof m.decision, "spawn 1");
     snprintf(m.why, sizeof m.why, "2 PE(s) offered: spawning 1, predicted 3 s");
     snprintf(m.classes, sizeof m.classes, "fast=1;slow=1");
+    m.t_decide = 0.00123;
     struct two_rows r;
     write_two_rows(901, 2, &m, NULL, &r);
     char **names = r.names, **a = r.a, **b = r.b;
@@ -223,8 +224,9 @@ START_TEST(test_row_policy_columns)
     ck_assert_str_eq(a[column(names, nh, "decision")], "spawn 1");
     ck_assert_str_eq(a[column(names, nh, "why")], "2 PE(s) offered: spawning 1_ predicted 3 s");
     ck_assert_str_eq(a[column(names, nh, "procs_by_class")], "fast=1;slow=1");
-    const char *cols[5] = {"policy", "event", "decision", "why", "procs_by_class"};
-    for (int i = 0; i < 5; i++) ck_assert_str_eq(b[column(names, nh, cols[i])], "");
+    near(num(a[column(names, nh, "t_decide")], "t_decide"), 0.00123, "t_decide");
+    const char *cols[6] = {"policy", "event", "decision", "why", "procs_by_class", "t_decide"};
+    for (int i = 0; i < 6; i++) ck_assert_str_eq(b[column(names, nh, cols[i])], "");
     free(r.text);
 }
 END_TEST
