@@ -52,5 +52,6 @@ Suite *lbalance_detect_suite(void);
 Suite *lbalance_moves_suite(void);
 Suite *config_suite(void);
 Suite *malleability_suite(void);
+Suite *mapping_suite(void);
 
 #endif
