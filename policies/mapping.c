@@ -4,8 +4,8 @@
  * The constraint rows on power (and on the held first objective) are multiplied by ROWSCALE:
  * GLPK's presolver treats a row left with only fixed columns as satisfied when it misses
  * its bound by up to 1e-3 in absolute terms (npp_empty_row), which in units of the largest
- * power once let 7 processes "meet" a need they missed by 1e-3 of it. At 1e6 that slack is
- * 1e-9 of one process's power. Every answer is checked again in doubles all the same. */
+ * power once let 7 processes of power 41.043 "meet" a need of 41.051 (9e-4 of the largest
+ * power short). At 1e6 that slack is 1e-9 of the largest power, the tolerance of meets(). Every answer is checked again in doubles all the same. */
 #include "mapping.h"
 
 #include <glpk.h>
