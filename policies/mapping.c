@@ -159,8 +159,8 @@ static enum xmpi_map_status infeasible(enum xmpi_map_action action,
     return XMPIR_MAP_INFEASIBLE;
 }
 
-/* One glp_intopt. 1: a solution (x filled, *obj set); 0: none exists; -1: solver failure. */
-static int intopt(glp_prob *lp, int ncols, int *x, double *obj)
+/* One glp_intopt. 1: a solution (x filled); 0: none exists; -1: solver failure. */
+static int intopt(glp_prob *lp, int ncols, int *x)
 {
     glp_iocp parm;
     glp_init_iocp(&parm);
@@ -174,7 +174,6 @@ static int intopt(glp_prob *lp, int ncols, int *x, double *obj)
     if (st == GLP_NOFEAS) return 0;
     if (st != GLP_OPT) return -1;
     for (int j = 1; j <= ncols; j++) x[j - 1] = (int)lround(glp_mip_col_val(lp, j));
-    *obj = glp_mip_obj_val(lp);
     return 1;
 }
 
@@ -270,9 +269,8 @@ enum xmpi_map_status xmpi_map_solve(enum xmpi_map_action action,
     }
     glp_load_matrix(lp, ne, ia, ja, ar);
 
-    double best1 = 0;
     enum xmpi_map_status st = XMPIR_MAP_OK;
-    int rc = intopt(lp, nslots, count, &best1);
+    int rc = intopt(lp, nslots, count);
     if (rc == 0) {
         st = infeasible(action, slots, nslots, n, need, why, len);
         memset(count, 0, k * sizeof *count);
@@ -293,8 +291,7 @@ enum xmpi_map_status xmpi_map_solve(enum xmpi_map_action action,
         if (dir == GLP_MIN) glp_set_row_bnds(lp, r, GLP_UP, 0, (held + tie) * ROWSCALE);
         else glp_set_row_bnds(lp, r, GLP_LO, (held - tie) * ROWSCALE, 0);
         for (int i = 0; i < nslots; i++) glp_set_obj_coef(lp, i + 1, second[i]);
-        double best2;
-        if (intopt(lp, nslots, x, &best2) == 1) {
+        if (intopt(lp, nslots, x) == 1) {
             double f = dot(first, x, nslots);
             int sum = 0;
             for (int i = 0; i < nslots; i++) sum += x[i];
@@ -303,7 +300,6 @@ enum xmpi_map_status xmpi_map_solve(enum xmpi_map_action action,
                 memcpy(count, x, k * sizeof *x);
         }
     }
-    (void)best1;
     if (st == XMPIR_MAP_OK && !meets(action, slots, nslots, count, need, pscale)) {
         /* GLPK's tolerances let through a choice that misses the need (not seen in the unit
          * tests since ROWSCALE; said rather than returned). */

@@ -68,8 +68,8 @@ enum xmpi_map_status xmpi_map_solve(enum xmpi_map_action action,
  *                  smallest n;
  *   remove + cost: the highest removed cost, ties by the highest removed power, then the
  *                  largest n.
- * INFEASIBLE when no n is (its message names the need and the most power that max_n
- * processes give, or the least that one removed process takes). */
+ * INFEASIBLE when no n is: for a spawn, the message names the need and the most power the
+ * max_n processes give; a remove is infeasible only for a need below 0 (n = 0 always fits). */
 enum xmpi_map_status xmpi_map_best(enum xmpi_map_action action,
                                    enum xmpi_map_constraint constraint,
                                    const struct xmpi_map_slot *slots, int nslots, int max_n,
