@@ -13,7 +13,9 @@ SOMAJOR = 0
 XCFLAGS = -std=c11 -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Werror -fPIC -fvisibility=hidden -Iinclude $(shell pkg-config --cflags papi 2>/dev/null)
 PAPI_LIBS = $(shell pkg-config --libs papi 2>/dev/null || echo -lpapi)
 HWLOC_LIBS = $(shell pkg-config --libs hwloc 2>/dev/null || echo -lhwloc)
-DEP_LIBS = $(PAPI_LIBS) $(HWLOC_LIBS) -lm
+# GLPK (policies/mapping.c): Debian's libglpk-dev ships no .pc file, hence the fallback.
+GLPK_LIBS = $(shell pkg-config --libs glpk 2>/dev/null || echo -lglpk)
+DEP_LIBS = $(PAPI_LIBS) $(HWLOC_LIBS) $(GLPK_LIBS) -lm
 CHECK_CFLAGS = $(shell pkg-config --cflags check 2>/dev/null)
 CHECK_LIBS = $(shell pkg-config --libs check 2>/dev/null || echo -lcheck)
 
@@ -75,7 +77,7 @@ tools: $(TOOLS)
 # the modules a tool calls.
 $(BUILD)/bin/%: tools/%.c $(LIBPURE)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(XCFLAGS) -o $@ $< $(LIBPURE) $(HWLOC_LIBS) -lm
+	$(CC) $(CFLAGS) $(XCFLAGS) -o $@ $< $(LIBPURE) $(HWLOC_LIBS) $(GLPK_LIBS) -lm
 
 $(BUILD)/bin/jacobi: benchmarks/jacobi.c benchmarks/bench_util.h benchmarks/bench_cli.h include/xmpi.h $(LIBSO)
 	@mkdir -p $(@D)
@@ -110,13 +112,13 @@ $(BUILD)/bin/xmpi-redistbench: benchmarks/redistbench.c benchmarks/bench_median.
 # them from the pure archive and links the library for MPI_Init, XMPI_Spawn and XMPI_Remove.
 $(BUILD)/bin/xmpi-calibrate: benchmarks/calibrate.c benchmarks/bench_cli.h benchmarks/bench_median.h include/xmpi.h models/calibration.h $(LIBPURE) $(LIBSO)
 	@mkdir -p $(@D)
-	$(MPICC) $(CFLAGS) $(XCFLAGS) -o $@ $< $(LIBPURE) $(LINK_XMPI) -lm
+	$(MPICC) $(CFLAGS) $(XCFLAGS) -o $@ $< $(LIBPURE) $(LINK_XMPI) $(GLPK_LIBS) -lm
 
 # Plain MPI, without libxmpi: the model's own objects predict, so the prediction is judged
 # against MPI alone.
 $(BUILD)/bin/xmpi-opmodel: benchmarks/opmodel.c benchmarks/bench_cli.h benchmarks/bench_median.h models/hockney.h models/calibration.h $(LIBPURE)
 	@mkdir -p $(@D)
-	$(MPICC) $(CFLAGS) $(XCFLAGS) -o $@ $< $(LIBPURE) -lm
+	$(MPICC) $(CFLAGS) $(XCFLAGS) -o $@ $< $(LIBPURE) $(GLPK_LIBS) -lm
 
 # The raw-MPI child of the spawn benchmark must not link libxmpi.
 $(BUILD)/bin/xmpi-spawnbench-child: benchmarks/spawnbench_child.c
@@ -139,7 +141,7 @@ tests: $(BUILD)/tests/unit $(MPI_TESTS)
 
 $(BUILD)/tests/unit: $(UNIT_SRC) $(wildcard tests/unit/*.h) $(LIBPURE) $(UNIT_RT_OBJ)
 	@mkdir -p $(@D)
-	$(MPICC) $(CFLAGS) $(XCFLAGS) $(CHECK_CFLAGS) -o $@ $(UNIT_SRC) $(UNIT_RT_OBJ) $(LIBPURE) $(CHECK_LIBS) $(HWLOC_LIBS) -lm
+	$(MPICC) $(CFLAGS) $(XCFLAGS) $(CHECK_CFLAGS) -o $@ $(UNIT_SRC) $(UNIT_RT_OBJ) $(LIBPURE) $(CHECK_LIBS) $(HWLOC_LIBS) $(GLPK_LIBS) -lm
 
 $(BUILD)/tests/%: tests/mpi/%.c include/xmpi.h $(LIBA)
 	@mkdir -p $(@D)

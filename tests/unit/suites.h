@@ -53,5 +53,6 @@ Suite *lbalance_moves_suite(void);
 Suite *config_suite(void);
 Suite *malleability_suite(void);
 Suite *yield_suite(void);
+Suite *mapping_suite(void);
 
 #endif

@@ -1,0 +1,643 @@
+/* The AMP mapping (policies/mapping.c, GLPK's glp_intopt) against brute force: every vector
+ * 0 <= x_i <= avail_i with sum n is enumerated on random small pools, and the solver must
+ * reach the same first objective and the same tie-break value for all four (action,
+ * constraint) pairs, and say INFEASIBLE exactly when no vector meets the need; likewise
+ * xmpi_map_best over every n. Then hand-made cases (the thesis's idea, infeasible,
+ * degenerate, bad input) with answers worked out by hand. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../../policies/mapping.h"
+#include "errbuf.h"
+#include "rng.h"
+#include "suites.h"
+
+#define MAXK 8
+#define MAXAVAIL 4
+
+/* ---- the reference: enumeration ---- */
+
+struct vec { int x[MAXK]; int n; double power, cost; };
+
+struct pool {
+    int k;
+    struct xmpi_map_slot s[MAXK];
+};
+
+static struct vec *vecs;
+static size_t nvecs, capvecs;
+
+static void push(const struct pool *p, const int *x)
+{
+    if (nvecs == capvecs) {
+        capvecs = capvecs ? 2 * capvecs : 4096;
+        vecs = realloc(vecs, capvecs * sizeof *vecs);
+        ck_assert_ptr_nonnull(vecs);
+    }
+    struct vec *v = &vecs[nvecs++];
+    memset(v, 0, sizeof *v);
+    for (int i = 0; i < p->k; i++) {
+        v->x[i] = x[i];
+        v->n += x[i];
+        v->power += x[i] * p->s[i].power;
+        v->cost += x[i] * p->s[i].cost;
+    }
+}
+
+/* Every vector with lo <= sum <= hi. */
+static void enumerate_rec(const struct pool *p, int i, int *x, int sum, int lo, int hi)
+{
+    if (i == p->k) {
+        if (sum >= lo) push(p, x);
+        return;
+    }
+    for (int v = 0; v <= p->s[i].avail && sum + v <= hi; v++) {
+        x[i] = v;
+        enumerate_rec(p, i + 1, x, sum + v, lo, hi);
+    }
+    x[i] = 0;
+}
+
+static void enumerate(const struct pool *p, int lo, int hi)
+{
+    int x[MAXK] = {0};
+    nvecs = 0;
+    enumerate_rec(p, 0, x, 0, lo, hi);
+}
+
+static double pscale_of(const struct pool *p)
+{
+    double m = 0;
+    for (int i = 0; i < p->k; i++) m = fmax(m, p->s[i].power);
+    return m;
+}
+
+static double cscale_of(const struct pool *p)
+{
+    double m = 0;
+    for (int i = 0; i < p->k; i++) m = fmax(m, p->s[i].cost);
+    return m > 0 ? m : 1;
+}
+
+static int feasible(enum xmpi_map_action a, const struct vec *v, double need)
+{
+    return a == XMPIR_MAP_SPAWN ? v->power >= need : v->power <= need;
+}
+
+/* The objectives as mapping.h states them, written out per pair. */
+static double primary(enum xmpi_map_action a, enum xmpi_map_constraint c, const struct vec *v)
+{
+    (void)a;
+    return c == XMPIR_MAP_EFFICIENCY ? v->power : v->cost;
+}
+
+static double secondary(enum xmpi_map_action a, enum xmpi_map_constraint c, const struct vec *v)
+{
+    (void)a;
+    return c == XMPIR_MAP_EFFICIENCY ? v->cost : v->power;
+}
+
+/* Is a better than b, for an objective that spawn minimises and remove maximises? */
+static int improves(enum xmpi_map_action a, double x, double best)
+{
+    return a == XMPIR_MAP_SPAWN ? x < best : x > best;
+}
+
+struct ref { int found; int n; double first, second; };
+
+/* The lexicographic optimum among the enumerated vectors that meet the need and whose n
+ * passes `keep_n` (-1: any). Ties within XMPIR_MAP_TIE of the scale. */
+static struct ref reference(const struct pool *p, enum xmpi_map_action a,
+                            enum xmpi_map_constraint c, double need, int keep_n)
+{
+    struct ref r = {0, -1, 0, 0};
+    double s1 = c == XMPIR_MAP_EFFICIENCY ? pscale_of(p) : cscale_of(p);
+    for (size_t i = 0; i < nvecs; i++) {
+        const struct vec *v = &vecs[i];
+        if ((keep_n >= 0 && v->n != keep_n) || !feasible(a, v, need)) continue;
+        double f = primary(a, c, v);
+        if (!r.found || improves(a, f, r.first)) r.first = f;
+        r.found = 1;
+    }
+    if (!r.found) return r;
+    int have2 = 0;
+    for (size_t i = 0; i < nvecs; i++) {
+        const struct vec *v = &vecs[i];
+        if ((keep_n >= 0 && v->n != keep_n) || !feasible(a, v, need)) continue;
+        if (fabs(primary(a, c, v) - r.first) > XMPIR_MAP_TIE * s1) continue;
+        double g = secondary(a, c, v);
+        if (!have2 || improves(a, g, r.second)) r.second = g;
+        have2 = 1;
+    }
+    r.n = keep_n;
+    return r;
+}
+
+/* The solver's answer is a real choice: within avail, n processes, totals that add up, and
+ * meeting the need. */
+static void assert_choice(const struct pool *p, enum xmpi_map_action a, double need,
+                          const int *count, const struct xmpi_map_result *res, int n)
+{
+    int sum = 0;
+    double pw = 0, co = 0;
+    for (int i = 0; i < p->k; i++) {
+        ck_assert_int_ge(count[i], 0);
+        ck_assert_int_le(count[i], p->s[i].avail);
+        sum += count[i];
+        pw += count[i] * p->s[i].power;
+        co += count[i] * p->s[i].cost;
+    }
+    ck_assert_int_eq(sum, n);
+    ck_assert_int_eq(res->n, n);
+    ck_assert_msg(fabs(res->power - pw) <= 1e-12 * pscale_of(p) * (n + 1), "power %.17g vs %.17g",
+                  res->power, pw);
+    ck_assert_msg(fabs(res->cost - co) <= 1e-12 * cscale_of(p) * (n + 1), "cost %.17g vs %.17g",
+                  res->cost, co);
+    ck_assert_msg(a == XMPIR_MAP_SPAWN ? pw >= need : pw <= need,
+                  "%s: power %.17g does not meet need %.17g", a == XMPIR_MAP_SPAWN ? "spawn" : "remove",
+                  pw, need);
+}
+
+static void assert_same(const char *what, double got, double want, double scale)
+{
+    ck_assert_msg(fabs(got - want) <= 2 * XMPIR_MAP_TIE * scale, "%s: got %.17g, brute force %.17g",
+                  what, got, want);
+}
+
+/* ---- random pools ---- */
+
+/* Mode 0: continuous powers and costs (ties rare); mode 1: small whole numbers (ties
+ * everywhere, sums exact, needs sometimes met exactly). */
+static void random_pool(uint64_t *rs, struct pool *p, int mode)
+{
+    p->k = 1 + (int)(rng_next(rs) % MAXK);
+    for (int i = 0; i < p->k; i++) {
+        p->s[i].avail = (int)(rng_next(rs) % (MAXAVAIL + 1));
+        if (mode == 0) {
+            p->s[i].power = 0.1 + 10 * rng_unit(rs);
+            p->s[i].cost = (rng_next(rs) % 8 == 0) ? 0 : 5 * rng_unit(rs);
+        } else {
+            p->s[i].power = 1 + (double)(rng_next(rs) % 3);
+            p->s[i].cost = (double)(rng_next(rs) % 3);
+        }
+    }
+}
+
+/* A need around what n processes can give: between the least and the most (and a little
+ * outside), so that both feasible and infeasible cases come up. */
+static double random_need(uint64_t *rs, const struct pool *p, int n, int mode)
+{
+    double lo = 0, hi = 0;
+    for (size_t i = 0; i < nvecs; i++) {
+        if (vecs[i].n != n) continue;
+        if (hi == 0 || vecs[i].power > hi) hi = vecs[i].power;
+        if (lo == 0 || vecs[i].power < lo) lo = vecs[i].power;
+    }
+    if (hi == 0) hi = pscale_of(p) * (n + 1);
+    double span = hi - lo + 1;
+    double need = lo - 0.2 * span + 1.4 * span * rng_unit(rs);
+    if (rng_next(rs) % 16 == 0) need = -need;
+    return mode == 1 ? floor(need) : need;
+}
+
+static long long total(const struct pool *p)
+{
+    long long t = 0;
+    for (int i = 0; i < p->k; i++) t += p->s[i].avail;
+    return t;
+}
+
+static const enum xmpi_map_action actions[] = {XMPIR_MAP_SPAWN, XMPIR_MAP_REMOVE};
+static const enum xmpi_map_constraint constraints[] = {XMPIR_MAP_EFFICIENCY, XMPIR_MAP_COST};
+
+#define LOOPS 10
+#define CASES_PER_LOOP 50
+
+
+/* One pool and one n per case, all four pairs. */
+START_TEST(test_solve_matches_brute_force)
+{
+    uint64_t rs = 0x6d617070ULL * 1000003ULL + (uint64_t)_i;
+    for (int c = 0; c < CASES_PER_LOOP; c++) {
+        struct pool p;
+        int mode = c & 1;
+        random_pool(&rs, &p, mode);
+        int n = (int)(rng_next(&rs) % (uint64_t)(total(&p) + 2));   /* up to total + 1 */
+        enumerate(&p, n, n);
+        double need = random_need(&rs, &p, n, mode);
+        for (int ai = 0; ai < 2; ai++)
+            for (int ci = 0; ci < 2; ci++) {
+                enum xmpi_map_action a = actions[ai];
+                enum xmpi_map_constraint k = constraints[ci];
+                int count[MAXK];
+                struct xmpi_map_result res;
+                enum xmpi_map_status st =
+                    xmpi_map_solve(a, k, p.s, p.k, n, need, count, &res, err, sizeof err);
+                struct ref r = reference(&p, a, k, need, n);
+                ck_assert_msg(st == (r.found ? XMPIR_MAP_OK : XMPIR_MAP_INFEASIBLE),
+                              "loop %d case %d action %d constraint %d n %d need %.17g: status "
+                              "%d, brute force %s (%s)", _i, c, a, k, n, need, st,
+                              r.found ? "feasible" : "infeasible", err);
+                if (!r.found) {
+                    ck_assert_msg(err[0] != '\0', "an infeasible answer explains itself");
+                    for (int i = 0; i < p.k; i++) ck_assert_int_eq(count[i], 0);
+                    continue;
+                }
+                assert_choice(&p, a, need, count, &res, n);
+                struct vec got;
+                memset(&got, 0, sizeof got);
+                got.power = res.power;
+                got.cost = res.cost;
+                double s1 = k == XMPIR_MAP_EFFICIENCY ? pscale_of(&p) : cscale_of(&p);
+                double s2 = k == XMPIR_MAP_EFFICIENCY ? cscale_of(&p) : pscale_of(&p);
+                assert_same("first objective", primary(a, k, &got), r.first, s1);
+                assert_same("tie-break", secondary(a, k, &got), r.second, s2);
+            }
+    }
+}
+END_TEST
+
+/* xmpi_map_best over n = 0..max_n against the enumeration of every vector of at most max_n
+ * processes, judged by mapping.h's rules for each pair. */
+START_TEST(test_best_matches_brute_force)
+{
+    uint64_t rs = 0x62657374ULL * 7919ULL + (uint64_t)_i;
+    for (int c = 0; c < CASES_PER_LOOP / 2; c++) {
+        struct pool p;
+        int mode = c & 1;
+        random_pool(&rs, &p, mode);
+        int max_n = (int)(rng_next(&rs) % (uint64_t)(total(&p) + 2));
+        int top = max_n < total(&p) ? max_n : (int)total(&p);
+        enumerate(&p, 0, top);
+        double need = random_need(&rs, &p, 1 + (int)(rng_next(&rs) % (uint64_t)(top + 1)), mode);
+        for (int ai = 0; ai < 2; ai++)
+            for (int ci = 0; ci < 2; ci++) {
+                enum xmpi_map_action a = actions[ai];
+                enum xmpi_map_constraint k = constraints[ci];
+                int count[MAXK];
+                struct xmpi_map_result res;
+                enum xmpi_map_status st =
+                    xmpi_map_best(a, k, p.s, p.k, max_n, need, count, &res, err, sizeof err);
+                /* The reference answer. */
+                int want_found = 0, want_n = -1;
+                double want_first = 0, want_second = 0;
+                if (k == XMPIR_MAP_EFFICIENCY) {
+                    /* The smallest (spawn) or largest (remove) n with a feasible vector, then
+                     * that n's lexicographic optimum. */
+                    for (size_t i = 0; i < nvecs; i++) {
+                        if (!feasible(a, &vecs[i], need)) continue;
+                        if (!want_found || (a == XMPIR_MAP_SPAWN ? vecs[i].n < want_n
+                                                                 : vecs[i].n > want_n))
+                            want_n = vecs[i].n;
+                        want_found = 1;
+                    }
+                    if (want_found) {
+                        struct ref r = reference(&p, a, k, need, want_n);
+                        want_first = r.first;
+                        want_second = r.second;
+                    }
+                } else {
+                    /* Over every vector: cost first, power second (both within the tie
+                     * tolerance), then the fewest (spawn) or most (remove) processes. */
+                    struct ref r = reference(&p, a, k, need, -1);
+                    want_found = r.found;
+                    if (want_found) {
+                        want_first = r.first;
+                        want_second = r.second;
+                        for (size_t i = 0; i < nvecs; i++) {
+                            const struct vec *v = &vecs[i];
+                            if (!feasible(a, v, need) ||
+                                fabs(v->cost - r.first) > XMPIR_MAP_TIE * cscale_of(&p) ||
+                                fabs(v->power - r.second) > XMPIR_MAP_TIE * pscale_of(&p))
+                                continue;
+                            if (want_n < 0 || (a == XMPIR_MAP_SPAWN ? v->n < want_n : v->n > want_n))
+                                want_n = v->n;
+                        }
+                    }
+                }
+                ck_assert_msg(st == (want_found ? XMPIR_MAP_OK : XMPIR_MAP_INFEASIBLE),
+                              "loop %d case %d action %d constraint %d max_n %d need %.17g: "
+                              "status %d, brute force %s (%s)", _i, c, a, k, max_n, need, st,
+                              want_found ? "feasible" : "infeasible", err);
+                if (!want_found) {
+                    ck_assert_msg(err[0] != '\0', "an infeasible answer explains itself");
+                    continue;
+                }
+                assert_choice(&p, a, need, count, &res, res.n);
+                ck_assert_msg(res.n == want_n, "action %d constraint %d: n %d, brute force %d",
+                              a, k, res.n, want_n);
+                struct vec got;
+                memset(&got, 0, sizeof got);
+                got.power = res.power;
+                got.cost = res.cost;
+                double s1 = k == XMPIR_MAP_EFFICIENCY ? pscale_of(&p) : cscale_of(&p);
+                double s2 = k == XMPIR_MAP_EFFICIENCY ? cscale_of(&p) : pscale_of(&p);
+                assert_same("first objective", primary(a, k, &got), want_first, s1);
+                assert_same("tie-break", secondary(a, k, &got), want_second, s2);
+            }
+    }
+}
+END_TEST
+
+/* The random cases above must have exercised both outcomes, or they prove little. Run in
+ * one process (the loop tests fork): counts the outcomes over the first loops' seeds. */
+START_TEST(test_random_cases_cover_both_outcomes)
+{
+    int infeasible_seen = 0, ok_seen = 0;
+    for (int loop = 0; loop < 3; loop++) {
+        uint64_t rs = 0x6d617070ULL * 1000003ULL + (uint64_t)loop;
+        for (int c = 0; c < CASES_PER_LOOP; c++) {
+            struct pool p;
+            int mode = c & 1;
+            random_pool(&rs, &p, mode);
+            int n = (int)(rng_next(&rs) % (uint64_t)(total(&p) + 2));
+            enumerate(&p, n, n);
+            double need = random_need(&rs, &p, n, mode);
+            for (int ai = 0; ai < 2; ai++) {
+                struct ref r = reference(&p, actions[ai], XMPIR_MAP_COST, need, n);
+                if (r.found) ok_seen++;
+                else infeasible_seen++;
+            }
+        }
+    }
+    ck_assert_msg(ok_seen > 50 && infeasible_seen > 30, "feasible %d, infeasible %d", ok_seen,
+                  infeasible_seen);
+}
+END_TEST
+
+/* ---- hand-made cases ---- */
+
+/* Two classes: fast and dear (power 4, cost 3), slow and cheap (power 1, cost 0.5). */
+static const struct xmpi_map_slot two_classes[] = {{4, 4.0, 3.0}, {8, 1.0, 0.5}};
+
+START_TEST(test_thesis_efficiency_powerful_cost_cheap)
+{
+    int count[2];
+    struct xmpi_map_result r;
+    /* A need of 7: the fewest processes are 2 fast ones (8 >= 7; one gives 4, and 1 fast +
+     * anything else needs 3 more slow ones, 4 processes). */
+    ck_assert_int_eq(xmpi_map_best(XMPIR_MAP_SPAWN, XMPIR_MAP_EFFICIENCY, two_classes, 2, 12, 7,
+                                   count, &r, err, sizeof err), XMPIR_MAP_OK);
+    ck_assert_int_eq(count[0], 2);
+    ck_assert_int_eq(count[1], 0);
+    ck_assert_int_eq(r.n, 2);
+    ck_assert(r.power == 8.0 && r.cost == 6.0);
+    /* Cost: the slow class costs 0.5 per unit of power, the fast one 0.75: 7 slow ones
+     * (cost 3.5) beat 1 fast + 3 slow (4.5) and 2 fast (6). */
+    ck_assert_int_eq(xmpi_map_best(XMPIR_MAP_SPAWN, XMPIR_MAP_COST, two_classes, 2, 12, 7, count,
+                                   &r, err, sizeof err), XMPIR_MAP_OK);
+    ck_assert_int_eq(count[0], 0);
+    ck_assert_int_eq(count[1], 7);
+    ck_assert(r.power == 7.0 && r.cost == 3.5);
+    /* With n fixed at 2, efficiency wants the power closest above the need: a need of 5 is
+     * met by 1 fast + 1 slow (5), not 2 fast (8). */
+    ck_assert_int_eq(xmpi_map_solve(XMPIR_MAP_SPAWN, XMPIR_MAP_EFFICIENCY, two_classes, 2, 2, 5,
+                                    count, &r, err, sizeof err), XMPIR_MAP_OK);
+    ck_assert_int_eq(count[0], 1);
+    ck_assert_int_eq(count[1], 1);
+    ck_assert_str_eq(err, "");
+}
+END_TEST
+
+START_TEST(test_remove_hand_made)
+{
+    int count[2];
+    struct xmpi_map_result r;
+    /* Remove 2 with at most 3 of power to lose: only 2 slow ones (2) fit; 1+1 takes 5. */
+    ck_assert_int_eq(xmpi_map_solve(XMPIR_MAP_REMOVE, XMPIR_MAP_EFFICIENCY, two_classes, 2, 2, 3,
+                                    count, &r, err, sizeof err), XMPIR_MAP_OK);
+    ck_assert_int_eq(count[0], 0);
+    ck_assert_int_eq(count[1], 2);
+    /* At most 5: 1 fast + 1 slow (5, cost 3.5) is closest from below and dearest. */
+    for (int c = 0; c < 2; c++) {
+        ck_assert_int_eq(xmpi_map_solve(XMPIR_MAP_REMOVE, constraints[c], two_classes, 2, 2, 5,
+                                        count, &r, err, sizeof err), XMPIR_MAP_OK);
+        ck_assert_int_eq(count[0], 1);
+        ck_assert_int_eq(count[1], 1);
+        ck_assert(r.power == 5.0 && r.cost == 3.5);
+    }
+    /* Best over n with at most 6 to lose: efficiency removes the most processes, 6 slow ones;
+     * cost removes the dearest set: 1 fast + 2 slow (cost 4) beats 6 slow (3). */
+    ck_assert_int_eq(xmpi_map_best(XMPIR_MAP_REMOVE, XMPIR_MAP_EFFICIENCY, two_classes, 2, 12, 6,
+                                   count, &r, err, sizeof err), XMPIR_MAP_OK);
+    ck_assert_int_eq(r.n, 6);
+    ck_assert_int_eq(count[1], 6);
+    ck_assert_int_eq(xmpi_map_best(XMPIR_MAP_REMOVE, XMPIR_MAP_COST, two_classes, 2, 12, 6, count,
+                                   &r, err, sizeof err), XMPIR_MAP_OK);
+    ck_assert_int_eq(count[0], 1);
+    ck_assert_int_eq(count[1], 2);
+    ck_assert(r.cost == 4.0 && r.power == 6.0);
+}
+END_TEST
+
+START_TEST(test_infeasible_names_need_and_most_power)
+{
+    int count[2] = {7, 7};
+    struct xmpi_map_result r;
+    /* 3 processes give at most 12 (3 fast). */
+    ck_assert_int_eq(xmpi_map_solve(XMPIR_MAP_SPAWN, XMPIR_MAP_EFFICIENCY, two_classes, 2, 3, 100,
+                                    count, &r, err, sizeof err), XMPIR_MAP_INFEASIBLE);
+    assert_err_has("100");
+    assert_err_has("at most 12");
+    ck_assert_int_eq(count[0], 0);
+    ck_assert_int_eq(count[1], 0);
+    ck_assert_int_eq(r.n, 0);
+    /* 6 processes: 4 fast + 2 slow = 18. */
+    ck_assert_int_eq(xmpi_map_solve(XMPIR_MAP_SPAWN, XMPIR_MAP_COST, two_classes, 2, 6, 18.5,
+                                    count, &r, err, sizeof err), XMPIR_MAP_INFEASIBLE);
+    assert_err_has("18.5");
+    assert_err_has("at most 18");
+    /* More processes than there are. */
+    ck_assert_int_eq(xmpi_map_solve(XMPIR_MAP_SPAWN, XMPIR_MAP_COST, two_classes, 2, 13, 1,
+                                    count, &r, err, sizeof err), XMPIR_MAP_INFEASIBLE);
+    assert_err_has("only 12");
+    /* Removing 3 takes at least 3 (3 slow). */
+    ck_assert_int_eq(xmpi_map_solve(XMPIR_MAP_REMOVE, XMPIR_MAP_COST, two_classes, 2, 3, 2.5,
+                                    count, &r, err, sizeof err), XMPIR_MAP_INFEASIBLE);
+    assert_err_has("2.5");
+    assert_err_has("least 3");
+    /* Best over n: all 12 give 24. */
+    ck_assert_int_eq(xmpi_map_best(XMPIR_MAP_SPAWN, XMPIR_MAP_EFFICIENCY, two_classes, 2, 50, 25,
+                                   count, &r, err, sizeof err), XMPIR_MAP_INFEASIBLE);
+    assert_err_has("25");
+    assert_err_has("at most 24");
+    ck_assert_int_eq(xmpi_map_best(XMPIR_MAP_REMOVE, XMPIR_MAP_COST, two_classes, 2, 5, -1,
+                                   count, &r, err, sizeof err), XMPIR_MAP_INFEASIBLE);
+}
+END_TEST
+
+START_TEST(test_degenerate)
+{
+    int count[3] = {9, 9, 9};
+    struct xmpi_map_result r;
+    /* n = 0: the empty choice, for a spawn only when nothing is needed. */
+    ck_assert_int_eq(xmpi_map_solve(XMPIR_MAP_SPAWN, XMPIR_MAP_EFFICIENCY, two_classes, 2, 0, 0,
+                                    count, &r, err, sizeof err), XMPIR_MAP_OK);
+    ck_assert(count[0] == 0 && count[1] == 0 && r.n == 0 && r.power == 0 && r.cost == 0);
+    ck_assert_int_eq(xmpi_map_solve(XMPIR_MAP_SPAWN, XMPIR_MAP_EFFICIENCY, two_classes, 2, 0, 0.5,
+                                    count, &r, err, sizeof err), XMPIR_MAP_INFEASIBLE);
+    ck_assert_int_eq(xmpi_map_solve(XMPIR_MAP_REMOVE, XMPIR_MAP_COST, two_classes, 2, 0, 0,
+                                    count, &r, err, sizeof err), XMPIR_MAP_OK);
+    /* No slots at all. */
+    ck_assert_int_eq(xmpi_map_solve(XMPIR_MAP_SPAWN, XMPIR_MAP_COST, NULL, 0, 0, -1, NULL, &r,
+                                    err, sizeof err), XMPIR_MAP_OK);
+    ck_assert_int_eq(xmpi_map_best(XMPIR_MAP_SPAWN, XMPIR_MAP_COST, NULL, 0, 4, 0, NULL, &r, err,
+                                   sizeof err), XMPIR_MAP_OK);
+    ck_assert_int_eq(r.n, 0);
+    /* Every avail 0. */
+    static const struct xmpi_map_slot none[] = {{0, 2, 1}, {0, 3, 1}};
+    ck_assert_int_eq(xmpi_map_solve(XMPIR_MAP_SPAWN, XMPIR_MAP_EFFICIENCY, none, 2, 1, 0, count,
+                                    &r, err, sizeof err), XMPIR_MAP_INFEASIBLE);
+    assert_err_has("only 0");
+    ck_assert_int_eq(xmpi_map_best(XMPIR_MAP_SPAWN, XMPIR_MAP_EFFICIENCY, none, 2, 3, 0, count,
+                                   &r, err, sizeof err), XMPIR_MAP_OK);
+    ck_assert_int_eq(r.n, 0);
+    /* One slot of avail 0 among others: it is never used (GLP_FX at 0). */
+    static const struct xmpi_map_slot some[] = {{0, 100, 0}, {3, 1, 1}, {2, 2, 5}};
+    ck_assert_int_eq(xmpi_map_solve(XMPIR_MAP_SPAWN, XMPIR_MAP_COST, some, 3, 2, 1, count, &r,
+                                    err, sizeof err), XMPIR_MAP_OK);
+    ck_assert(count[0] == 0 && count[1] == 2 && count[2] == 0);
+    /* Identical slots: any split, the same totals. */
+    static const struct xmpi_map_slot same[] = {{2, 1.5, 2}, {2, 1.5, 2}, {2, 1.5, 2}};
+    for (int a = 0; a < 2; a++)
+        for (int c = 0; c < 2; c++) {
+            ck_assert_int_eq(xmpi_map_solve(actions[a], constraints[c], same, 3, 5,
+                                            7.5, count, &r,
+                                            err, sizeof err), XMPIR_MAP_OK);
+            ck_assert(r.n == 5 && r.power == 7.5 && r.cost == 10);
+            ck_assert(count[0] + count[1] + count[2] == 5);
+        }
+    /* Equal powers, different costs: the efficiency tie-break takes the cheaper (spawn) or the
+     * dearer (remove); equal costs, different powers: cost's tie-break takes the power closest
+     * to the need. */
+    static const struct xmpi_map_slot eqp[] = {{3, 2, 4}, {3, 2, 1}};
+    ck_assert_int_eq(xmpi_map_solve(XMPIR_MAP_SPAWN, XMPIR_MAP_EFFICIENCY, eqp, 2, 2, 3, count, &r,
+                                    err, sizeof err), XMPIR_MAP_OK);
+    ck_assert(count[0] == 0 && count[1] == 2);
+    ck_assert_int_eq(xmpi_map_solve(XMPIR_MAP_REMOVE, XMPIR_MAP_EFFICIENCY, eqp, 2, 2, 4, count,
+                                    &r, err, sizeof err), XMPIR_MAP_OK);
+    ck_assert(count[0] == 2 && count[1] == 0);
+    static const struct xmpi_map_slot eqc[] = {{3, 1, 2}, {3, 3, 2}, {3, 2, 2}};
+    ck_assert_int_eq(xmpi_map_solve(XMPIR_MAP_SPAWN, XMPIR_MAP_COST, eqc, 3, 2, 3.5, count, &r,
+                                    err, sizeof err), XMPIR_MAP_OK);
+    ck_assert_msg(r.power == 4.0, "power %g", r.power);   /* 2+2 or 1+3, not 5 or 6 */
+    ck_assert_int_eq(xmpi_map_solve(XMPIR_MAP_REMOVE, XMPIR_MAP_COST, eqc, 3, 2, 4.5, count, &r,
+                                    err, sizeof err), XMPIR_MAP_OK);
+    ck_assert_msg(r.power == 4.0, "power %g", r.power);   /* not 2 or 3 */
+    /* Powers in FLOPS and costs in small units: the scaling keeps the answer. */
+    static const struct xmpi_map_slot big[] = {{4, 3e9, 1e-4}, {4, 1e9, 2e-5}};
+    ck_assert_int_eq(xmpi_map_solve(XMPIR_MAP_SPAWN, XMPIR_MAP_EFFICIENCY, big, 2, 3, 5e9, count,
+                                    &r, err, sizeof err), XMPIR_MAP_OK);
+    /* 1 fast + 2 slow give 5e9, exactly the need (2 fast + 1 slow: 7e9). */
+    ck_assert(count[0] == 1 && count[1] == 2 && r.power == 5e9);
+}
+END_TEST
+
+START_TEST(test_bad_input)
+{
+    int count[2];
+    struct xmpi_map_result r;
+    struct xmpi_map_slot s[2] = {{1, 1, 1}, {1, 1, 1}};
+    s[0].avail = -1;
+    ck_assert_int_eq(xmpi_map_solve(XMPIR_MAP_SPAWN, XMPIR_MAP_COST, s, 2, 1, 0, count, &r, err,
+                                    sizeof err), XMPIR_MAP_EINPUT);
+    assert_err_has("slot 0");
+    assert_err_has("-1");
+    s[0].avail = 1;
+    s[1].power = 0;
+    ck_assert_int_eq(xmpi_map_solve(XMPIR_MAP_SPAWN, XMPIR_MAP_COST, s, 2, 1, 0, count, &r, err,
+                                    sizeof err), XMPIR_MAP_EINPUT);
+    assert_err_has("slot 1 has power 0");
+    s[1].power = NAN;
+    ck_assert_int_eq(xmpi_map_best(XMPIR_MAP_REMOVE, XMPIR_MAP_COST, s, 2, 1, 0, count, &r, err,
+                                   sizeof err), XMPIR_MAP_EINPUT);
+    s[1].power = INFINITY;
+    ck_assert_int_eq(xmpi_map_solve(XMPIR_MAP_SPAWN, XMPIR_MAP_COST, s, 2, 1, 0, count, &r, err,
+                                    sizeof err), XMPIR_MAP_EINPUT);
+    s[1].power = 1;
+    s[1].cost = -0.5;
+    ck_assert_int_eq(xmpi_map_solve(XMPIR_MAP_SPAWN, XMPIR_MAP_COST, s, 2, 1, 0, count, &r, err,
+                                    sizeof err), XMPIR_MAP_EINPUT);
+    assert_err_has("cost -0.5");
+    s[1].cost = 1;
+    ck_assert_int_eq(xmpi_map_solve(XMPIR_MAP_SPAWN, XMPIR_MAP_COST, s, 2, 1, NAN, count, &r, err,
+                                    sizeof err), XMPIR_MAP_EINPUT);
+    assert_err_has("finite");
+    ck_assert_int_eq(xmpi_map_solve(XMPIR_MAP_SPAWN, XMPIR_MAP_COST, s, 2, -1, 0, count, &r, err,
+                                    sizeof err), XMPIR_MAP_EINPUT);
+    assert_err_has("-1 processes");
+    ck_assert_int_eq(xmpi_map_solve(XMPIR_MAP_SPAWN, XMPIR_MAP_COST, NULL, 2, 1, 0, count, &r,
+                                    err, sizeof err), XMPIR_MAP_EINPUT);
+    ck_assert_int_eq(xmpi_map_solve(XMPIR_MAP_SPAWN, XMPIR_MAP_COST, s, 2, 1, 0, NULL, &r, err,
+                                    sizeof err), XMPIR_MAP_EINPUT);
+    ck_assert_int_eq(xmpi_map_solve(XMPIR_MAP_SPAWN, XMPIR_MAP_COST, s, 2, 1, 0, count, NULL,
+                                    err, sizeof err), XMPIR_MAP_EINPUT);
+    ck_assert_int_eq(xmpi_map_solve(XMPIR_MAP_SPAWN, XMPIR_MAP_COST, s, -1, 1, 0, count, &r,
+                                    err, sizeof err), XMPIR_MAP_EINPUT);
+    ck_assert_int_eq(xmpi_map_solve((enum xmpi_map_action)7, XMPIR_MAP_COST, s, 2, 1, 0, count,
+                                    &r, err, sizeof err), XMPIR_MAP_EINPUT);
+    ck_assert_int_eq(xmpi_map_solve(XMPIR_MAP_SPAWN, (enum xmpi_map_constraint)7, s, 2, 1, 0,
+                                    count, &r, err, sizeof err), XMPIR_MAP_EINPUT);
+    /* why may be NULL; a short buffer is cut, not overrun. */
+    ck_assert_int_eq(xmpi_map_solve(XMPIR_MAP_SPAWN, XMPIR_MAP_COST, s, 2, -1, 0, count, &r,
+                                    NULL, 0), XMPIR_MAP_EINPUT);
+    char small[8] = "xxxxxxx";
+    ck_assert_int_eq(xmpi_map_solve(XMPIR_MAP_SPAWN, XMPIR_MAP_COST, s, 2, 5, 0, count, &r,
+                                    small, 4), XMPIR_MAP_INFEASIBLE);
+    ck_assert_int_eq(small[3], '\0');
+    ck_assert_int_eq(small[4], 'x');
+}
+END_TEST
+
+/* GLPK prints nothing, feasible or not. */
+START_TEST(test_glpk_is_silent)
+{
+    char path[] = "/tmp/xmpi-mapping-XXXXXX";
+    int fd = mkstemp(path);
+    ck_assert_int_ge(fd, 0);
+    fflush(stdout);
+    fflush(stderr);
+    int out = dup(1), errfd = dup(2);
+    dup2(fd, 1);
+    dup2(fd, 2);
+    int count[2];
+    struct xmpi_map_result r;
+    for (int a = 0; a < 2; a++)
+        for (int c = 0; c < 2; c++) {
+            xmpi_map_solve(actions[a], constraints[c], two_classes, 2, 3, 6, count, &r, NULL, 0);
+            xmpi_map_solve(actions[a], constraints[c], two_classes, 2, 3, 1000, count, &r, NULL, 0);
+            xmpi_map_solve(actions[a], constraints[c], two_classes, 2, 3, -1000, count, &r, NULL, 0);
+        }
+    fflush(stdout);
+    fflush(stderr);
+    dup2(out, 1);
+    dup2(errfd, 2);
+    close(out);
+    close(errfd);
+    off_t size = lseek(fd, 0, SEEK_END);
+    close(fd);
+    unlink(path);
+    ck_assert_int_eq((int)size, 0);
+}
+END_TEST
+
+Suite *mapping_suite(void)
+{
+    Suite *s = suite_create("mapping");
+    TCase *tc = tcase_create("mapping");
+    tcase_set_timeout(tc, 60);
+    tcase_add_loop_test(tc, test_solve_matches_brute_force, 0, LOOPS);
+    tcase_add_loop_test(tc, test_best_matches_brute_force, 0, LOOPS);
+    tcase_add_test(tc, test_random_cases_cover_both_outcomes);
+    tcase_add_test(tc, test_thesis_efficiency_powerful_cost_cheap);
+    tcase_add_test(tc, test_remove_hand_made);
+    tcase_add_test(tc, test_infeasible_names_need_and_most_power);
+    tcase_add_test(tc, test_degenerate);
+    tcase_add_test(tc, test_bad_input);
+    tcase_add_test(tc, test_glpk_is_silent);
+    suite_add_tcase(s, tc);
+    return s;
+}
