@@ -619,8 +619,50 @@ int xmpi_emulate_share(struct xmpi_emulation *em, double speed, const char *tag,
     return limit(em, speed, tag, 1, msg, msglen);
 }
 
+#define SETTLE_MIN 200e-6
+
+void xmpi_emulate_dilate(struct xmpi_emulation *em, double speed, double now)
+{
+    if (!(speed > 0 && speed < 1)) {
+        em->dilate = 0;
+        return;
+    }
+    em->dilate = 1;
+    em->speed = speed;
+    em->factor = 1 / speed - 1;
+    em->last = now;
+    em->debt = 0;
+}
+
+static double mono(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+double xmpi_emulate_settle(struct xmpi_emulation *em, double now)
+{
+    if (!em->dilate) return now;
+    double computed = now - em->last;
+    if (computed > 0) em->debt += computed * em->factor;
+    em->last = now;
+    if (em->debt < SETTLE_MIN) return now;
+    double t0 = mono(), want = em->debt;
+    struct timespec ts = {(time_t)want, (long)((want - (double)(time_t)want) * 1e9)};
+    while (clock_nanosleep(CLOCK_MONOTONIC, 0, &ts, &ts) == EINTR) {}
+    double slept = mono() - t0;
+    em->debt -= slept;
+    /* An overshoot is paid back by later sleeps, but a long stop (the process preempted
+     * in its sleep) is not worth a long stretch at full speed. */
+    if (em->debt < -SETTLE_MIN) em->debt = -SETTLE_MIN;
+    em->last = now + slept;
+    return em->last;
+}
+
 double xmpi_emulate_speed(const struct xmpi_emulation *em)
 {
+    if (em->dilate) return em->speed;
     /* Read every monitored iteration: no system call here (a forked child's inherited state
      * is dropped by the calls that act on the group, which check the owner). */
     return em->active && em->speed > 0 && em->speed < 1 ? em->speed : 0;
@@ -628,6 +670,7 @@ double xmpi_emulate_speed(const struct xmpi_emulation *em)
 
 void xmpi_emulate_release(struct xmpi_emulation *em)
 {
+    em->dilate = 0;
     if (!em->active) return;
     em->active = 0;
     if (em->owner != getpid()) return;

@@ -18,6 +18,11 @@ struct xmpi_emulation {
     char orig[PATH_MAX];
     long base_period;           /* microseconds; see xmpi_emulate_set_period */
     double speed;               /* the speed asked for; 0: none */
+    /* Time dilation (xmpi_emulate_dilate): no cgroup, the process sleeps instead. */
+    int dilate;
+    double factor;              /* 1 / speed - 1: sleep per second computed */
+    double last;                /* the clock when the process last left an MPI call */
+    double debt;                /* seconds of sleep owed (negative: overslept) */
 };
 
 void xmpi_emulate_init(struct xmpi_emulation *em);
@@ -35,11 +40,26 @@ int xmpi_emulate_limit(struct xmpi_emulation *em, double speed, const char *tag,
  * A process already limited leaves its group first. */
 int xmpi_emulate_share(struct xmpi_emulation *em, double speed, const char *tag, char *msg,
                        size_t msglen);
+/* Emulates `speed` (0 < speed < 1) by time dilation instead of a quota: the time the process
+ * computes between two MPI calls is stretched to what a processor `speed` times as fast
+ * would take, by sleeping (1 / speed - 1) times as long before the next call goes out.
+ * Communication runs at the network's speed, the core is free while the process sleeps,
+ * and no cgroup (nor root) is needed. `now` is the caller's clock (MPI_Wtime). */
+void xmpi_emulate_dilate(struct xmpi_emulation *em, double speed, double now);
+/* At the entry of an MPI call (or the end of an iteration): adds the computation since the
+ * process last left an MPI call to the sleep owed, and sleeps it when it reaches 200 us
+ * (shorter sleeps overshoot; the overshoot is paid back). Returns the clock after. */
+double xmpi_emulate_settle(struct xmpi_emulation *em, double now);
+/* At the exit of an MPI call: computation starts again at `now`. */
+static inline void xmpi_emulate_resume(struct xmpi_emulation *em, double now)
+{
+    em->last = now;
+}
 /* The quota period for speeds that fit it (default 10000 us; speeds whose quota would be
  * under the kernel's 1 ms minimum get a longer one, up to 100000 us). 0, or -1 when `us` is
  * outside 1000..100000 (the period stays). Applies to later xmpi_emulate_limit calls. */
 int xmpi_emulate_set_period(struct xmpi_emulation *em, long us);
-/* The speed this process runs at under a quota (0 < speed < 1), or 0 when unlimited. */
+/* The speed this process runs at under a quota or dilation (0 < speed < 1), or 0. */
 double xmpi_emulate_speed(const struct xmpi_emulation *em);
 /* Moves the process back to its original cgroup and removes the one it created. Safe to
  * call when nothing was limited, and more than once. */

@@ -190,8 +190,13 @@ static void close_interval(struct xmpi_ctx *cx)
 
 int xmpi_monitor_end_iteration(struct xmpi_ctx *cx, long long *counts, int *closed)
 {
-    double t_cpu = cpu_now();
+    /* The computation since the last MPI call belongs to this iteration (dilation). */
     double t_real = PMPI_Wtime();
+    if (cx->emu.dilate && cx->phase == XMPIR_PHASE_RUNNING && cx->mon.in_iter) {
+        t_real = xmpi_emulate_settle(&cx->emu, t_real);
+        xmpi_emulate_resume(&cx->emu, t_real);
+    }
+    double t_cpu = cpu_now();
     struct xmpi_monitor *mon = &cx->mon;
     int rc = xmpi_member(cx);
     if (rc) return rc;
@@ -206,10 +211,10 @@ int xmpi_monitor_end_iteration(struct xmpi_ctx *cx, long long *counts, int *clos
     it->iterations = 1;
     it->t_real = t_real - mon->t_real0;
     it->t_cpu = t_cpu - mon->t_cpu0;
-    /* Under an emulated speed s the kernel throttles the process for the rest of each quota
-     * period; a real processor s times as fast would have been busy all that time. Its CPU
-     * time is what that processor would show, so that the balancer does not take the
-     * emulation itself for interference (other programs still lower it). */
+    /* Under an emulated speed s the process is throttled (quota) or sleeps (dilation) for
+     * (1 - s) of its computing; a real processor s times as fast would have been busy all
+     * that time. Its CPU time is what that processor would show, so that the balancer does
+     * not take the emulation itself for interference (other programs still lower it). */
     double speed = xmpi_emulate_speed(&cx->emu);
     if (speed > 0) {
         it->t_cpu /= speed;

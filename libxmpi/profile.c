@@ -5,10 +5,21 @@
 #include "context.h"
 #include "xmpi.h"
 
+/* The clock at the entry of a call. Under an emulated speed by dilation, the computation
+ * since the last call is first stretched (a sleep), so that the call starts when a slower
+ * processor would have reached it. */
+static inline double enter(void)
+{
+    double t = PMPI_Wtime();
+    struct xmpi_emulation *em = &xmpi_ctx->emu;
+    return em->dilate ? xmpi_emulate_settle(em, t) : t;
+}
+
 /* Hot path: no allocation, no locks, no I/O; two clock reads and a few adds. */
 static inline void account(enum xmpi_op op, double bytes, double t0, MPI_Comm comm)
 {
-    double t = PMPI_Wtime() - t0;
+    double now = PMPI_Wtime(), t = now - t0;
+    xmpi_emulate_resume(&xmpi_ctx->emu, now);
     int p = 0;
     if (comm != MPI_COMM_NULL) PMPI_Comm_size(comm, &p);
     struct xmpi_opstat *s = &xmpi_ctx->profile[op];
@@ -58,7 +69,7 @@ static inline double received(const MPI_Status *st, int count, MPI_Datatype type
 
 XMPI_PUBLIC int MPI_Send(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm)
 {
-    double t0 = PMPI_Wtime();
+    double t0 = enter();
     int rc = PMPI_Send(buf, count, type, dest, tag, comm);
     account(XMPIR_OP_SEND, nbytes(count, type), t0, comm);
     return rc;
@@ -69,7 +80,7 @@ XMPI_PUBLIC int MPI_Recv(void *buf, int count, MPI_Datatype type, int source, in
 {
     MPI_Status local;
     MPI_Status *st = status == MPI_STATUS_IGNORE ? &local : status;
-    double t0 = PMPI_Wtime();
+    double t0 = enter();
     int rc = PMPI_Recv(buf, count, type, source, tag, comm, st);
     account(XMPIR_OP_RECV, rc == MPI_SUCCESS ? received(st, count, type) : 0, t0, comm);
     return rc;
@@ -78,7 +89,7 @@ XMPI_PUBLIC int MPI_Recv(void *buf, int count, MPI_Datatype type, int source, in
 XMPI_PUBLIC int MPI_Isend(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
               MPI_Request *req)
 {
-    double t0 = PMPI_Wtime();
+    double t0 = enter();
     int rc = PMPI_Isend(buf, count, type, dest, tag, comm, req);
     account(XMPIR_OP_ISEND, nbytes(count, type), t0, comm);
     return rc;
@@ -87,7 +98,7 @@ XMPI_PUBLIC int MPI_Isend(const void *buf, int count, MPI_Datatype type, int des
 XMPI_PUBLIC int MPI_Irecv(void *buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm comm,
               MPI_Request *req)
 {
-    double t0 = PMPI_Wtime();
+    double t0 = enter();
     int rc = PMPI_Irecv(buf, count, type, source, tag, comm, req);
     account(XMPIR_OP_IRECV, nbytes(count, type), t0, comm);
     return rc;
@@ -99,7 +110,7 @@ XMPI_PUBLIC int MPI_Sendrecv(const void *sbuf, int scount, MPI_Datatype stype, i
 {
     MPI_Status local;
     MPI_Status *st = status == MPI_STATUS_IGNORE ? &local : status;
-    double t0 = PMPI_Wtime();
+    double t0 = enter();
     int rc = PMPI_Sendrecv(sbuf, scount, stype, dest, stag, rbuf, rcount, rtype, source, rtag,
                            comm, st);
     double b = nbytes(scount, stype) + (rc == MPI_SUCCESS ? received(st, rcount, rtype) : 0);
@@ -110,7 +121,7 @@ XMPI_PUBLIC int MPI_Sendrecv(const void *sbuf, int scount, MPI_Datatype stype, i
 /* Completion calls carry no bytes: those were counted when the request was posted. */
 XMPI_PUBLIC int MPI_Wait(MPI_Request *req, MPI_Status *status)
 {
-    double t0 = PMPI_Wtime();
+    double t0 = enter();
     int rc = PMPI_Wait(req, status);
     account(XMPIR_OP_WAIT, 0, t0, MPI_COMM_NULL);
     return rc;
@@ -118,7 +129,7 @@ XMPI_PUBLIC int MPI_Wait(MPI_Request *req, MPI_Status *status)
 
 XMPI_PUBLIC int MPI_Waitall(int n, MPI_Request reqs[], MPI_Status statuses[])
 {
-    double t0 = PMPI_Wtime();
+    double t0 = enter();
     int rc = PMPI_Waitall(n, reqs, statuses);
     account(XMPIR_OP_WAITALL, 0, t0, MPI_COMM_NULL);
     return rc;
@@ -130,7 +141,7 @@ XMPI_PUBLIC int MPI_Waitall(int n, MPI_Request reqs[], MPI_Status statuses[])
 
 XMPI_PUBLIC int MPI_Barrier(MPI_Comm comm)
 {
-    double t0 = PMPI_Wtime();
+    double t0 = enter();
     int rc = PMPI_Barrier(comm);
     account(XMPIR_OP_BARRIER, 0, t0, comm);
     return rc;
@@ -138,7 +149,7 @@ XMPI_PUBLIC int MPI_Barrier(MPI_Comm comm)
 
 XMPI_PUBLIC int MPI_Bcast(void *buf, int count, MPI_Datatype type, int root, MPI_Comm comm)
 {
-    double t0 = PMPI_Wtime();
+    double t0 = enter();
     int rc = PMPI_Bcast(buf, count, type, root, comm);
     account(XMPIR_OP_BCAST, nbytes(count, type), t0, comm);
     return rc;
@@ -147,7 +158,7 @@ XMPI_PUBLIC int MPI_Bcast(void *buf, int count, MPI_Datatype type, int root, MPI
 XMPI_PUBLIC int MPI_Reduce(const void *sbuf, void *rbuf, int count, MPI_Datatype type, MPI_Op op, int root,
                MPI_Comm comm)
 {
-    double t0 = PMPI_Wtime();
+    double t0 = enter();
     int rc = PMPI_Reduce(sbuf, rbuf, count, type, op, root, comm);
     account(XMPIR_OP_REDUCE, nbytes(count, type), t0, comm);
     return rc;
@@ -156,7 +167,7 @@ XMPI_PUBLIC int MPI_Reduce(const void *sbuf, void *rbuf, int count, MPI_Datatype
 XMPI_PUBLIC int MPI_Allreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype type, MPI_Op op,
                   MPI_Comm comm)
 {
-    double t0 = PMPI_Wtime();
+    double t0 = enter();
     int rc = PMPI_Allreduce(sbuf, rbuf, count, type, op, comm);
     account(XMPIR_OP_ALLREDUCE, nbytes(count, type), t0, comm);
     return rc;
@@ -167,7 +178,7 @@ XMPI_PUBLIC int MPI_Gather(const void *sbuf, int scount, MPI_Datatype stype, voi
 {
     /* In place, the root's block is described by the receive arguments. */
     double b = sbuf == MPI_IN_PLACE ? nbytes(rcount, rtype) : nbytes(scount, stype);
-    double t0 = PMPI_Wtime();
+    double t0 = enter();
     int rc = PMPI_Gather(sbuf, scount, stype, rbuf, rcount, rtype, root, comm);
     account(XMPIR_OP_GATHER, b, t0, comm);
     return rc;
@@ -179,7 +190,7 @@ XMPI_PUBLIC int MPI_Gatherv(const void *sbuf, int scount, MPI_Datatype stype, vo
 {
     double b = sbuf == MPI_IN_PLACE ? nbytes(rcounts[my_rank(comm)], rtype)
                                     : nbytes(scount, stype);
-    double t0 = PMPI_Wtime();
+    double t0 = enter();
     int rc = PMPI_Gatherv(sbuf, scount, stype, rbuf, rcounts, displs, rtype, root, comm);
     account(XMPIR_OP_GATHERV, b, t0, comm);
     return rc;
@@ -189,7 +200,7 @@ XMPI_PUBLIC int MPI_Scatter(const void *sbuf, int scount, MPI_Datatype stype, vo
                 MPI_Datatype rtype, int root, MPI_Comm comm)
 {
     double b = rbuf == MPI_IN_PLACE ? nbytes(scount, stype) : nbytes(rcount, rtype);
-    double t0 = PMPI_Wtime();
+    double t0 = enter();
     int rc = PMPI_Scatter(sbuf, scount, stype, rbuf, rcount, rtype, root, comm);
     account(XMPIR_OP_SCATTER, b, t0, comm);
     return rc;
@@ -200,7 +211,7 @@ XMPI_PUBLIC int MPI_Scatterv(const void *sbuf, const int scounts[], const int di
 {
     double b = rbuf == MPI_IN_PLACE ? nbytes(scounts[my_rank(comm)], stype)
                                     : nbytes(rcount, rtype);
-    double t0 = PMPI_Wtime();
+    double t0 = enter();
     int rc = PMPI_Scatterv(sbuf, scounts, displs, stype, rbuf, rcount, rtype, root, comm);
     account(XMPIR_OP_SCATTERV, b, t0, comm);
     return rc;
@@ -210,7 +221,7 @@ XMPI_PUBLIC int MPI_Allgather(const void *sbuf, int scount, MPI_Datatype stype, 
                   MPI_Datatype rtype, MPI_Comm comm)
 {
     double b = sbuf == MPI_IN_PLACE ? nbytes(rcount, rtype) : nbytes(scount, stype);
-    double t0 = PMPI_Wtime();
+    double t0 = enter();
     int rc = PMPI_Allgather(sbuf, scount, stype, rbuf, rcount, rtype, comm);
     account(XMPIR_OP_ALLGATHER, b, t0, comm);
     return rc;
@@ -221,7 +232,7 @@ XMPI_PUBLIC int MPI_Allgatherv(const void *sbuf, int scount, MPI_Datatype stype,
 {
     double b = sbuf == MPI_IN_PLACE ? nbytes(rcounts[my_rank(comm)], rtype)
                                     : nbytes(scount, stype);
-    double t0 = PMPI_Wtime();
+    double t0 = enter();
     int rc = PMPI_Allgatherv(sbuf, scount, stype, rbuf, rcounts, displs, rtype, comm);
     account(XMPIR_OP_ALLGATHERV, b, t0, comm);
     return rc;
@@ -232,7 +243,7 @@ XMPI_PUBLIC int MPI_Alltoall(const void *sbuf, int scount, MPI_Datatype stype, v
 {
     double p = comm_size(comm);
     double b = sbuf == MPI_IN_PLACE ? nbytes(p * rcount, rtype) : nbytes(p * scount, stype);
-    double t0 = PMPI_Wtime();
+    double t0 = enter();
     int rc = PMPI_Alltoall(sbuf, scount, stype, rbuf, rcount, rtype, comm);
     account(XMPIR_OP_ALLTOALL, b, t0, comm);
     return rc;
@@ -245,7 +256,7 @@ XMPI_PUBLIC int MPI_Alltoallv(const void *sbuf, const int scounts[], const int s
     int p = comm_size(comm);
     double b = sbuf == MPI_IN_PLACE ? nbytes(sum_counts(rcounts, p), rtype)
                                     : nbytes(sum_counts(scounts, p), stype);
-    double t0 = PMPI_Wtime();
+    double t0 = enter();
     int rc = PMPI_Alltoallv(sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype, comm);
     account(XMPIR_OP_ALLTOALLV, b, t0, comm);
     return rc;

@@ -46,6 +46,11 @@ static int emulate_self(struct xmpi_ctx *cx, const struct xmpi_emu_assign *as, c
      * process now and then (the kernel hands out run time in 5 ms slices), which made the
      * fast class look non-dedicated. */
     if (speed <= 0 || speed >= 1) return 0;
+    if (cx->opts.emulate == XMPIR_EMULATE_DILATE) {
+        xmpi_emulate_dilate(&cx->emu, speed, PMPI_Wtime());
+        snprintf(msg, len, "computation stretched to %g of a core's speed", speed);
+        return 0;
+    }
     /* Groups of processes killed before they could remove theirs; only empty ones go. */
     xmpi_emulate_cleanup();
     xmpi_emulate_set_period(&cx->emu, cx->opts.emulate_period);

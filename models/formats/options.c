@@ -4,6 +4,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -13,6 +14,7 @@ enum kind { K_INT, K_STRING, K_CHOICE, K_FLAG };
 static int valid_events(const char *v);
 static int valid_rms(const char *v);
 static int valid_initial(const char *v);
+static int valid_goal(const char *v);
 
 struct optdef {
     const char *name;
@@ -32,6 +34,8 @@ static const char *const sched_policies[] = {"balance-all", "balance-occupied", 
 static const char *const lb_policies[] = {"rows", "nnz", "weight", NULL};
 static const char *const malleability_policies[] = {"static", "smp", "hpmp", "amp", NULL};
 static const char *const yield_modes[] = {"auto", "on", "off", NULL};
+static const char *const emulate_modes[] = {"dilate", "quota", NULL};
+static const char *const amp_constraints[] = {"efficiency", "cost", NULL};
 
 #define OFF(f) offsetof(struct xmpi_options, f)
 #define SZ(f) sizeof(((struct xmpi_options *)0)->f)
@@ -85,10 +89,27 @@ static const struct optdef table[] = {
      "XMPI_Eval_reconfig's malleability policy: static (no process changes, balancing only), "
      "smp (follow what the resource manager offers and reclaims, up to --xmpi-max-procs), "
      "hpmp (take the part of an offer the prediction model says finishes soonest), amp "
-     "(completion-time goal; not available yet)", NULL, malleability_policies},
+     "(land on --xmpi-goal under --xmpi-constraint)", NULL, malleability_policies},
+    {"goal", K_STRING, 0, 0, OFF(goal), SZ(goal), "(none; required by amp)",
+     "SECONDS (completion time from MPI_Init, > 0) or PCT% (that much sooner than the static "
+     "estimate, 0 < PCT < 100)",
+     "amp's completion-time goal; PCT% is taken against the first interval's time per "
+     "iteration times maxit", valid_goal, NULL},
+    {"constraint", K_CHOICE, 0, 0, OFF(constraint), 0, "efficiency", "efficiency or cost",
+     "what amp minimises while it meets the goal: processes (efficiency: the most powerful PEs "
+     "first) or cost (the resource file's cost per PE-hour)", NULL, amp_constraints},
+    {"tol", K_INT, 0, 50, OFF(tol), 0, "1", "an integer percentage from 0 to 50",
+     "amp leaves the configuration alone while the predicted interval is within this share of "
+     "the time the goal allows", NULL, NULL},
     {"max-procs", K_INT, 0, 1000000, OFF(max_procs), 0, "0 (no limit)",
      "an integer from 0 to 1000000, at least the number of processes mpirun starts",
      "the most processes the malleability policy may grow the job to", NULL, NULL},
+    {"emulate", K_CHOICE, 0, 0, OFF(emulate), 0, "dilate", "dilate or quota",
+     "how a class's speed below 1 (--xmpi-resources) is emulated. dilate: each stretch of "
+     "computation between two MPI calls is made 1/speed times as long by sleeping, so "
+     "messages go out when a slower processor would send them and travel at full speed (no "
+     "cgroup needed). quota: a cgroup CPU quota per class and host (root, writable cpu "
+     "controller); communication waits out the throttled windows", NULL, emulate_modes},
     {"emulate-period", K_INT, 1000, 100000, OFF(emulate_period), 0, "10000",
      "an integer number of microseconds from 1000 to 100000",
      "the CPU-quota period of emulated classes (a class runs speed x period of every period; "
@@ -118,6 +139,7 @@ void xmpi_options_defaults(struct xmpi_options *o)
     o->lb_th2 = 5;
     o->lb_k = 3;
     o->emulate_period = 10000;
+    o->tol = 1;
 }
 
 static const struct optdef *lookup(const char *name, size_t len, int env)
@@ -181,6 +203,30 @@ static int valid_events(const char *v)
 static int valid_name_char(int c)
 {
     return isalnum(c) || c == '_' || c == '-' || c == '.';
+}
+
+int xmpi_options_goal(const char *v, double *seconds, double *pct)
+{
+    if (!v || !*v) return -1;
+    char *end;
+    errno = 0;
+    double x = strtod(v, &end);
+    if (end == v || errno == ERANGE || !isfinite(x)) return -1;
+    if (end[0] == '%' && end[1] == '\0') {
+        if (!(x > 0 && x < 100)) return -1;
+        if (seconds) *seconds = 0;
+        if (pct) *pct = x;
+        return 0;
+    }
+    if (*end != '\0' || !(x > 0)) return -1;
+    if (seconds) *seconds = x;
+    if (pct) *pct = 0;
+    return 0;
+}
+
+static int valid_goal(const char *v)
+{
+    return xmpi_options_goal(v, NULL, NULL) == 0;
 }
 
 static int valid_rms(const char *v)

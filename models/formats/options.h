@@ -27,12 +27,21 @@ struct xmpi_options {
     long lb_k;                      /* intervals that make interference long-term */
     int policy;                     /* enum xmpi_policy: static, smp, hpmp, amp */
     long max_procs;                 /* 0: no limit */
+    char goal[64];                  /* amp: "SECONDS" or "PCT%"; "" = none */
+    int constraint;                 /* amp: 0 efficiency, 1 cost (enum xmpi_map_constraint) */
+    long tol;                       /* amp: tolerance, percent */
     long emulate_period;            /* CPU-quota period of emulated classes, microseconds */
     int yield;                      /* enum xmpi_yield_mode: auto, on, off */
+    int emulate;                    /* enum xmpi_emulate_mode: dilate, quota */
     char calibration[XMPIR_PATH_MAX]; /* calibration file; "" = the documented defaults */
 };
 
 enum xmpi_yield_mode { XMPIR_YIELD_AUTO = 0, XMPIR_YIELD_ON, XMPIR_YIELD_OFF };
+enum xmpi_emulate_mode { XMPIR_EMULATE_DILATE = 0, XMPIR_EMULATE_QUOTA };
+
+/* --xmpi-goal's value: SECONDS (> 0) or PCT% (0 < PCT < 100). 0 with one of *seconds and
+ * *pct set (the other 0; NULL pointers allowed), -1 when `v` is neither. */
+int xmpi_options_goal(const char *v, double *seconds, double *pct);
 
 void xmpi_options_defaults(struct xmpi_options *o);
 

@@ -1,5 +1,5 @@
-# Load balancing end to end: Jacobi with -b on two emulated classes (one process limited to
-# 0.3 of a core) moves rows to the fast process and still gives the serial answer bit for bit;
+# Load balancing end to end: Jacobi with -b on two emulated classes (one process at 0.3 of a
+# core) moves rows to the fast process and still gives the serial answer bit for bit;
 # the policies that need data the program does not have are refused on every process.
 . "$(dirname "$0")/lib.sh"
 J="$ROOT/$BUILD/bin/jacobi"
@@ -8,23 +8,32 @@ H=$(hostname)
 printf '%s:fast:1:1:1\n%s:slow:1:1:0.3\n' "$H" "$H" >"$TMP/res"
 CLASSES=("--xmpi-resources=$TMP/res" --xmpi-initial=fast:1,slow:1)
 
-# Intervals of 100 iterations span many 10 ms quota periods, so the slow class's speed is
-# measured rather than sampled.
+# Both ways of emulating the slow class: dilation (the default; no cgroup needed) and a CPU
+# quota. Intervals of 100 iterations span many 10 ms quota periods, so the slow class's speed
+# is measured rather than sampled.
 "$LAUNCH" -np 1 "$J" -n 1200 -i 500 >"$TMP/serial" 2>&1
-"$LAUNCH" -np 2 "$J" -n 1200 -i 500 -b --xmpi-si=100 "${CLASSES[@]}" \
-    "--xmpi-trace=$TMP/lb.csv" >"$TMP/lb" 2>&1
-rc=$?
-if grep -q "emulated class speeds are not applied" "$TMP/lb"; then
-    echo "ok - load balancing on emulated classes # SKIP no writable cgroup cpu controller here"
-else
-    check "jacobi -b on a fast and a slow class exits 0" test $rc = 0
-    check "the trace records a rebalance" grep -Eq ',([a-z]+[+])*rebalance([+][a-z]+)*,' "$TMP/lb.csv"
+for mode in dilate quota; do
+    "$LAUNCH" -np 2 "$J" -n 1200 -i 500 -b --xmpi-si=100 "${CLASSES[@]}" --xmpi-emulate=$mode \
+        "--xmpi-trace=$TMP/lb.csv" >"$TMP/lb" 2>&1
+    rc=$?
+    if grep -q "emulated class speeds are not applied" "$TMP/lb"; then
+        echo "ok - load balancing on emulated classes ($mode) # SKIP no writable cgroup cpu controller here"
+        continue
+    fi
+    check "jacobi -b on a fast and a slow class ($mode) exits 0" test $rc = 0
+    check "the trace records a rebalance ($mode)" grep -Eq ',([a-z]+[+])*rebalance([+][a-z]+)*,' "$TMP/lb.csv"
     rows=$(field rows "$TMP/lb")
-    check "rows moved to the fast process (rows=$rows)" \
+    check "rows moved to the fast process ($mode, rows=$rows)" \
         awk -v r="$rows" 'BEGIN { split(r, c, ","); exit !(c[1] > c[2] && c[1] + c[2] == 1200) }'
-    check "the answer is the serial one, bit for bit" \
+    check "the answer is the serial one, bit for bit ($mode)" \
         test -n "$(field checksum "$TMP/serial")" -a "$(field checksum "$TMP/serial")" = "$(field checksum "$TMP/lb")"
-fi
+    # What the balancer saw, when it did not move rows: per interval, each rank's wall and CPU
+    # time (the CPU time scaled by the emulated speed) and the action.
+    grep -Eq ',([a-z]+[+])*rebalance([+][a-z]+)*,' "$TMP/lb.csv" ||
+        awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) h[$i] = i; next }
+                 { print "# interval " $1 ": t_real " $h["t_real_ranks"] ", t_cpu " $h["t_cpu_ranks"] ", " $h["action"] }' "$TMP/lb.csv"
+    grep -E "^xmpi:" "$TMP/lb" | sed 's/^/# /'
+done
 
 # Policies whose data is missing: every process gets the error, rank 0 says why, exit 1.
 "$LAUNCH" -np 2 "$J" -n 600 -i 120 -b --xmpi-si=10 --xmpi-lb=nnz --xmpi-lb-th1=0 --xmpi-lb-k=1 "${CLASSES[@]}" >"$TMP/nnz" 2>&1

@@ -26,7 +26,7 @@ static Suite *(*const suites[])(void) = {
     lbalance_detect_suite, lbalance_moves_suite,
     config_suite,
     malleability_suite, mapping_suite,
-    yield_suite,
+    yield_suite, options_amp_suite,
 };
 
 int main(void)

@@ -53,6 +53,7 @@ Suite *lbalance_moves_suite(void);
 Suite *config_suite(void);
 Suite *malleability_suite(void);
 Suite *yield_suite(void);
+Suite *options_amp_suite(void);
 Suite *mapping_suite(void);
 
 #endif

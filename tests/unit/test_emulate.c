@@ -823,6 +823,57 @@ START_TEST(test_share_after_kill)
 }
 END_TEST
 
+/* ---- time dilation ---- */
+
+/* Computation below 200 us of owed sleep is carried, not slept: the clock comes back as
+ * given and the debt holds the stretch (1/speed - 1 times the computation). */
+START_TEST(test_dilate_carries_small_debts)
+{
+    struct xmpi_emulation em;
+    xmpi_emulate_init(&em);
+    xmpi_emulate_dilate(&em, 0.5, 100.0);
+    ck_assert_int_eq(em.dilate, 1);
+    ck_assert_double_eq_tol(xmpi_emulate_speed(&em), 0.5, 1e-12);
+    ck_assert_double_eq(xmpi_emulate_settle(&em, 100.00005), 100.00005);
+    ck_assert_double_eq_tol(em.debt, 50e-6, 1e-12);
+    /* Time inside MPI (from resume to the next entry is computation; before it is not). */
+    xmpi_emulate_resume(&em, 100.001);
+    ck_assert_double_eq(xmpi_emulate_settle(&em, 100.00104), 100.00104);
+    ck_assert_double_eq_tol(em.debt, 90e-6, 1e-12);
+    /* A clock that went backwards adds nothing. */
+    xmpi_emulate_resume(&em, 100.002);
+    ck_assert_double_eq(xmpi_emulate_settle(&em, 100.0015), 100.0015);
+    ck_assert_double_eq_tol(em.debt, 90e-6, 1e-12);
+}
+END_TEST
+
+/* Over the threshold the process sleeps at least what it owes (a lower bound the kernel
+ * guarantees, not a timing); the returned clock moves by the sleep, the debt is paid down to
+ * at most one threshold of overshoot, and computation restarts after the sleep. */
+START_TEST(test_dilate_sleeps_what_it_owes)
+{
+    struct xmpi_emulation em;
+    xmpi_emulate_init(&em);
+    xmpi_emulate_dilate(&em, 0.25, 50.0);   /* factor 3 */
+    double back = xmpi_emulate_settle(&em, 50.004);   /* owes 12 ms */
+    ck_assert_msg(back - 50.004 >= 0.012 - 1e-6, "slept %g s for 0.012 owed", back - 50.004);
+    ck_assert_msg(em.debt <= 1e-9 && em.debt >= -200e-6 - 1e-12, "debt %g", em.debt);
+    ck_assert_double_eq(em.last, back);
+    /* Speeds without dilation: at 1 and outside (0, 1) the emulation is off. */
+    const double off[] = {1.0, 0.0, -0.5, 2.0, NAN};
+    for (size_t i = 0; i < sizeof off / sizeof *off; i++) {
+        xmpi_emulate_dilate(&em, off[i], 1.0);
+        ck_assert_int_eq(em.dilate, 0);
+        ck_assert_double_eq(xmpi_emulate_settle(&em, 9.0), 9.0);
+    }
+    /* Release turns it off as well. */
+    xmpi_emulate_dilate(&em, 0.5, 1.0);
+    xmpi_emulate_release(&em);
+    ck_assert_int_eq(em.dilate, 0);
+    ck_assert_double_eq(xmpi_emulate_speed(&em), 0);
+}
+END_TEST
+
 Suite *emulate_suite(void)
 {
     Suite *s = suite_create("emulate");
@@ -840,6 +891,11 @@ Suite *emulate_suite(void)
     tcase_add_test(tc, test_release_without_limit);
     tcase_add_test(tc, test_release_then_limit_again);
     tcase_add_test(tc, test_failure_undone);
+    suite_add_tcase(s, tc);
+
+    tc = tcase_create("dilation");
+    tcase_add_test(tc, test_dilate_carries_small_debts);
+    tcase_add_test(tc, test_dilate_sleeps_what_it_owes);
     suite_add_tcase(s, tc);
 
     tc = tcase_create("processes");
