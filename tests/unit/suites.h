@@ -54,5 +54,6 @@ Suite *config_suite(void);
 Suite *malleability_suite(void);
 Suite *yield_suite(void);
 Suite *mapping_suite(void);
+Suite *amp_suite(void);
 
 #endif
