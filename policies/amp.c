@@ -252,8 +252,8 @@ static int fastest(const struct xmpi_amp_input *in, const struct xmpi_amp_model 
     char which[128];
     describe(which, sizeof which, out->count, k);
     say(out, "interval needs %.4g s to land on the goal (%.4g s)%s, predicted %.4g s; "
-             "unreachable: spawning the fastest, %d (%s), predicted %.4g s, completion %.4g s, "
-             "cost %.4g/s", out->t_goal, in->goal, passed, out->t_now, best_s, which, best_t,
+             "the goal is unreachable: spawning %d (%s), the fastest configuration: predicted %.4g s, "
+             "completion %.4g s, cost %.4g/s", out->t_goal, in->goal, passed, out->t_now, best_s, which, best_t,
         best_c, out->cost_rate);
     return 0;
 }
