@@ -25,7 +25,7 @@ static Suite *(*const suites[])(void) = {
     predict_entry_suite,
     lbalance_detect_suite, lbalance_moves_suite,
     config_suite,
-    malleability_suite, mapping_suite,
+    malleability_suite, mapping_suite, amp_suite,
     yield_suite, options_amp_suite,
 };
 

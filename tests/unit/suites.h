@@ -55,5 +55,6 @@ Suite *malleability_suite(void);
 Suite *yield_suite(void);
 Suite *options_amp_suite(void);
 Suite *mapping_suite(void);
+Suite *amp_suite(void);
 
 #endif

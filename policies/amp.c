@@ -1,0 +1,415 @@
+/* AMP's decision (thesis Algorithm 8, phases 1 and 2) as a pure function; the semantics,
+ * the deviation from the thesis (overheads amortised over the rest of the run) and the ties
+ * are in amp.h. */
+#include "amp.h"
+
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void say(struct xmpi_amp_plan *out, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+static void say(struct xmpi_amp_plan *out, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(out->why, sizeof out->why, fmt, ap);
+    va_end(ap);
+}
+
+static int bad_number(struct xmpi_amp_plan *out, const char *name, double v, const char *want)
+{
+    say(out, "amp: %s is %g; expected %s", name, v, want);
+    return -1;
+}
+
+static int check_slots(struct xmpi_amp_plan *out, const char *list,
+                       const struct xmpi_map_slot *s, int n)
+{
+    if (n < 0) {
+        say(out, "amp: the %s list has %d entries; expected 0 or more", list, n);
+        return -1;
+    }
+    if (n > 0 && !s) {
+        say(out, "amp: the %s list has %d entries but no array", list, n);
+        return -1;
+    }
+    for (int i = 0; i < n; i++) {
+        if (s[i].avail < 0) {
+            say(out, "amp: %s entry %d has %d processes available; expected 0 or more", list, i,
+                s[i].avail);
+            return -1;
+        }
+        if (!isfinite(s[i].power) || s[i].power <= 0) {
+            say(out, "amp: %s entry %d has power %g; expected a finite number above 0", list, i,
+                s[i].power);
+            return -1;
+        }
+        if (!isfinite(s[i].cost) || s[i].cost < 0) {
+            say(out, "amp: %s entry %d has cost %g; expected a finite number, 0 or more", list, i,
+                s[i].cost);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+static int check_input(const struct xmpi_amp_input *in, const struct xmpi_amp_model *m,
+                       struct xmpi_amp_plan *out)
+{
+    if (!in || !m || !m->comm || !m->overhead) {
+        say(out, "amp: no input, model or model callback given");
+        return -1;
+    }
+    if (!isfinite(in->goal) || in->goal <= 0)
+        return bad_number(out, "the goal", in->goal, "a finite number of seconds above 0");
+    if (!isfinite(in->elapsed) || in->elapsed < 0)
+        return bad_number(out, "the elapsed time", in->elapsed, "a finite number, 0 or more");
+    if (!isfinite(in->intervals_left) || in->intervals_left <= 0)
+        return bad_number(out, "intervals_left", in->intervals_left, "a finite number above 0");
+    if (!isfinite(in->tol) || in->tol < 0)
+        return bad_number(out, "the tolerance", in->tol, "a finite number, 0 or more");
+    if (in->constraint != XMPIR_MAP_EFFICIENCY && in->constraint != XMPIR_MAP_COST) {
+        say(out, "amp: unknown constraint %d", (int)in->constraint);
+        return -1;
+    }
+    if (!isfinite(in->work) || in->work <= 0)
+        return bad_number(out, "the work of an interval", in->work, "a finite number above 0");
+    if (!isfinite(in->power_now) || in->power_now <= 0)
+        return bad_number(out, "the power now", in->power_now, "a finite number above 0");
+    if (!isfinite(in->cost_now) || in->cost_now < 0)
+        return bad_number(out, "the cost now", in->cost_now, "a finite number, 0 or more");
+    if (in->nprocs < 1) {
+        say(out, "amp: %d processes now; expected 1 or more", in->nprocs);
+        return -1;
+    }
+    if (in->max_spawn < 0) {
+        say(out, "amp: max_spawn is %d; expected 0 or more", in->max_spawn);
+        return -1;
+    }
+    if (check_slots(out, "free", in->free, in->nfree) ||
+        check_slots(out, "removable", in->removable, in->nremovable))
+        return -1;
+    if ((in->nfree > 0 || in->nremovable > 0) && !out->count) {
+        say(out, "amp: no count array for the plan");
+        return -1;
+    }
+    return 0;
+}
+
+/* The model's answers; -1 for "cannot tell", including a negative or non-finite answer. */
+static int comm_of(const struct xmpi_amp_model *m, int n, double *t)
+{
+    double v = -1;
+    if (m->comm(m->arg, n, &v) != 0 || !isfinite(v) || v < 0) return -1;
+    *t = v;
+    return 0;
+}
+
+static int overhead_of(const struct xmpi_amp_model *m, int delta, double *t)
+{
+    double v = -1;
+    if (delta == 0) {
+        *t = 0;
+        return 0;
+    }
+    if (m->overhead(m->arg, delta, &v) != 0 || !isfinite(v) || v < 0) return -1;
+    *t = v;
+    return 0;
+}
+
+static int total(const struct xmpi_map_slot *s, int n)
+{
+    long long t = 0;
+    for (int i = 0; i < n; i++) t += s[i].avail;
+    return t > INT_MAX ? INT_MAX : (int)t;
+}
+
+static double max_cost(const struct xmpi_map_slot *s, int n)
+{
+    double c = 0;
+    for (int i = 0; i < n; i++) c = fmax(c, s[i].cost);
+    return c;
+}
+
+/* "2 on entry 0, 1 on entry 3" */
+static void describe(char *buf, size_t len, const int *count, int n)
+{
+    size_t used = 0;
+    buf[0] = '\0';
+    for (int i = 0; i < n && used < len; i++) {
+        if (count[i] == 0) continue;
+        int w = snprintf(buf + used, len - used, "%s%d on entry %d", used ? ", " : "", count[i], i);
+        if (w < 0) break;
+        used += (size_t)w;
+    }
+}
+
+/* The chosen candidate while scanning. */
+struct best {
+    int n;                   /* -1: none yet */
+    double power, cost, overhead, comm, t_need;
+};
+
+static void choose(struct best *b, int n, const struct xmpi_map_result *res, double ov,
+                   double cm, double t_need, const int *x, int *count, int k)
+{
+    b->n = n;
+    b->power = res->power;
+    b->cost = res->cost;
+    b->overhead = ov;
+    b->comm = cm;
+    b->t_need = t_need;
+    memcpy(count, x, (size_t)k * sizeof *count);
+}
+
+static double completion(const struct xmpi_amp_input *in, double overhead, double t)
+{
+    return in->elapsed + overhead + in->intervals_left * t;
+}
+
+/* Does free entry i come before j for maxpower: the more powerful, then the cheaper, then
+ * the lower index. */
+static int before(const struct xmpi_map_slot *s, int i, int j)
+{
+    if (s[i].power != s[j].power) return s[i].power > s[j].power;
+    if (s[i].cost != s[j].cost) return s[i].cost < s[j].cost;
+    return i < j;
+}
+
+/* No s is suitable: the s in 0..S with the lowest predicted completion, on the s most
+ * powerful free PEs. */
+static int fastest(const struct xmpi_amp_input *in, const struct xmpi_amp_model *m, int S,
+                   struct xmpi_amp_plan *out)
+{
+    int k = in->nfree;
+    int *order = malloc((size_t)(k > 0 ? k : 1) * sizeof *order);
+    if (!order) {
+        say(out, "amp: out of memory");
+        return -1;
+    }
+    for (int i = 0; i < k; i++) {   /* insertion sort: a pool has a few entries */
+        int j = i;
+        for (; j > 0 && before(in->free, i, order[j - 1]); j--) order[j] = order[j - 1];
+        order[j] = i;
+    }
+
+    int best_s = 0;
+    double best_c = completion(in, 0, out->t_now), best_t = out->t_now, best_ov = 0;
+    double mp = 0;   /* maxpower(s) */
+    int pos = 0, used = 0;   /* order[pos] has given `used` of its PEs */
+    for (int s = 1; s <= S; s++) {
+        while (pos < k && used == in->free[order[pos]].avail) {
+            pos++;
+            used = 0;
+        }
+        if (pos == k) break;
+        mp += in->free[order[pos]].power;
+        used++;
+        double ov, cm;
+        if (overhead_of(m, s, &ov) || comm_of(m, in->nprocs + s, &cm)) continue;
+        double t = in->work / (in->power_now + mp) + cm;
+        double c = completion(in, ov, t);
+        if (c < best_c - XMPIR_AMP_TIE * fmax(fabs(c), fabs(best_c))) {
+            best_s = s;
+            best_c = c;
+            best_t = t;
+            best_ov = ov;
+        }
+    }
+
+    char passed[96] = "";
+    if (in->elapsed >= in->goal)
+        snprintf(passed, sizeof passed, " (the goal of %.4g s has passed: %.4g s elapsed)",
+                 in->goal, in->elapsed);
+    out->unreachable = 1;
+    out->completion = best_c;
+    if (best_s == 0) {
+        say(out, "interval needs %.4g s to land on the goal (%.4g s)%s, predicted %.4g s; no "
+                 "spawn of 1..%d reaches it and none is predicted to finish sooner than %.4g s: "
+                 "keeping %d processes", out->t_goal, in->goal, passed, out->t_now, S, best_c,
+                 in->nprocs);
+        free(order);
+        return 0;
+    }
+    double cost = 0;
+    int left = best_s;
+    for (int i = 0; i < k && left > 0; i++) {
+        int e = order[i], take = in->free[e].avail < left ? in->free[e].avail : left;
+        out->count[e] = take;
+        cost += take * in->free[e].cost;
+        left -= take;
+    }
+    free(order);
+    out->action = XMPIR_PLAN_SPAWN;
+    out->n = best_s;
+    out->t_new = best_t;
+    out->overhead = best_ov;
+    out->cost_rate = in->cost_now + cost;
+    char which[128];
+    describe(which, sizeof which, out->count, k);
+    say(out, "interval needs %.4g s to land on the goal (%.4g s)%s, predicted %.4g s; "
+             "the goal is unreachable: spawning %d (%s), the fastest configuration: predicted %.4g s, "
+             "completion %.4g s, cost %.4g/s", out->t_goal, in->goal, passed, out->t_now, best_s, which, best_t,
+        best_c, out->cost_rate);
+    return 0;
+}
+
+static int grow(const struct xmpi_amp_input *in, const struct xmpi_amp_model *m, int *x,
+                struct xmpi_amp_plan *out)
+{
+    int room = total(in->free, in->nfree);
+    int S = in->max_spawn < room ? in->max_spawn : room;
+    double left = in->goal - in->elapsed, tie = XMPIR_AMP_TIE * max_cost(in->free, in->nfree);
+    struct best b = {-1, 0, 0, 0, 0, 0};
+    char msg[256];
+    for (int s = 1; s <= S; s++) {
+        double ov, cm;
+        if (overhead_of(m, s, &ov) || comm_of(m, in->nprocs + s, &cm)) continue;
+        double t_need = (left - ov) / in->intervals_left, den = t_need - cm;
+        if (!(den > 0)) continue;
+        double p_need = in->work / den;
+        if (!isfinite(p_need)) continue;
+        struct xmpi_map_result res;
+        enum xmpi_map_status st = xmpi_map_solve(XMPIR_MAP_SPAWN, in->constraint, in->free,
+                                                 in->nfree, s, p_need - in->power_now, x, &res,
+                                                 msg, sizeof msg);
+        if (st == XMPIR_MAP_INFEASIBLE) continue;
+        if (st != XMPIR_MAP_OK) {
+            say(out, "amp: the mapping failed for a spawn of %d: %s", s, msg);
+            return -1;
+        }
+        if (b.n < 0 || res.cost < b.cost - tie)
+            choose(&b, s, &res, ov, cm, t_need, x, out->count, in->nfree);
+        if (in->constraint == XMPIR_MAP_EFFICIENCY) break;   /* the smallest s */
+    }
+    if (b.n < 0) return fastest(in, m, S, out);
+
+    out->action = XMPIR_PLAN_SPAWN;
+    out->n = b.n;
+    out->t_new = in->work / (in->power_now + b.power) + b.comm;
+    out->overhead = b.overhead;
+    out->cost_rate = in->cost_now + b.cost;
+    out->completion = completion(in, b.overhead, out->t_new);
+    char which[128];
+    describe(which, sizeof which, out->count, in->nfree);
+    say(out, "interval needs %.4g s to land on the goal (%.4g s), predicted %.4g s: spawning %d "
+             "(%s), predicted %.4g s (needs %.4g s after %.4g s of overhead), cost %.4g/s (%s)",
+        out->t_goal, in->goal, out->t_now, b.n, which, out->t_new, b.t_need, b.overhead,
+        out->cost_rate,
+        in->constraint == XMPIR_MAP_EFFICIENCY ? "efficiency: the fewest that reach it"
+                                               : "cost: the cheapest that reach it");
+    return 0;
+}
+
+static int shrink(const struct xmpi_amp_input *in, const struct xmpi_amp_model *m, int *x,
+                  struct xmpi_amp_plan *out)
+{
+    int room = total(in->removable, in->nremovable);
+    int R = in->nprocs - 1 < room ? in->nprocs - 1 : room;
+    double left = in->goal - in->elapsed,
+           tie = XMPIR_AMP_TIE * max_cost(in->removable, in->nremovable);
+    int eff = in->constraint == XMPIR_MAP_EFFICIENCY;
+    struct best b = {-1, 0, 0, 0, 0, 0};
+    char msg[256];
+    /* Efficiency counts down and stops at the first (largest) feasible r; cost scans all. */
+    for (int i = 1; i <= R; i++) {
+        int r = eff ? R + 1 - i : i;
+        double ov, cm;
+        if (overhead_of(m, -r, &ov) || comm_of(m, in->nprocs - r, &cm)) continue;
+        double t_need = (left - ov) / in->intervals_left, den = t_need - cm;
+        if (!(den > 0)) continue;
+        double may_go = in->power_now - in->work / den;
+        if (!isfinite(may_go) || may_go < 0) continue;
+        struct xmpi_map_result res;
+        enum xmpi_map_status st = xmpi_map_solve(XMPIR_MAP_REMOVE, in->constraint, in->removable,
+                                                 in->nremovable, r, may_go, x, &res, msg,
+                                                 sizeof msg);
+        if (st == XMPIR_MAP_INFEASIBLE) continue;
+        if (st != XMPIR_MAP_OK) {
+            say(out, "amp: the mapping failed for a removal of %d: %s", r, msg);
+            return -1;
+        }
+        /* Ascending r under cost: an equal cost (within the tie) goes to the larger r. */
+        if (b.n < 0 || res.cost >= b.cost - tie)
+            choose(&b, r, &res, ov, cm, t_need, x, out->count, in->nremovable);
+        if (eff) break;
+    }
+    if (b.n < 0) {
+        if (R == 0)
+            say(out, "interval needs %.4g s to land on the goal (%.4g s), predicted %.4g s: "
+                     "faster than needed, but no process may leave: keeping %d processes",
+                out->t_goal, in->goal, out->t_now, in->nprocs);
+        else
+            say(out, "interval needs %.4g s to land on the goal (%.4g s), predicted %.4g s: "
+                     "faster than needed, but no removal of 1..%d keeps it on the goal: keeping "
+                     "%d processes", out->t_goal, in->goal, out->t_now, R, in->nprocs);
+        return 0;
+    }
+    out->action = XMPIR_PLAN_REMOVE;
+    out->n = b.n;
+    out->t_new = in->work / (in->power_now - b.power) + b.comm;
+    out->overhead = b.overhead;
+    out->cost_rate = in->cost_now - b.cost;
+    out->completion = completion(in, b.overhead, out->t_new);
+    char which[128];
+    describe(which, sizeof which, out->count, in->nremovable);
+    say(out, "interval needs %.4g s to land on the goal (%.4g s), predicted %.4g s: removing %d "
+             "(%s), predicted %.4g s (needs %.4g s after %.4g s of overhead), cost %.4g/s (%s)",
+        out->t_goal, in->goal, out->t_now, b.n, which, out->t_new, b.t_need, b.overhead,
+        out->cost_rate,
+        eff ? "efficiency: the most that keep it" : "cost: the dearest that keep it");
+    return 0;
+}
+
+int xmpi_policy_amp(const struct xmpi_amp_input *in, const struct xmpi_amp_model *m,
+                    struct xmpi_amp_plan *out)
+{
+    if (!out) return -1;
+    int *count = out->count;
+    memset(out, 0, sizeof *out);
+    out->count = count;
+    out->t_now = out->t_new = out->completion = -1;
+    if (check_input(in, m, out)) return -1;
+
+    int k = in->nfree > in->nremovable ? in->nfree : in->nremovable;
+    for (int i = 0; i < k; i++) count[i] = 0;
+    out->action = XMPIR_PLAN_KEEP;
+    out->cost_rate = in->cost_now;
+    out->t_goal = (in->goal - in->elapsed) / in->intervals_left;
+
+    /* Phase 1. */
+    double c0;
+    if (comm_of(m, in->nprocs, &c0)) {
+        say(out, "the model cannot predict the communication of an interval on %d processes: "
+                 "keeping them", in->nprocs);
+        return 0;
+    }
+    out->t_now = out->t_new = in->work / in->power_now + c0;
+    out->completion = completion(in, 0, out->t_now);
+    if (fabs(out->t_now - out->t_goal) <= in->tol * out->t_goal) {
+        say(out, "interval needs %.4g s to land on the goal (%.4g s), predicted %.4g s: within "
+                 "%.4g%%, keeping %d processes", out->t_goal, in->goal, out->t_now,
+            100 * in->tol, in->nprocs);
+        return 0;
+    }
+
+    /* Phase 2. */
+    int *x = malloc((size_t)(k > 0 ? k : 1) * sizeof *x);
+    if (!x) {
+        say(out, "amp: out of memory");
+        return -1;
+    }
+    int rc = out->t_now > out->t_goal ? grow(in, m, x, out) : shrink(in, m, x, out);
+    free(x);
+    if (rc) {
+        /* A failed decision leaves no half-written plan. */
+        for (int i = 0; i < k; i++) count[i] = 0;
+        out->action = XMPIR_PLAN_KEEP;
+        out->n = 0;
+    }
+    return rc;
+}
