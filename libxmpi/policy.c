@@ -103,7 +103,8 @@ static void decide_root(struct xmpi_ctx *cx, struct pricing *pr, struct xmpi_rec
 {
     struct xmpi_event ev;
     if (!read_event(cx, &ev, out->cls, sizeof out->cls, out->event, sizeof out->event)) return;
-    struct xmpi_job job = {cx->size, (int)cx->opts.max_procs, removable(cx, out->cls)};
+    struct xmpi_job job = {cx->size, (int)cx->opts.max_procs, removable(cx, out->cls),
+                           (double)cx->opts.hpmp_gain / 100};
     struct xmpi_plan plan;
     int rc;
     if (cx->opts.policy == XMPIR_POLICY_HPMP) {

@@ -16,6 +16,7 @@ static int bad_input(const struct xmpi_job *job, const struct xmpi_event *ev,
 {
     memset(plan, 0, sizeof *plan);
     if (!job || !ev || job->nprocs < 1 || job->max_procs < 0 || job->removable < 0 ||
+        !(job->min_gain >= 0 && job->min_gain < 1) ||
         (ev->kind != XMPIR_EVENT_NONE && ev->count < 1)) {
         snprintf(plan->why, sizeof plan->why, "bad input to the policy");
         return -1;
@@ -105,6 +106,13 @@ int xmpi_policy_hpmp(const struct xmpi_job *job, const struct xmpi_event *ev,
             best = s;
             best_t = t;
         }
+    }
+    /* A gain below the margin is within the model's error: keep, and say so. */
+    if (best > 0 && t0 >= 0 && job->min_gain > 0 && best_t > t0 * (1 - job->min_gain)) {
+        snprintf(plan->why, sizeof plan->why, "%d PE(s) offered: the best, spawning %d, is "
+                 "predicted %.4g s against %.4g s, under the %.3g%% gain a spawn must promise",
+                 ev->count, best, best_t, t0, 100 * job->min_gain);
+        return 0;
     }
     if (best <= 0) {
         if (best < 0)

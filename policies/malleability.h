@@ -23,6 +23,8 @@ struct xmpi_job {
     int nprocs;              /* processes now */
     int max_procs;           /* --xmpi-max-procs; 0: no cap */
     int removable;           /* processes of class `cls` of the event that may leave (spawned ones) */
+    double min_gain;         /* HPMP: a spawn must be predicted at least this fraction faster
+                              * than keeping the processes (0: any gain) */
 };
 
 enum xmpi_plan_action { XMPIR_PLAN_KEEP = 0, XMPIR_PLAN_SPAWN, XMPIR_PLAN_REMOVE };
@@ -44,7 +46,8 @@ int xmpi_policy_smp(const struct xmpi_job *job, const struct xmpi_event *ev,
                     struct xmpi_plan *plan);
 /* HPMP: for an offer, evaluates s = 0 .. min(offered, room under max_procs) and takes the s
  * with the lowest predicted time (the fewest processes among equals, 0 when no prediction
- * for s > 0 is available); `times` (NULL allowed, candidates entries) receives each
+ * for s > 0 is available), provided it is predicted at least job->min_gain (a fraction)
+ * faster than s = 0: gains within the model's error are not worth a spawn; `times` (NULL allowed, candidates entries) receives each
  * prediction (-1 where none). A reclaim is obeyed as in SMP. */
 int xmpi_policy_hpmp(const struct xmpi_job *job, const struct xmpi_event *ev,
                      xmpi_predict_fn predict, void *arg, double *times, int ntimes,

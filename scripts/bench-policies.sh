@@ -36,6 +36,19 @@ RES="$OUT/classes.res"
 printf '# hostname:class:PEs:cost:speed\n%s:slow:4:1:%s\n' "$H" "$SPEED" >"$RES"
 COMMON=(--xmpi-resources="$RES" --xmpi-initial=slow:2 --xmpi-oversubscribe)
 
+# The model prices candidates with a calibration of this setup (the class's speed, the link
+# between processes of different spawns): xmpi-calibrate once, as make bench-model does.
+calibrate() {
+    local cal="$OUT/calibration.txt"
+    if XMPIRUN_TIMEOUT=300 "$ROOT/scripts/xmpirun" -np 2 "$BIN/xmpi-calibrate" -o "$cal" --spawn=3 \
+        "${COMMON[@]}" >"$OUT/calibrate.log" 2>&1; then
+        COMMON+=("--xmpi-calibration=$cal")
+        echo "calibration of this setup: $(grep -E '^(alpha|alpha_spawned|spawn_single|remove) ' "$OUT/calibrate.log" | awk '{ printf "%s%s %s", (n++ ? ", " : ""), $1, $2 }')"
+    else
+        echo "bench-policies: xmpi-calibrate failed (see $OUT/calibrate.log); the model uses the library's defaults"
+    fi
+}
+
 # run NAME LIMIT PROG ARGS...: one job on 2 processes; a timeout (the known PMIx spawn hang) is
 # retried once. Prints the job's own solve time (time=) or the wall time.
 run() {
@@ -74,26 +87,34 @@ plot() {   # plot PNG TITLE XLABEL YLABEL DATAFILE "using-spec|title" ...
     gnuplot -e "set terminal png size 900,500; set output '$png'; set title '$title'; set xlabel '$xl'; set ylabel '$yl'; set key outside; set grid; plot $plots" 2>/dev/null
 }
 
-echo "bench-policies: $(date '+%Y-%m-%d %H:%M:%S'), $(nproc) cores, processes at $SPEED of a core"
+echo "bench-policies: $(date '+%Y-%m-%d %H:%M:%S'), $(nproc) cores, processes at $SPEED of a core (--xmpi-emulate=dilate)"
+[ -x "$BIN/xmpi-calibrate" ] && calibrate
 
 if want a; then
     say
-    say "== (a) SMP on an availability timeline, --xmpi-max-procs=3 (thesis Fig. 6.14): Jacobi $JB_N, $JB_IT iterations, si $JB_SI"
+    say "== (a) SMP and HPMP on an availability timeline, --xmpi-max-procs=3 (thesis Fig. 6.14): Jacobi $JB_N, $JB_IT iterations, si $JB_SI"
     ev="$OUT/events-a"
-    printf '%d offer 1 slow\n%d offer 2 slow\n%d reclaim 2 slow\n%d offer 1 slow\n' \
+    # 1 offered (taken), 2 more offered (the cap leaves them free), 3 reclaimed (the 2 free and
+    # the spawned process: a removal), 1 offered again.
+    printf '%d offer 1 slow\n%d offer 2 slow\n%d reclaim 3 slow\n%d offer 1 slow\n' \
         $((2 * JB_SI)) $((4 * JB_SI)) $((6 * JB_SI)) $((8 * JB_SI)) >"$ev"
-    run smp-timeline 600 "$BIN/jacobi" -n "$JB_N" -i "$JB_IT" -d --xmpi-policy=smp --xmpi-max-procs=3 \
-        --xmpi-si=$JB_SI --xmpi-rms=schedule:"$ev" "${COMMON[@]}"
+    for v in smp hpmp; do
+        run "$v-timeline" 600 "$BIN/jacobi" -n "$JB_N" -i "$JB_IT" -d --xmpi-policy=$v --xmpi-max-procs=3 \
+            --xmpi-si=$JB_SI --xmpi-rms=schedule:"$ev" "${COMMON[@]}"
+    done
     # PEs free for the job per interval: its 2 plus the timeline's offers minus reclaims.
     awk -v si=$JB_SI -v n=$((JB_IT / JB_SI)) 'NR == FNR { at[NR] = $1; d[NR] = ($2 == "offer" ? $3 : -$3); m = NR; next }
          END { for (i = 1; i <= n; i++) { a = 2; for (k = 1; k <= m; k++) if (at[k] < i * si) a += d[k]; print i, a } }' \
         "$ev" /dev/null >"$OUT/a-available.dat"
-    paste -d' ' "$OUT/a-available.dat" <(col "$OUT/smp-timeline.trace.csv" nprocs) >"$OUT/a.dat"
-    plot "$OUT/smp-timeline.png" "(a) SMP following offers and reclaims, cap 3" interval processes "$OUT/a.dat" \
-        "1:2|PEs available to the job" "1:3|processes (smp, cap 3)"
-    say "  processes per interval: $(col "$OUT/smp-timeline.trace.csv" nprocs | tr '\n' ' ')"
+    paste -d' ' "$OUT/a-available.dat" <(col "$OUT/smp-timeline.trace.csv" nprocs) \
+        <(col "$OUT/hpmp-timeline.trace.csv" nprocs) >"$OUT/a.dat"
+    plot "$OUT/timeline.png" "(a) SMP and HPMP following offers and reclaims, cap 3" interval processes "$OUT/a.dat" \
+        "1:2|PEs available to the job" "1:3|processes (smp, cap 3)" "1:4|processes (hpmp, cap 3)"
     say "  PEs available:          $(cut -d' ' -f2 "$OUT/a-available.dat" | tr '\n' ' ')"
-    say "  decisions: $(col "$OUT/smp-timeline.trace.csv" decision | grep -v '^$' | tr '\n' ';')"
+    for v in smp hpmp; do
+        say "  $v processes:          $(col "$OUT/$v-timeline.trace.csv" nprocs | tr '\n' ' ')"
+        say "  $v decisions: $(col "$OUT/$v-timeline.trace.csv" decision | grep -v '^$' | uniq -c | awk '{ $1 = $1 "x"; print }' | tr '\n' ';')"
+    done
 fi
 
 if want b; then
@@ -145,6 +166,19 @@ if want c; then
         say "  $prog hpmp said: $(grep -h 'hpmp: predicted' "$OUT/$prog-hpmp-1.log" | head -n 1 | sed 's/^xmpi: //')"
         sums=$(awk -v p=$prog '$1 == p { print $6 }' "$OUT/runs.csv" | sort -u | wc -l)
         say "  $prog: $( [ "$sums" = 1 ] && echo "every run gave the same result bits" || echo "RESULTS DIFFER ($sums distinct)")"
+    done
+fi
+# What a decision costs when nothing changes: t_decide against the interval, on the rows of the
+# HPMP runs where it kept the configuration (the offer is priced again at every interval end).
+if want c; then
+    say
+    say "== decision cost: rank 0's decide step (t_decide) against the interval (t_real_max), hpmp rows that kept the configuration"
+    for prog in jacobi cg; do
+        for f in "$OUT/$prog"-hpmp-*.trace.csv; do
+            [ -f "$f" ] || continue
+            awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) h[$i] = i; next }
+                     $h["decision"] == "keep" && $h["t_decide"] != "" { print $h["t_decide"] / $h["t_real_max"] }' "$f"
+        done | sort -g | awk -v p=$prog '{ v[NR] = $1 } END { if (NR) printf "  %s: median %.3f%%, max %.3f%% of the interval over %d interval ends (target < 1%%)\n", p, 100 * v[int((NR + 1) / 2)], 100 * v[NR], NR }' | tee -a "$SUMMARY"
     done
 fi
 say

@@ -90,6 +90,10 @@ static const struct optdef table[] = {
      "smp (follow what the resource manager offers and reclaims, up to --xmpi-max-procs), "
      "hpmp (take the part of an offer the prediction model says finishes soonest), amp "
      "(land on --xmpi-goal under --xmpi-constraint)", NULL, malleability_policies},
+    {"hpmp-gain", K_INT, 0, 50, OFF(hpmp_gain), 0, "5", "an integer percentage from 0 to 50",
+     "hpmp spawns only when the model predicts the run's end at least this much sooner than "
+     "with the current processes (gains within the model's error are not worth a spawn)",
+     NULL, NULL},
     {"goal", K_STRING, 0, 0, OFF(goal), SZ(goal), "(none; required by amp)",
      "SECONDS (completion time from MPI_Init, > 0) or PCT% (that much sooner than the static "
      "estimate, 0 < PCT < 100)",
@@ -140,6 +144,7 @@ void xmpi_options_defaults(struct xmpi_options *o)
     o->lb_k = 3;
     o->emulate_period = 10000;
     o->tol = 1;
+    o->hpmp_gain = 5;
 }
 
 static const struct optdef *lookup(const char *name, size_t len, int env)

@@ -27,6 +27,7 @@ struct xmpi_options {
     long lb_k;                      /* intervals that make interference long-term */
     int policy;                     /* enum xmpi_policy: static, smp, hpmp, amp */
     long max_procs;                 /* 0: no limit */
+    long hpmp_gain;                 /* hpmp: least predicted gain of a spawn, percent */
     char goal[64];                  /* amp: "SECONDS" or "PCT%"; "" = none */
     int constraint;                 /* amp: 0 efficiency, 1 cost (enum xmpi_map_constraint) */
     long tol;                       /* amp: tolerance, percent */

@@ -13,7 +13,7 @@ static struct xmpi_event reclaim(int n) { return (struct xmpi_event){XMPIR_EVENT
 
 START_TEST(smp_takes_the_whole_offer)
 {
-    struct xmpi_job job = {4, 0, 0};
+    struct xmpi_job job = {4, 0, 0, 0};
     struct xmpi_event ev = offer(3);
     struct xmpi_plan p;
     ck_assert_int_eq(xmpi_policy_smp(&job, &ev, &p), 0);
@@ -25,7 +25,7 @@ END_TEST
 
 START_TEST(smp_caps_at_max_procs)
 {
-    struct xmpi_job job = {4, 6, 0};
+    struct xmpi_job job = {4, 6, 0, 0};
     struct xmpi_event ev = offer(5);
     struct xmpi_plan p;
     ck_assert_int_eq(xmpi_policy_smp(&job, &ev, &p), 0);
@@ -43,7 +43,7 @@ END_TEST
 
 START_TEST(reclaims_never_touch_the_initial_processes)
 {
-    struct xmpi_job job = {5, 0, 2};
+    struct xmpi_job job = {5, 0, 2, 0};
     struct xmpi_event ev = reclaim(1);
     struct xmpi_plan p;
     ck_assert_int_eq(xmpi_policy_smp(&job, &ev, &p), 0);
@@ -66,7 +66,7 @@ END_TEST
 
 START_TEST(nothing_offered_keeps_and_bad_input_is_refused)
 {
-    struct xmpi_job job = {2, 0, 0};
+    struct xmpi_job job = {2, 0, 0, 0};
     struct xmpi_event none = {XMPIR_EVENT_NONE, 0, 0}, bad = offer(0);
     struct xmpi_plan p;
     ck_assert_int_eq(xmpi_policy_smp(&job, &none, &p), 0);
@@ -100,7 +100,7 @@ static int predict(void *arg, int s, double *t)
 
 START_TEST(hpmp_picks_the_predicted_best_including_zero)
 {
-    struct xmpi_job job = {2, 0, 0};
+    struct xmpi_job job = {2, 0, 0, 0};
     struct xmpi_event ev = offer(6);
     struct xmpi_plan p;
     double times[7];
@@ -125,7 +125,7 @@ END_TEST
 
 START_TEST(hpmp_ties_take_fewer_and_missing_predictions_are_skipped)
 {
-    struct xmpi_job job = {2, 0, 0};
+    struct xmpi_job job = {2, 0, 0, 0};
     struct xmpi_event ev = offer(4);
     struct xmpi_plan p;
     double times[5];
@@ -142,6 +142,36 @@ START_TEST(hpmp_ties_take_fewer_and_missing_predictions_are_skipped)
 }
 END_TEST
 
+/* A spawn must promise min_gain: just under it the policy keeps, just over it spawns, and the
+ * best s is the same as without the margin when it is taken. */
+START_TEST(hpmp_min_gain)
+{
+    struct xmpi_event ev = offer(6);
+    struct xmpi_plan p;
+    struct cost k = {100, 1, 0.01, 2, 0};
+    struct xmpi_job job = {2, 0, 0, 0};
+    ck_assert_int_eq(xmpi_policy_hpmp(&job, &ev, predict, &k, NULL, 0, &p), 0);
+    ck_assert_int_eq(p.action, XMPIR_PLAN_SPAWN);
+    int best = p.count;
+    double gain = 1 - model_time(&k, best) / model_time(&k, 0);
+    ck_assert(gain > 0.01);
+    job.min_gain = gain * 1.001;
+    ck_assert_int_eq(xmpi_policy_hpmp(&job, &ev, predict, &k, NULL, 0, &p), 0);
+    ck_assert_int_eq(p.action, XMPIR_PLAN_KEEP);
+    ck_assert_msg(strstr(p.why, "gain a spawn must promise") != NULL, "%s", p.why);
+    job.min_gain = gain * 0.999;
+    ck_assert_int_eq(xmpi_policy_hpmp(&job, &ev, predict, &k, NULL, 0, &p), 0);
+    ck_assert_int_eq(p.action, XMPIR_PLAN_SPAWN);
+    ck_assert_int_eq(p.count, best);
+    /* Out of [0, 1) is bad input. */
+    const double bad[] = {-0.1, 1.0, 2.0, NAN};
+    for (int i = 0; i < 4; i++) {
+        job.min_gain = bad[i];
+        ck_assert_int_eq(xmpi_policy_hpmp(&job, &ev, predict, &k, NULL, 0, &p), -1);
+    }
+}
+END_TEST
+
 static int never(void *arg, int s, double *t)
 {
     (void)arg;
@@ -152,7 +182,7 @@ static int never(void *arg, int s, double *t)
 
 START_TEST(hpmp_without_predictions_keeps)
 {
-    struct xmpi_job job = {3, 0, 0};
+    struct xmpi_job job = {3, 0, 0, 0};
     struct xmpi_event ev = offer(2);
     struct xmpi_plan p;
     ck_assert_int_eq(xmpi_policy_hpmp(&job, &ev, never, NULL, NULL, 0, &p), 0);
@@ -167,7 +197,7 @@ START_TEST(hpmp_matches_brute_force_on_random_jobs)
     for (int trial = 0; trial < 2000; trial++) {
         struct cost k = {1 + rand() % 1000, (rand() % 100) / 10.0, (rand() % 100) / 10.0,
                          1 + rand() % 8, 0};
-        struct xmpi_job job = {k.p, rand() % 3 ? 0 : k.p + rand() % 6, 0};
+        struct xmpi_job job = {k.p, rand() % 3 ? 0 : k.p + rand() % 6, 0, 0};
         struct xmpi_event ev = offer(1 + rand() % 8);
         struct xmpi_plan p;
         ck_assert_int_eq(xmpi_policy_hpmp(&job, &ev, predict, &k, NULL, 0, &p), 0);
@@ -208,6 +238,7 @@ Suite *malleability_suite(void)
     tcase_add_test(tc, hpmp_picks_the_predicted_best_including_zero);
     tcase_add_test(tc, hpmp_ties_take_fewer_and_missing_predictions_are_skipped);
     tcase_add_test(tc, hpmp_without_predictions_keeps);
+    tcase_add_test(tc, hpmp_min_gain);
     tcase_add_test(tc, hpmp_matches_brute_force_on_random_jobs);
     tcase_add_test(tc, policy_names);
     suite_add_tcase(s, tc);
