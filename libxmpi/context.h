@@ -49,6 +49,12 @@ struct xmpi_ctx {
     struct xmpi_rtmodel model;
     struct xmpi_balancer lb;
     struct xmpi_sink sink;
+    /* AMP's state across interval ends (rank 0 decides; said_maxit on every process). */
+    struct {
+        double goal;             /* seconds since MPI_Init; 0 until resolved */
+        int unreachable_said;
+        int said_maxit;
+    } amp;
 };
 
 /* The process's context: always valid (zeroed before MPI_Init). */

@@ -55,6 +55,12 @@ void xmpi_rtmodel_start(struct xmpi_ctx *cx, const struct xmpi_pool *pool, int s
         return;
     }
     xmpi_model_init(&md->m, &md->cal, spawn_group);
+    /* Speed 0 in the resource file is a real, whole core: next to emulated classes it is
+     * speed 1, so that a class never measured is priced relative to the measured ones. */
+    int emulated = 0;
+    for (int c = 0; c < n; c++) emulated |= speeds[c] > 0;
+    for (int c = 0; c < n; c++)
+        if (emulated && !(speeds[c] > 0)) speeds[c] = 1;
     for (int c = 0; c < n; c++)
         if (xmpi_model_add_class(&md->m, names[c], speeds[c]) != c) {
             xmpi_note(cx, 1, "prediction model: class '%s' not taken in; the model is off",

@@ -106,35 +106,41 @@ static int rebalance(struct xmpi_ctx *cx, const struct xmpi_interval *s,
  * second of compute in interval s, and one power for every new process (the mean of the
  * measured processes of its class, else of all). *power has room for p + nnew entries. */
 static void powers_before_spawn(struct xmpi_ctx *cx, const struct xmpi_interval *s,
-                                const struct xmpi_app *app, const char *cls, int nnew,
+                                const struct xmpi_app *app, char *const cls[], int nnew,
                                 double *power)
 {
     int p = cx->size;
-    int *count = malloc(sizeof *count * 2 * ((size_t)p + 1));
+    int *count = malloc(sizeof *count * 2 * ((size_t)p + (size_t)nnew));
     if (!count) xmpi_die_nomem(cx, "XMPI_Eval_reconfig");
-    int *klass = count + p + 1;
+    int *klass = count + p + nnew;
     PMPI_Allgather(app->count, 1, MPI_INT, count, 1, MPI_INT, cx->comm);
-    /* Classes are known on rank 0: the model's index of each rank, and of the new class. */
+    /* Classes are known on rank 0: the model's index of each rank, and of each new one. */
     if (cx->rank == 0) {
         if (xmpi_rtmodel_rank_classes(&cx->model, &cx->world.sched, klass, p))
             for (int i = 0; i < p; i++) klass[i] = 0;
-        int h = xmpi_pool_find_class(&cx->world.pool, cls);
-        klass[p] = h >= 0 && cx->model.host_class ? cx->model.host_class[h] : 0;
+        for (int k = 0; k < nnew; k++) {
+            int h = xmpi_pool_find_class(&cx->world.pool, cls[k]);
+            klass[p + k] = h >= 0 && cx->model.host_class ? cx->model.host_class[h] : 0;
+        }
     }
-    PMPI_Bcast(klass, p + 1, MPI_INT, 0, cx->comm);
-    double all = 0, same = 0;
-    int nall = 0, nsame = 0;
+    PMPI_Bcast(klass, p + nnew, MPI_INT, 0, cx->comm);
+    double all = 0;
+    int nall = 0;
     for (int i = 0; i < p; i++) {
         double comp = s->ranks[i].t_real - s->ranks[i].comm_time;
         power[i] = count[i] > 0 && comp > 0 ? count[i] / comp : 0;
-        if (power[i] <= 0) continue;
-        all += power[i], nall++;
-        if (klass[i] == klass[p]) same += power[i], nsame++;
+        if (power[i] > 0) all += power[i], nall++;
     }
     double mean = nall ? all / nall : 1;
+    for (int k = 0; k < nnew; k++) {
+        double same = 0;
+        int nsame = 0;
+        for (int i = 0; i < p; i++)
+            if (power[i] > 0 && klass[i] == klass[p + k]) same += power[i], nsame++;
+        power[p + k] = nsame ? same / nsame : mean;
+    }
     for (int i = 0; i < p; i++)
         if (power[i] <= 0) power[i] = mean;
-    for (int k = 0; k < nnew; k++) power[p + k] = nsame ? same / nsame : mean;
     free(count);
 }
 
@@ -192,7 +198,12 @@ static int reconfigure(struct xmpi_ctx *cx, const struct xmpi_interval *s,
 {
     char **classes = malloc(sizeof *classes * (size_t)plan->count);
     if (!classes) xmpi_die_nomem(cx, "XMPI_Eval_reconfig");
-    for (int i = 0; i < plan->count; i++) classes[i] = (char *)plan->cls;
+    for (int i = 0, c = 0, k = 0; i < plan->count; i++) {
+        while (plan->nclasses > 0 && c < plan->nclasses && k >= plan->class_count[c]) c++, k = 0;
+        classes[i] = plan->nclasses > 0 && c < plan->nclasses ? (char *)plan->classes[c]
+                                                               : (char *)plan->cls;
+        k++;
+    }
     int rc;
     if (plan->action == XMPIR_PLAN_SPAWN) {
         char exe[4096];
@@ -201,7 +212,7 @@ static int reconfigure(struct xmpi_ctx *cx, const struct xmpi_interval *s,
         spawn_command(cx, app, exe, sizeof exe, &command, &argv);
         double *power = malloc(sizeof *power * ((size_t)cx->size + (size_t)plan->count));
         if (!power) xmpi_die_nomem(cx, "XMPI_Eval_reconfig");
-        powers_before_spawn(cx, s, app, plan->cls, plan->count, power);
+        powers_before_spawn(cx, s, app, classes, plan->count, power);
         int before = cx->size;
         rc = spawn_processes(cx, command, argv, plan->count, MPI_INFO_NULL, classes);
         /* Processes that did start wait for their rows, even when a later one failed. */
@@ -271,6 +282,21 @@ void xmpi_pipeline_finish(struct xmpi_ctx *cx)
     if (xmpi_monitor_close_last(cx)) xmpi_pipeline_interval_end(cx, NULL);
 }
 
+/* Under an emulated speed by dilation (emulate.c), the program's computation up to a library
+ * call is stretched on entry, and the library's own time in the call (a spawn, a move) is not
+ * computation: the stretch starts again at the exit. */
+static void lib_enter(void)
+{
+    struct xmpi_emulation *em = &xmpi_ctx->emu;
+    if (em->dilate) xmpi_emulate_settle(em, PMPI_Wtime());
+}
+
+static void lib_leave(void)
+{
+    struct xmpi_emulation *em = &xmpi_ctx->emu;
+    if (em->dilate) xmpi_emulate_resume(em, PMPI_Wtime());
+}
+
 /* ---- the public calls that drive it ---------------------------------------------------------- */
 
 int XMPI_Monitor_iter_end(long long *counts)
@@ -291,7 +317,7 @@ int XMPI_Monitor_si_init(void)
     return XMPI_Monitor_iter_begin(NULL);
 }
 
-int XMPI_Eval_lbalance(int rank, int nprocs, int it, int maxit, int *count, int *displ,
+static int eval_lbalance_call(int rank, int nprocs, int it, int maxit, int *count, int *displ,
                        double *weight)
 {
     struct xmpi_ctx *cx = xmpi_ctx;
@@ -304,7 +330,7 @@ int XMPI_Eval_lbalance(int rank, int nprocs, int it, int maxit, int *count, int 
     return xmpi_pipeline_interval_end(cx, &app);
 }
 
-int XMPI_Eval_reconfig(int rank, int nprocs, int it, int maxit, int *count, int *displ,
+static int eval_reconfig_call(int rank, int nprocs, int it, int maxit, int *count, int *displ,
                        double *weight, char *argv[], const char *command)
 {
     struct xmpi_ctx *cx = xmpi_ctx;
@@ -319,11 +345,19 @@ int XMPI_Eval_reconfig(int rank, int nprocs, int it, int maxit, int *count, int 
         if ((rc = xmpi_monitor_end_iteration(cx, NULL, &closed))) return rc;
     }
     if (!cx->mon.due) return XMPI_SUCCESS;
+    /* AMP lands on a completion time: it must know how many iterations are left. */
+    if (cx->opts.policy == XMPIR_POLICY_AMP && maxit <= 0) {
+        if (!cx->amp.said_maxit)
+            xmpi_note(cx, 0, "XMPI_Eval_reconfig: --xmpi-policy=amp needs maxit, the number of "
+                      "iterations of the run (got %d); nothing changes", maxit);
+        cx->amp.said_maxit = 1;
+        return XMPI_ERR_ARG;
+    }
     struct xmpi_app app = {rank, nprocs, it, maxit, count, displ, weight, 1, argv, command};
     return xmpi_pipeline_interval_end(cx, &app);
 }
 
-int XMPI_Redistribute_data(int scount, int sdispl, int rcount, int rdispl)
+static int redistribute_data_call(int scount, int sdispl, int rcount, int rdispl)
 {
     struct xmpi_ctx *cx = xmpi_ctx;
     int rc = xmpi_member(cx);
@@ -336,7 +370,7 @@ int XMPI_Redistribute_data(int scount, int sdispl, int rcount, int rdispl)
     return rc;
 }
 
-int XMPI_Get_data(int *it)
+static int get_data_call(int *it)
 {
     struct xmpi_ctx *cx = xmpi_ctx;
     int rc = xmpi_member(cx);
@@ -432,7 +466,7 @@ static int check_spawn(struct xmpi_ctx *cx, const char *command, int nprocs, cha
     return s ? sched_error(s) : XMPI_SUCCESS;
 }
 
-int XMPI_Spawn(const char *command, char *argv[], int nprocs, MPI_Info info, char *node_class[])
+static int spawn_call(const char *command, char *argv[], int nprocs, MPI_Info info, char *node_class[])
 {
     struct xmpi_ctx *cx = xmpi_ctx;
     int rc = usable(cx);
@@ -486,7 +520,7 @@ static int check_remove(struct xmpi_ctx *cx, int nprocs, char *node_class[], int
     return s ? sched_error(s) : XMPI_SUCCESS;
 }
 
-int XMPI_Remove(int nprocs, char *node_class[])
+static int remove_call(int nprocs, char *node_class[])
 {
     struct xmpi_ctx *cx = xmpi_ctx;
     int rc = usable(cx);
@@ -534,4 +568,56 @@ static int remove_processes(struct xmpi_ctx *cx, int nprocs, char *node_class[])
     free(hosts);
     free(ranks);
     return XMPI_SUCCESS;
+}
+
+/* ---- the public calls: the library's own time is not the program's computation ------ */
+
+int XMPI_Eval_lbalance(int rank, int nprocs, int it, int maxit, int *count, int *displ,
+                       double *weight)
+{
+    lib_enter();
+    int rc = eval_lbalance_call(rank, nprocs, it, maxit, count, displ, weight);
+    lib_leave();
+    return rc;
+}
+
+int XMPI_Eval_reconfig(int rank, int nprocs, int it, int maxit, int *count, int *displ,
+                       double *weight, char *argv[], const char *command)
+{
+    lib_enter();
+    int rc = eval_reconfig_call(rank, nprocs, it, maxit, count, displ, weight, argv, command);
+    lib_leave();
+    return rc;
+}
+
+int XMPI_Redistribute_data(int scount, int sdispl, int rcount, int rdispl)
+{
+    lib_enter();
+    int rc = redistribute_data_call(scount, sdispl, rcount, rdispl);
+    lib_leave();
+    return rc;
+}
+
+int XMPI_Get_data(int *it)
+{
+    lib_enter();
+    int rc = get_data_call(it);
+    lib_leave();
+    return rc;
+}
+
+int XMPI_Spawn(const char *command, char *argv[], int nprocs, MPI_Info info, char *node_class[])
+{
+    lib_enter();
+    int rc = spawn_call(command, argv, nprocs, info, node_class);
+    lib_leave();
+    return rc;
+}
+
+int XMPI_Remove(int nprocs, char *node_class[])
+{
+    lib_enter();
+    int rc = remove_call(nprocs, node_class);
+    lib_leave();
+    return rc;
 }

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "../models/config.h"
+#include "../policies/amp.h"
 #include "context.h"
 #include "xmpi.h"
 
@@ -52,6 +53,181 @@ static int price(void *arg, int k, double *seconds)
     if (left < 0) left = 0;
     *seconds = per_iter * left + out.t_spawn + out.t_remove + out.t_redist;
     return 0;
+}
+
+/* ---- AMP ---------------------------------------------------------------------------------- */
+
+/* The model's prediction for the next interval with `delta` processes more (of class
+ * `add_class`) or -delta fewer (the most recently spawned ones). */
+static int predict_delta(struct pricing *pr, int delta, int add_class,
+                         struct xmpi_prediction *out)
+{
+    struct xmpi_ctx *cx = pr->cx;
+    int p = cx->size, nnew = delta > 0 ? delta : 0, nleave = delta < 0 ? -delta : 0;
+    if (!pr->rank_class || nnew > MAXNEW || nleave >= p) return -1;
+    int *leaving = nleave ? malloc(sizeof *leaving * (size_t)nleave) : NULL;
+    if (nleave && !leaving) return -1;
+    for (int i = 0; i < nnew; i++) pr->new_class[i] = add_class;
+    /* The most recent spawns hold the highest ranks; the initial processes never leave. */
+    int k = 0;
+    for (int r = p - 1; r >= 0 && k < nleave; r--)
+        if (pr->group[r] > 0) leaving[k++] = r;
+    struct xmpi_config_change ch;
+    int rc = k < nleave ||
+             xmpi_config_change(p, pr->rank_class, pr->group, pr->new_class, nnew, leaving, nleave, &ch);
+    free(leaving);
+    if (rc) return -1;
+    struct xmpi_predict_request rq = {
+        .interval = pr->s, .current = ch.current, .candidate = ch.candidate, .structs = pr->d,
+        .nstructs = pr->nd, .part = {p, pr->nd ? pr->part : NULL, pr->nd ? pr->part + p : NULL},
+        .rank_class = pr->rank_class, .next = NULL, .mixed_now = ch.mixed_now,
+        .mixed_next = ch.mixed_next};
+    if (xmpi_model_predict(&cx->model.m, &rq, out) != XMPIR_MODEL_OK || !(out->iterations > 0))
+        return -1;
+    return 0;
+}
+
+struct amp_pricing {
+    struct pricing *pr;
+    int add_class;      /* the most powerful class with free PEs: what a grown job adds */
+    double scale;       /* intervals of the model (its iterations) to one sampling interval */
+};
+
+static int amp_comm(void *arg, int n, double *seconds)
+{
+    struct amp_pricing *ap = arg;
+    struct xmpi_prediction out;
+    if (predict_delta(ap->pr, n - ap->pr->cx->size, ap->add_class, &out)) return -1;
+    *seconds = out.t_comm * ap->scale;
+    return 0;
+}
+
+static int amp_overhead(void *arg, int delta, double *seconds)
+{
+    struct amp_pricing *ap = arg;
+    struct xmpi_prediction out;
+    if (predict_delta(ap->pr, delta, ap->add_class, &out)) return -1;
+    *seconds = out.t_spawn + out.t_remove + out.t_redist;
+    return 0;
+}
+
+/* Rank 0, AMP (thesis Algorithm 8): the goal for the rest of the run, the job and the pool
+ * by class, and the pure decision with the model's answers. */
+static void decide_amp(struct xmpi_ctx *cx, struct pricing *pr, struct xmpi_reconfig_plan *out)
+{
+    const struct xmpi_interval *s = pr->s;
+    const struct xmpi_app *app = pr->app;
+    const struct xmpi_model *m = &cx->model.m;
+    int nc = m->nclasses, p = cx->size;
+    double elapsed = PMPI_Wtime() - cx->t0;
+    double left_iters = (double)app->maxit - app->it - 1;
+    double intervals_left = left_iters / (double)cx->opts.si;
+    if (!pr->rank_class || nc < 1) {
+        snprintf(out->why, sizeof out->why, "no model of the classes: keeping");
+        return;
+    }
+    /* The goal: seconds from MPI_Init, or PCT% sooner than the static estimate (this
+     * interval's pace for the iterations left), fixed at the first decision. */
+    if (!(cx->amp.goal > 0)) {
+        double sec = 0, pct = 0;
+        xmpi_options_goal(cx->opts.goal, &sec, &pct);
+        double per_iter = s->iterations > 0 ? s->t_real_max / s->iterations : 0;
+        double estimate = elapsed + left_iters * per_iter;
+        cx->amp.goal = sec > 0 ? sec : estimate * (1 - pct / 100);
+        char how[96];
+        if (pct > 0) snprintf(how, sizeof how, "%g%% sooner than the static estimate, %.4g s", pct, estimate);
+        else snprintf(how, sizeof how, "--xmpi-goal=%s", cx->opts.goal);
+        xmpi_note(cx, 1, "amp: goal %.4g s from the start (%s), constraint %s, tol %ld%%",
+                  cx->amp.goal, how, cx->opts.constraint ? "cost" : "efficiency", cx->opts.tol);
+    }
+    snprintf(out->event, sizeof out->event, "goal %.4g s", cx->amp.goal);
+    if (!(intervals_left > 0)) {
+        snprintf(out->why, sizeof out->why, "the last interval: nothing to gain");
+        return;
+    }
+
+    struct xmpi_prediction now;
+    if (predict_delta(pr, 0, 0, &now) || !(now.t_comp > 0) || !(now.work > 0)) {
+        snprintf(out->why, sizeof out->why, "amp: the model cannot predict this interval: keeping");
+        return;
+    }
+    /* The pool by class: free PEs, the spawned processes that may leave, power and cost. */
+    struct xmpi_map_slot fr[XMPIR_MODEL_CLASSES_MAX], rm[XMPIR_MODEL_CLASSES_MAX];
+    const struct xmpi_pool *pool = &cx->world.pool;
+    const struct xmpi_sched *sc = &cx->world.sched;
+    double cost_now = 0;
+    int add_class = -1;
+    for (int c = 0; c < nc; c++) {
+        double power = 0;
+        xmpi_predict_class_power(m, c, &power);
+        fr[c] = (struct xmpi_map_slot){0, power > 0 ? power : 1e-300, 0};
+        rm[c] = fr[c];
+    }
+    for (int h = 0; h < pool->nhosts; h++) {
+        int c = cx->model.host_class[h];
+        if (c < 0 || c >= nc) continue;
+        int room = pool->hosts[h].pes - pool->hosts[h].procs;
+        fr[c].avail += room > 0 ? room : 0;
+        fr[c].cost = rm[c].cost = pool->hosts[h].cost / 3600;   /* per PE-hour -> per second */
+    }
+    for (int i = 0; i < sc->nprocs; i++) {
+        int c = cx->model.host_class[sc->procs[i].host];
+        if (c < 0 || c >= nc) continue;
+        cost_now += fr[c].cost;
+        if (sc->procs[i].group > 0) rm[c].avail++;
+    }
+    for (int c = 0; c < nc; c++)
+        if (fr[c].avail > 0 && (add_class < 0 || fr[c].power > fr[add_class].power)) add_class = c;
+    int room = cx->opts.max_procs > 0 ? (int)cx->opts.max_procs - p : 1 << 20;
+    struct amp_pricing ap = {pr, add_class < 0 ? 0 : add_class,
+                             now.iterations > 0 ? (double)cx->opts.si / now.iterations : 1};
+    struct xmpi_amp_input in = {
+        .goal = cx->amp.goal, .elapsed = elapsed, .intervals_left = intervals_left,
+        .tol = (double)cx->opts.tol / 100,
+        .constraint = cx->opts.constraint ? XMPIR_MAP_COST : XMPIR_MAP_EFFICIENCY,
+        .work = now.work * ap.scale, .power_now = now.work / now.t_comp, .cost_now = cost_now,
+        .nprocs = p, .max_spawn = room > 0 ? room : 0, .free = fr, .nfree = nc,
+        .removable = rm, .nremovable = nc};
+    struct xmpi_amp_model am = {&ap, amp_comm, amp_overhead};
+    if (cx->opts.verbose >= 2) {
+        char list[512];
+        size_t used = 0;
+        for (int c = 0; c < nc && used < sizeof list; c++)
+            used += (size_t)snprintf(list + used, sizeof list - used, "%s%s: %d free, %d may leave, "
+                                     "power %.4g, cost %.3g/s", c ? "; " : "", m->cls[c].name,
+                                     fr[c].avail, rm[c].avail, fr[c].power, fr[c].cost);
+        xmpi_note(cx, 2, "amp: work %.4g per interval, power now %.4g; %s", in.work,
+                  in.power_now, list);
+        for (int d = -2; d <= 2; d++) {
+            double cm = -1, ov = -1;
+            if (p + d < 1) continue;
+            amp_comm(&ap, p + d, &cm);
+            if (d) amp_overhead(&ap, d, &ov);
+            xmpi_note(cx, 2, "amp: %+d processes: communication %.4g s per interval, overhead %.4g s",
+                      d, cm, ov);
+        }
+    }
+    int counts[XMPIR_MODEL_CLASSES_MAX] = {0};
+    struct xmpi_amp_plan plan = {.count = counts};
+    if (xmpi_policy_amp(&in, &am, &plan)) {
+        xmpi_note(cx, 0, "XMPI_Eval_reconfig: amp: %s", plan.why);
+        return;
+    }
+    if (plan.unreachable && !cx->amp.unreachable_said) {
+        xmpi_note(cx, 0, "amp: the goal of %.4g s cannot be met (predicted %.4g s at best); "
+                  "running the fastest configuration", cx->amp.goal, plan.completion);
+        cx->amp.unreachable_said = 1;
+    }
+    snprintf(out->why, sizeof out->why, "%s", plan.why);
+    if (plan.action == XMPIR_PLAN_KEEP || plan.n < 1) return;
+    out->action = plan.action;
+    out->count = plan.n;
+    for (int c = 0; c < nc && out->nclasses < XMPIR_PLAN_CLASSES; c++) {
+        if (counts[c] < 1) continue;
+        snprintf(out->classes[out->nclasses], sizeof out->classes[0], "%s", m->cls[c].name);
+        out->class_count[out->nclasses++] = counts[c];
+    }
+    snprintf(out->cls, sizeof out->cls, "%s", out->nclasses ? out->classes[0] : "");
 }
 
 /* Rank 0: the event, in the policy's terms; 0 when there is none to act on. */
@@ -102,7 +278,14 @@ static int removable(const struct xmpi_ctx *cx, const char *cls)
 static void decide_root(struct xmpi_ctx *cx, struct pricing *pr, struct xmpi_reconfig_plan *out)
 {
     struct xmpi_event ev;
-    if (!read_event(cx, &ev, out->cls, sizeof out->cls, out->event, sizeof out->event)) return;
+    int got = read_event(cx, &ev, out->cls, sizeof out->cls, out->event, sizeof out->event);
+    /* AMP decides from the pool at every interval end; a reclaim is still obeyed. */
+    if (cx->opts.policy == XMPIR_POLICY_AMP && !(got && ev.kind == XMPIR_EVENT_RECLAIM)) {
+        memset(out, 0, sizeof *out);
+        decide_amp(cx, pr, out);
+        return;
+    }
+    if (!got) return;
     struct xmpi_job job = {cx->size, (int)cx->opts.max_procs, removable(cx, out->cls),
                            (double)cx->opts.hpmp_gain / 100};
     struct xmpi_plan plan;
@@ -139,7 +322,7 @@ void xmpi_policy_decide(struct xmpi_ctx *cx, const struct xmpi_interval *s,
     memset(out, 0, sizeof *out);
     /* HPMP prices the redistribution of the registered structures: their description is
      * collective, so every process takes part before rank 0 decides. */
-    int hpmp = cx->opts.policy == XMPIR_POLICY_HPMP;
+    int hpmp = cx->opts.policy == XMPIR_POLICY_HPMP || cx->opts.policy == XMPIR_POLICY_AMP;
     int root = cx->rank == 0 && cx->world.have_sched;
     if (hpmp && root && cx->model.on) pr.part = malloc(sizeof *pr.part * 2 * (size_t)p);
     if (hpmp) pr.nd = xmpi_registry_describe(cx, pr.d, MAXD, pr.part, pr.part ? pr.part + p : NULL);

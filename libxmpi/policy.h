@@ -11,10 +11,17 @@
 struct xmpi_ctx;
 
 /* The decision as every process learns it. */
+#define XMPIR_PLAN_CLASSES 8
+
 struct xmpi_reconfig_plan {
     int action;                  /* enum xmpi_plan_action */
     int count;
     char cls[64];                /* node class of the processes to spawn or remove */
+    /* AMP may spawn or remove on several classes at once: when nclasses > 0, class_count[i]
+     * processes of classes[i] (summing to count), instead of count of cls. */
+    int nclasses;
+    char classes[XMPIR_PLAN_CLASSES][64];
+    int class_count[XMPIR_PLAN_CLASSES];
     char event[96];              /* what the resource manager said, "" for nothing */
     char why[256];
 };

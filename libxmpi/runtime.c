@@ -124,9 +124,10 @@ static void free_argv(struct xmpi_ctx *cx)
  * already exceeds. */
 static void check_malleability(const struct xmpi_ctx *cx, char *err, size_t len)
 {
-    if (cx->opts.policy == XMPIR_POLICY_AMP)
-        snprintf(err, len, "xmpi: option --xmpi-policy: 'amp' is not available yet; expected "
-                 "static, smp or hpmp");
+    if (cx->opts.policy == XMPIR_POLICY_AMP && !cx->opts.goal[0])
+        snprintf(err, len, "xmpi: option --xmpi-policy=amp needs a goal: --xmpi-goal=SECONDS "
+                 "(completion time from MPI_Init) or --xmpi-goal=PCT%% (that much sooner than "
+                 "the static estimate)");
     else if (cx->opts.max_procs > 0 && cx->opts.max_procs < cx->size)
         snprintf(err, len, "xmpi: option --xmpi-max-procs: %ld is below the %d processes mpirun "
                  "started; expected 0 (no limit) or at least %d", cx->opts.max_procs, cx->size,
@@ -196,6 +197,14 @@ static void start(int *argc, char ***argv)
 
     cx->status = XMPI_RUNNING;
     if (!xmpi_world_start_initial(cx, err, sizeof err) && cx->rank == 0) {
+        const struct xmpi_pool *pool = &cx->world.pool;
+        int priced = 0;
+        for (int h = 0; h < pool->nhosts; h++) priced |= pool->hosts[h].cost > 0;
+        if (cx->opts.policy == XMPIR_POLICY_AMP && cx->opts.constraint == 1 && !priced)
+            snprintf(err, sizeof err, "xmpi: option --xmpi-constraint=cost: every PE of the "
+                     "pool costs 0 (%.200s); give costs per PE-hour in --xmpi-resources, or use "
+                     "--xmpi-constraint=efficiency", cx->opts.resources[0] ?
+                     cx->opts.resources : "the local host, without --xmpi-resources");
         xmpi_rtmodel_start(cx, &cx->world.pool, cx->opts.spawn == 1);
         char why[768] = "";
         if (xmpi_rms_start(cx, why, sizeof why))

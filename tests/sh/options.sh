@@ -37,7 +37,7 @@ expect_stop "unwritable trace refused" "cannot write '$TMP/no/such/dir/t.csv'" -
 expect_stop "an unknown policy is refused with the accepted list" \
     "option --xmpi-policy: 'fastest' is not accepted; expected static, smp, hpmp or amp" -- \
     --xmpi-policy=fastest
-expect_stop "amp is refused until it exists" "option --xmpi-policy: 'amp' is not available yet" \
+expect_stop "amp without a goal is refused" "option --xmpi-policy=amp needs a goal" \
     -- --xmpi-policy=amp
 expect_stop "max-procs below the initial processes is refused" \
     "option --xmpi-max-procs: 1 is below the 2 processes mpirun started" -- --xmpi-max-procs=1

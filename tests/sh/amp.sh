@@ -1,0 +1,91 @@
+# --xmpi-policy=amp: the goal and the constraint are checked at MPI_Init (missing goal, bad
+# goal, a cost constraint over a pool that costs nothing); XMPI_Eval_reconfig without maxit is
+# refused; a run on a slow class with a faster one free decides at every interval end, says
+# so in the trace, may grow onto the fast class, and gives the static run's answer bit for bit.
+. "$(dirname "$0")/lib.sh"
+J="$ROOT/$BUILD/bin/jacobi"
+H=$(hostname)
+printf '%s:fast:2:4\n%s:slow:4:1:0.15\n' "$H" "$H" >"$TMP/res"
+printf '%s:fast:2:0\n%s:slow:4:0:0.15\n' "$H" "$H" >"$TMP/free"
+POOL=("--xmpi-resources=$TMP/res" --xmpi-initial=slow:2 --xmpi-oversubscribe)
+field() { sed -n "s/^result:.* $1=\([^ ]*\).*/\1/p" "$2"; }
+col() { awk -F, -v n="$2" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == n) c = i; next } { print $c }' "$1"; }
+
+# stops DESC PATTERN ARGS...: the job ends before any work (exit 2) with PATTERN said once.
+stops() {
+    local desc=$1 pattern=$2; shift 2
+    "$LAUNCH" -np 2 "$J" -n 100 -i 10 -d "$@" >"$TMP/out" 2>&1
+    local rc=$?
+    local n
+    n=$(grep -c -- "$pattern" "$TMP/out")
+    if [ $rc = 2 ] && [ "$n" = 1 ]; then ok "$desc"
+    else notok "$desc (exit $rc, '$pattern' seen $n times)"; sed 's/^/#   /' "$TMP/out" | head -10; fi
+}
+stops "amp without a goal stops the job at MPI_Init" "needs a goal: --xmpi-goal=SECONDS" \
+    --xmpi-policy=amp "${POOL[@]}"
+stops "a goal of 0 is refused" "option --xmpi-goal: '0' is not accepted" \
+    --xmpi-policy=amp --xmpi-goal=0 "${POOL[@]}"
+stops "a goal of 100% is refused" "0 < PCT < 100" --xmpi-policy=amp --xmpi-goal=100% "${POOL[@]}"
+stops "the cost constraint over a pool that costs nothing is refused" "every PE of the pool costs 0" \
+    --xmpi-policy=amp --xmpi-goal=30% --xmpi-constraint=cost "--xmpi-resources=$TMP/free" \
+    --xmpi-initial=slow:2 --xmpi-oversubscribe
+stops "an unknown constraint is refused" "efficiency or cost" \
+    --xmpi-policy=amp --xmpi-goal=30% --xmpi-constraint=speed "${POOL[@]}"
+
+# XMPI_Eval_reconfig without maxit: refused on every process, said once, nothing moved.
+cat >"$TMP/nomax.c" <<'C'
+#include <mpi.h>
+#include <stdio.h>
+#include <xmpi.h>
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    int rank, size, count, displ, n = 100, bad = 0;
+    MPI_Comm_rank(XMPI_COMM_WORLD, &rank);
+    MPI_Comm_size(XMPI_COMM_WORLD, &size);
+    XMPI_Get_wsize(rank, size, n, &count, &displ);
+    int c0 = count, d0 = displ;
+    for (int it = 0; it < 4; it++) {
+        XMPI_Monitor_si_init();
+        XMPI_Monitor_add_work(1.0 * count);
+        MPI_Barrier(XMPI_COMM_WORLD);
+        int rc = XMPI_Eval_reconfig(rank, size, it, 0, &count, &displ, NULL, NULL, NULL);
+        if (rc == XMPI_ERR_ARG) bad++;
+    }
+    printf("rank %d refused %d unchanged %d\n", rank, bad, count == c0 && displ == d0);
+    MPI_Finalize();
+    return 0;
+}
+C
+if ${MPICC:-mpicc} -std=c11 -I"$ROOT/include" -o "$TMP/nomax" "$TMP/nomax.c" -L"$ROOT/$BUILD/lib" \
+       -lxmpi -Wl,-rpath,"$ROOT/$BUILD/lib" 2>"$TMP/cc.err"; then
+    "$LAUNCH" -np 2 "$TMP/nomax" --xmpi-si=2 --xmpi-policy=amp --xmpi-goal=10 >"$TMP/nm" 2>&1
+    check "amp: XMPI_Eval_reconfig with maxit 0 returns XMPI_ERR_ARG at each interval end, nothing moved" \
+        test "$(grep -c 'refused 2 unchanged 1' "$TMP/nm")" = 2
+    check "... and says why once" test "$(grep -c 'amp needs maxit' "$TMP/nm")" = 1
+else
+    notok "the maxit test program compiles"; sed 's/^/#   /' "$TMP/cc.err" | head
+fi
+
+require_spawn "amp end to end"
+"$LAUNCH" -np 2 "$J" -n 1200 -i 400 -d --xmpi-si=40 "${POOL[@]}" >"$TMP/static" 2>&1
+RETRY_HOOK="rm -f '$TMP/amp.csv'" launch_retry "$TMP/amp.out" -np 2 "$J" -n 1200 -i 400 -d \
+    --xmpi-si=40 --xmpi-policy=amp --xmpi-goal=40% --xmpi-constraint=cost "${POOL[@]}" \
+    --xmpi-verbose "--xmpi-trace=$TMP/amp.csv"
+check "amp: jacobi exits 0" test $? = 0
+check "amp: the answer is the static run's, bit for bit" \
+    test -n "$(field checksum "$TMP/static")" -a "$(field checksum "$TMP/static")" = "$(field checksum "$TMP/amp.out")"
+check "amp: the goal is fixed once and said" test "$(grep -c 'amp: goal .* s from the start (40% sooner than the static estimate, .* s), constraint cost' "$TMP/amp.out.err")" = 1
+rows=$(col "$TMP/amp.csv" policy | grep -c '^amp$')
+check "amp: every interval end but the last is decided ($rows rows)" test "$rows" -ge 8
+check "amp: the trace names the goal" test "$(col "$TMP/amp.csv" event | grep -c '^goal [0-9.]* s$')" = "$rows"
+unexplained=$(paste -d'|' <(col "$TMP/amp.csv" policy) <(col "$TMP/amp.csv" why) | grep -c '^amp|$')
+check "amp: every decision is explained" test "$unexplained" = 0
+odd=$(col "$TMP/amp.csv" decision | grep -v '^$' | grep -Evc '^(keep|spawn [0-9]+|remove [0-9]+)$')
+check "amp: decisions are keep, spawn N or remove N" test "$odd" = 0
+check "amp: an unreachable goal is said once, not at every interval" \
+    test "$(grep -c 'cannot be met' "$TMP/amp.out.err")" -le 1
+check "amp: it never adds the slow class, slower and dearer per unit of work here" \
+    test "$(col "$TMP/amp.csv" procs_by_class | grep -Ec 'slow=([3-9])')" = 0
+grown=$(col "$TMP/amp.csv" procs_by_class | grep -c 'fast=')
+echo "# amp grew onto the fast class in $grown of $rows intervals; sizes: $(col "$TMP/amp.csv" nprocs | tr '\n' ' ')"
