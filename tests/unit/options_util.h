@@ -66,6 +66,15 @@ static inline int parse(struct xmpi_options *o, struct args *a, int remove, char
                               sizeof err);
 }
 
+/* From the defaults, one argument: "prog ARG" with ARG taken out when accepted. */
+static inline int parse_one(struct xmpi_options *o, const char *arg)
+{
+    struct args a;
+    mkargs(&a, "prog", (char *)arg, NULL);
+    xmpi_options_defaults(o);
+    return parse(o, &a, 1, NULL);
+}
+
 static inline void assert_same_options(const struct xmpi_options *got,
                                        const struct xmpi_options *want)
 {

@@ -5,20 +5,8 @@
 #include <string.h>
 
 #include "../../models/formats/options.h"
+#include "options_util.h"
 #include "suites.h"
-
-static char err[512];
-
-static int parse_one(struct xmpi_options *o, const char *arg)
-{
-    char prog[] = "prog", a[128];
-    snprintf(a, sizeof a, "%s", arg);
-    char *argv[] = {prog, a, NULL};
-    int argc = 2;
-    xmpi_options_defaults(o);
-    err[0] = '\0';
-    return xmpi_options_parse(o, &argc, argv, 1, NULL, err, sizeof err);
-}
 
 START_TEST(test_defaults)
 {
