@@ -27,36 +27,6 @@ struct pricing {
     long *part;                       /* counts, then displacements */
 };
 
-/* The time to the end of the run with k more processes of the offered class (the next
- * interval when the program gave no maxit). */
-static int price(void *arg, int k, double *seconds)
-{
-    struct pricing *pr = arg;
-    struct xmpi_ctx *cx = pr->cx;
-    int p = cx->size;
-    /* Without the ranks' classes (no pool, the model off) nothing can be priced. */
-    if (!pr->rank_class || k > MAXNEW) return -1;
-    for (int i = 0; i < k; i++) pr->new_class[i] = pr->cls;
-    struct xmpi_config_change ch;
-    if (xmpi_config_change(p, pr->rank_class, pr->group, pr->new_class, k, NULL, 0, &ch))
-        return -1;
-    struct xmpi_predict_request rq = {
-        .interval = pr->s, .current = ch.current, .candidate = ch.candidate, .structs = pr->d,
-        .nstructs = pr->nd, .part = {p, pr->nd ? pr->part : NULL, pr->nd ? pr->part + p : NULL},
-        .rank_class = pr->rank_class, .next = NULL, .mixed_now = ch.mixed_now,
-        .mixed_next = ch.mixed_next};
-    struct xmpi_prediction out;
-    if (xmpi_model_predict(&cx->model.m, &rq, &out) != XMPIR_MODEL_OK || !(out.iterations > 0))
-        return -1;
-    double per_iter = (out.t_comp + out.t_comm) / out.iterations;
-    double left = pr->app->maxit > 0 ? (double)pr->app->maxit - pr->app->it - 1 : out.iterations;
-    if (left < 0) left = 0;
-    *seconds = per_iter * left + out.t_spawn + out.t_remove + out.t_redist;
-    return 0;
-}
-
-/* ---- AMP ---------------------------------------------------------------------------------- */
-
 /* The model's prediction for the next interval with `delta` processes more (of class
  * `add_class`) or -delta fewer (the most recently spawned ones). */
 static int predict_delta(struct pricing *pr, int delta, int add_class,
@@ -87,27 +57,55 @@ static int predict_delta(struct pricing *pr, int delta, int add_class,
     return 0;
 }
 
+/* The time to the end of the run with k more processes of the offered class (the next
+ * interval when the program gave no maxit). */
+static int price(void *arg, int k, double *seconds)
+{
+    struct pricing *pr = arg;
+    struct xmpi_prediction out;
+    if (predict_delta(pr, k, pr->cls, &out)) return -1;
+    double per_iter = (out.t_comp + out.t_comm) / out.iterations;
+    double left = pr->app->maxit > 0 ? (double)pr->app->maxit - pr->app->it - 1 : out.iterations;
+    if (left < 0) left = 0;
+    *seconds = per_iter * left + out.t_spawn + out.t_remove + out.t_redist;
+    return 0;
+}
+
+/* ---- AMP ---------------------------------------------------------------------------------- */
+
 struct amp_pricing {
     struct pricing *pr;
     int add_class;      /* the most powerful class with free PEs: what a grown job adds */
     double scale;       /* intervals of the model (its iterations) to one sampling interval */
+    /* AMP asks the communication and the overhead of the same candidate one after the
+     * other: the last prediction is kept (rc -2: none yet). */
+    int delta, rc;
+    struct xmpi_prediction out;
 };
+
+static const struct xmpi_prediction *amp_predict(struct amp_pricing *ap, int delta)
+{
+    if (ap->rc == -2 || ap->delta != delta) {
+        ap->delta = delta;
+        ap->rc = predict_delta(ap->pr, delta, ap->add_class, &ap->out);
+    }
+    return ap->rc ? NULL : &ap->out;
+}
 
 static int amp_comm(void *arg, int n, double *seconds)
 {
     struct amp_pricing *ap = arg;
-    struct xmpi_prediction out;
-    if (predict_delta(ap->pr, n - ap->pr->cx->size, ap->add_class, &out)) return -1;
-    *seconds = out.t_comm * ap->scale;
+    const struct xmpi_prediction *out = amp_predict(ap, n - ap->pr->cx->size);
+    if (!out) return -1;
+    *seconds = out->t_comm * ap->scale;
     return 0;
 }
 
 static int amp_overhead(void *arg, int delta, double *seconds)
 {
-    struct amp_pricing *ap = arg;
-    struct xmpi_prediction out;
-    if (predict_delta(ap->pr, delta, ap->add_class, &out)) return -1;
-    *seconds = out.t_spawn + out.t_remove + out.t_redist;
+    const struct xmpi_prediction *out = amp_predict(arg, delta);
+    if (!out) return -1;
+    *seconds = out->t_spawn + out->t_remove + out->t_redist;
     return 0;
 }
 
@@ -157,10 +155,11 @@ static void decide_amp(struct xmpi_ctx *cx, struct pricing *pr, struct xmpi_reco
     const struct xmpi_sched *sc = &cx->world.sched;
     double cost_now = 0;
     int add_class = -1;
+    int known[XMPIR_MODEL_CLASSES_MAX];
     for (int c = 0; c < nc; c++) {
         double power = 0;
-        xmpi_predict_class_power(m, c, &power);
-        fr[c] = (struct xmpi_map_slot){0, power > 0 ? power : 1e-300, 0};
+        known[c] = xmpi_predict_class_power(m, c, &power) == XMPIR_MODEL_OK && power > 0;
+        fr[c] = (struct xmpi_map_slot){0, known[c] ? power : 1, 0};
         rm[c] = fr[c];
     }
     for (int h = 0; h < pool->nhosts; h++) {
@@ -176,11 +175,15 @@ static void decide_amp(struct xmpi_ctx *cx, struct pricing *pr, struct xmpi_reco
         cost_now += fr[c].cost;
         if (sc->procs[i].group > 0) rm[c].avail++;
     }
+    /* A class the model cannot price is neither grown onto nor shrunk from. */
+    for (int c = 0; c < nc; c++)
+        if (!known[c]) fr[c].avail = rm[c].avail = 0;
     for (int c = 0; c < nc; c++)
         if (fr[c].avail > 0 && (add_class < 0 || fr[c].power > fr[add_class].power)) add_class = c;
     int room = cx->opts.max_procs > 0 ? (int)cx->opts.max_procs - p : 1 << 20;
     struct amp_pricing ap = {pr, add_class < 0 ? 0 : add_class,
-                             now.iterations > 0 ? (double)cx->opts.si / now.iterations : 1};
+                             now.iterations > 0 ? (double)cx->opts.si / now.iterations : 1, 0, -2,
+                             {0}};
     struct xmpi_amp_input in = {
         .goal = cx->amp.goal, .elapsed = elapsed, .intervals_left = intervals_left,
         .tol = (double)cx->opts.tol / 100,
