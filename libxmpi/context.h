@@ -52,6 +52,7 @@ struct xmpi_ctx {
     /* AMP's state across interval ends (rank 0 decides; said_maxit on every process). */
     struct {
         double goal;             /* seconds since MPI_Init; 0 until resolved */
+        int waited;              /* intervals passed over before the goal, for balance */
         int unreachable_said;
         int said_maxit;
     } amp;

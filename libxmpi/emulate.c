@@ -632,6 +632,15 @@ void xmpi_emulate_dilate(struct xmpi_emulation *em, double speed, double now)
     em->factor = 1 / speed - 1;
     em->last = now;
     em->debt = 0;
+    em->cpu_clock = 1;
+    em->cpu_last = xmpi_emulate_cpu();
+}
+
+double xmpi_emulate_cpu(void)
+{
+    struct timespec ts;
+    if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts)) return 0;
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
 static double mono(void)
@@ -645,7 +654,14 @@ double xmpi_emulate_settle(struct xmpi_emulation *em, double now)
 {
     if (!em->dilate) return now;
     double computed = now - em->last;
-    if (computed > 0) em->debt += computed * em->factor;
+    if (em->cpu_clock) {
+        double cpu = xmpi_emulate_cpu(), used = cpu - em->cpu_last;
+        em->cpu_last = cpu;
+        if (used > 0 && computed > 0) em->debt += used * (em->factor + 1) - computed;
+        if (em->debt < -SETTLE_MIN) em->debt = -SETTLE_MIN;
+    } else if (computed > 0) {
+        em->debt += computed * em->factor;
+    }
     em->last = now;
     if (em->debt < SETTLE_MIN) return now;
     double t0 = mono(), want = em->debt;
@@ -657,6 +673,7 @@ double xmpi_emulate_settle(struct xmpi_emulation *em, double now)
      * in its sleep) is not worth a long stretch at full speed. */
     if (em->debt < -SETTLE_MIN) em->debt = -SETTLE_MIN;
     em->last = now + slept;
+    if (em->cpu_clock) em->cpu_last = xmpi_emulate_cpu();
     return em->last;
 }
 

@@ -23,6 +23,10 @@ struct xmpi_emulation {
     double factor;              /* 1 / speed - 1: sleep per second computed */
     double last;                /* the clock when the process last left an MPI call */
     double debt;                /* seconds of sleep owed (negative: overslept) */
+    int cpu_clock;              /* 1 (the default): the computation is the thread's CPU time,
+                                 * and a stretch already slowed by a shared core owes less;
+                                 * 0: the wall time (tests set it) */
+    double cpu_last;            /* the thread's CPU clock at `last` */
 };
 
 void xmpi_emulate_init(struct xmpi_emulation *em);
@@ -46,14 +50,21 @@ int xmpi_emulate_share(struct xmpi_emulation *em, double speed, const char *tag,
  * Communication runs at the network's speed, the core is free while the process sleeps,
  * and no cgroup (nor root) is needed. `now` is the caller's clock (MPI_Wtime). */
 void xmpi_emulate_dilate(struct xmpi_emulation *em, double speed, double now);
-/* At the entry of an MPI call (or the end of an iteration): adds the computation since the
- * process last left an MPI call to the sleep owed, and sleeps it when it reaches 200 us
- * (shorter sleeps overshoot; the overshoot is paid back). Returns the clock after. */
+/* At the entry of an MPI call (or the end of an iteration): the stretch since the process
+ * last left an MPI call should have taken cpu / speed seconds on the emulated processor, cpu
+ * being the thread's CPU time over it (its wall time when cpu_clock is 0); what it has not
+ * yet taken is added to the sleep owed. A stretch that the machine slowed by more than the
+ * emulated speed (a core shared with other processes on a small host) owes nothing: the
+ * emulated processor is slow, not slower still. The sleep happens when the debt reaches
+ * 200 us (shorter sleeps overshoot; the overshoot is paid back). Returns the clock after. */
 double xmpi_emulate_settle(struct xmpi_emulation *em, double now);
+/* This thread's CPU seconds. */
+double xmpi_emulate_cpu(void);
 /* At the exit of an MPI call: computation starts again at `now`. */
 static inline void xmpi_emulate_resume(struct xmpi_emulation *em, double now)
 {
     em->last = now;
+    if (em->dilate && em->cpu_clock) em->cpu_last = xmpi_emulate_cpu();
 }
 /* The quota period for speeds that fit it (default 10000 us; speeds whose quota would be
  * under the kernel's 1 ms minimum get a longer one, up to 100000 us). 0, or -1 when `us` is

@@ -825,6 +825,13 @@ END_TEST
 
 /* ---- time dilation ---- */
 
+static double mono_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
 /* Computation below 200 us of owed sleep is carried, not slept: the clock comes back as
  * given and the debt holds the stretch (1/speed - 1 times the computation). */
 START_TEST(test_dilate_carries_small_debts)
@@ -833,6 +840,8 @@ START_TEST(test_dilate_carries_small_debts)
     xmpi_emulate_init(&em);
     xmpi_emulate_dilate(&em, 0.5, 100.0);
     ck_assert_int_eq(em.dilate, 1);
+    ck_assert_int_eq(em.cpu_clock, 1);
+    em.cpu_clock = 0;   /* the arithmetic on the given wall clock */
     ck_assert_double_eq_tol(xmpi_emulate_speed(&em), 0.5, 1e-12);
     ck_assert_double_eq(xmpi_emulate_settle(&em, 100.00005), 100.00005);
     ck_assert_double_eq_tol(em.debt, 50e-6, 1e-12);
@@ -855,6 +864,7 @@ START_TEST(test_dilate_sleeps_what_it_owes)
     struct xmpi_emulation em;
     xmpi_emulate_init(&em);
     xmpi_emulate_dilate(&em, 0.25, 50.0);   /* factor 3 */
+    em.cpu_clock = 0;
     double back = xmpi_emulate_settle(&em, 50.004);   /* owes 12 ms */
     ck_assert_msg(back - 50.004 >= 0.012 - 1e-6, "slept %g s for 0.012 owed", back - 50.004);
     ck_assert_msg(em.debt <= 1e-9 && em.debt >= -200e-6 - 1e-12, "debt %g", em.debt);
@@ -871,6 +881,34 @@ START_TEST(test_dilate_sleeps_what_it_owes)
     xmpi_emulate_release(&em);
     ck_assert_int_eq(em.dilate, 0);
     ck_assert_double_eq(xmpi_emulate_speed(&em), 0);
+}
+END_TEST
+
+/* On the CPU clock (the default): a stretch that burnt no CPU (the process was off its core,
+ * here asleep) owes nothing however long it lasted, and the debt it leaves is at most one
+ * threshold below zero; a stretch that burnt CPU owes cpu / speed minus its wall time, so a
+ * process at speed 0.05 that computes 5 ms sleeps (a bound, unless the stretch's wall time
+ * was 20 times its CPU time). */
+START_TEST(test_dilate_cpu_clock)
+{
+    struct xmpi_emulation em;
+    xmpi_emulate_init(&em);
+    xmpi_emulate_dilate(&em, 0.05, mono_now());
+    struct timespec ts = {0, 20000000L};
+    nanosleep(&ts, NULL);
+    double now = mono_now();
+    ck_assert_double_eq(xmpi_emulate_settle(&em, now), now);
+    ck_assert_msg(em.debt <= 0 && em.debt >= -200e-6 - 1e-12, "debt %g after a sleep", em.debt);
+    xmpi_emulate_resume(&em, mono_now());
+    double cpu0 = xmpi_emulate_cpu(), t0 = mono_now();
+    volatile double x = 0;
+    while (xmpi_emulate_cpu() - cpu0 < 0.005) x += 1;
+    double wall = mono_now() - t0;
+    now = mono_now();
+    double back = xmpi_emulate_settle(&em, now);
+    if (wall < 0.05)
+        ck_assert_msg(back > now, "5 ms of CPU at speed 0.05 in %g s of wall time: no sleep", wall);
+    ck_assert_msg(em.debt <= 1e-9 && em.debt >= -200e-6 - 1e-12, "debt %g", em.debt);
 }
 END_TEST
 
@@ -896,6 +934,7 @@ Suite *emulate_suite(void)
     tc = tcase_create("dilation");
     tcase_add_test(tc, test_dilate_carries_small_debts);
     tcase_add_test(tc, test_dilate_sleeps_what_it_owes);
+    tcase_add_test(tc, test_dilate_cpu_clock);
     suite_add_tcase(s, tc);
 
     tc = tcase_create("processes");
