@@ -41,7 +41,7 @@ MPI_TESTS := $(patsubst tests/mpi/%.c,$(BUILD)/tests/%,$(wildcard tests/mpi/*.c)
 # Programs link the shared library and find it next to them, in the tree or installed.
 LINK_XMPI = -L$(BUILD)/lib -lxmpi -Wl,-rpath,'$$ORIGIN/../lib'
 
-.PHONY: all lib bench tools tests check demo demo-classes install uninstall clean bench-overhead bench-spawn bench-redist bench-dlb bench-model bench-policies soak deps
+.PHONY: all lib bench tools tests check demo demo-classes install uninstall clean bench-overhead bench-spawn bench-redist bench-dlb bench-model bench-policies bench-amp soak deps
 all: lib bench tools
 
 lib: $(LIBA) $(LIBSO) $(LIBPURE)
@@ -175,6 +175,9 @@ bench-model: all
 
 bench-policies: all
 	MPIRUN="$(MPIRUN)" scripts/bench-policies.sh $(BUILD)
+
+bench-amp: all
+	MPIRUN="$(MPIRUN)" scripts/bench-amp.sh $(BUILD)
 
 soak: all tests
 	MPIRUN="$(MPIRUN)" scripts/soak.sh $(BUILD)

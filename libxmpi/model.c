@@ -85,7 +85,14 @@ void xmpi_rtmodel_observe(struct xmpi_ctx *cx, const struct xmpi_interval *s)
     int *cls = malloc(sizeof *cls * (size_t)s->nprocs);
     const struct xmpi_sched *sc = cx->world.have_sched ? &cx->world.sched : NULL;
     int known = cls && xmpi_rtmodel_rank_classes(md, sc, cls, s->nprocs) == 0;
-    if (xmpi_model_observe(&md->m, s, known ? cls : NULL) == XMPIR_MODEL_OK) md->observed = s->index;
+    if (xmpi_model_observe(&md->m, s, known ? cls : NULL) == XMPIR_MODEL_OK) {
+        md->observed = s->index;
+        /* Processes of several spawns (mpirun's are one) talk over the spawned link. */
+        int mixed = 0;
+        for (int i = 1; sc && known && i < sc->nprocs; i++)
+            mixed |= sc->procs[i].group != sc->procs[0].group;
+        xmpi_model_observe_link(&md->m, s, mixed);
+    }
     free(cls);
 }
 
@@ -157,6 +164,8 @@ void xmpi_rtmodel_row(struct xmpi_ctx *cx, const struct xmpi_interval *s,
     row->meas_reconf = cx->sink.reconf_seconds - md->reconf_base;
     row->pred_redist = md->p.t_redist;
     row->meas_redist = cx->sink.redist_seconds - md->redist_base;
+    /* The job's own costs price its next actions (predict.h, xmpi_model_learn). */
+    xmpi_model_learn(&md->m, &md->p, row->meas_reconf, row->meas_redist);
     xmpi_note(cx, 1, "prediction model: after the %s, interval %d: computing %.4g s (predicted "
               "%.4g), communicating %.4g s (%.4g), %s %.4g s (%.4g), redistribution %.4g s "
               "(%.4g)", md->action, s->index, row->meas_comp, row->pred_comp, row->meas_comm,

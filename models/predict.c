@@ -263,8 +263,10 @@ int xmpi_predict_reconfig(const struct xmpi_model *m, const int *current, const 
     }
     out->nspawn = ns;
     out->nremove = nr;
-    out->t_spawn = ns * (m->spawn_group ? m->cal.spawn_group : m->cal.spawn_single);
-    out->t_remove = nr * m->cal.remove;
+    double spawn = m->learned.nspawn ? m->learned.spawn
+                                     : m->spawn_group ? m->cal.spawn_group : m->cal.spawn_single;
+    out->t_spawn = ns * spawn;
+    out->t_remove = nr * (m->learned.nremove ? m->learned.remove : m->cal.remove);
     return XMPIR_MODEL_OK;
 }
 
@@ -532,6 +534,8 @@ int xmpi_model_predict(const struct xmpi_model *m, const struct xmpi_predict_req
     if ((rc = xmpi_predict_comm(s, now, s->nprocs, &est_last))) return rc;
     if ((rc = xmpi_predict_comm(s, next, ncand, &raw))) return rc;
     p.lambda = xmpi_predict_lambda(est_last, xmpi_interval_comm_time(s));
+    int to = rq->mixed_next != 0;
+    if (to != (rq->mixed_now != 0) && m->link_seen[to]) p.lambda = m->link_lambda[to];
     p.t_comm = raw / p.lambda;
 
     struct xmpi_reconfig rc_cost;
@@ -551,7 +555,48 @@ int xmpi_model_predict(const struct xmpi_model *m, const struct xmpi_predict_req
                              ncur, &p.redist_bytes, &p.t_redist)))
         return rc;
 
+    if (m->learned.nredist && (p.redist_bytes > 0 || p.nspawn || p.nremove)) {
+        p.redist_fixed = m->learned.redist_fixed;
+        p.t_redist += p.redist_fixed;
+    }
+
     p.t_total = p.t_comp + p.t_comm + p.t_spawn + p.t_remove + p.t_redist;
     *out = p;
+    return XMPIR_MODEL_OK;
+}
+
+int xmpi_model_observe_link(struct xmpi_model *m, const struct xmpi_interval *s, int mixed)
+{
+    if (!m || !s || s->nprocs < 1 || !(s->iterations > 0)) return XMPIR_MODEL_EARG;
+    int k = mixed != 0;
+    double est;
+    int rc = xmpi_predict_comm(s, k ? &m->cal.spawned : &m->cal.net, s->nprocs, &est);
+    if (rc) return rc;
+    m->link_lambda[k] = xmpi_predict_lambda(est, xmpi_interval_comm_time(s));
+    m->link_seen[k] = 1;
+    return XMPIR_MODEL_OK;
+}
+
+static void running_mean(double *mean, int *n, double x)
+{
+    *n += 1;
+    *mean += (x - *mean) / *n;
+}
+
+int xmpi_model_learn(struct xmpi_model *m, const struct xmpi_prediction *p, double meas_reconf,
+                     double meas_redist)
+{
+    if (!m || !p || !isfinite(meas_reconf) || !isfinite(meas_redist) || meas_reconf < 0 ||
+        meas_redist < 0 || p->nspawn < 0 || p->nremove < 0)
+        return XMPIR_MODEL_EARG;
+    /* One action is a spawn or a removal; a mixed one is not split. */
+    if (p->nspawn > 0 && !p->nremove)
+        running_mean(&m->learned.spawn, &m->learned.nspawn, meas_reconf / p->nspawn);
+    else if (p->nremove > 0 && !p->nspawn)
+        running_mean(&m->learned.remove, &m->learned.nremove, meas_reconf / p->nremove);
+    if (p->redist_bytes > 0 || p->nspawn || p->nremove) {
+        double fixed = meas_redist - (p->t_redist - p->redist_fixed);
+        running_mean(&m->learned.redist_fixed, &m->learned.nredist, fixed > 0 ? fixed : 0);
+    }
     return XMPIR_MODEL_OK;
 }

@@ -55,6 +55,17 @@ struct xmpi_model {
     double hist_work[XMPIR_MODEL_HISTORY];   /* work per iteration */
     const double *profile;            /* irregular mode: work per iteration of interval i at */
     int nprofile;                     /* profile[i - 1], from an earlier run; not owned */
+    /* What the job measured of its own reconfigurations (xmpi_model_learn): the mean per
+     * process of each kind, and the mean fixed cost of a move (measured minus the transfer
+     * priced by the network). n = 0: none yet, the calibration's costs stand. */
+    struct {
+        double spawn, remove, redist_fixed;
+        int nspawn, nremove, nredist;
+    } learned;
+    /* The lambda last measured over each link (0: one spawn's processes, 1: processes of
+     * several spawns talking across the `spawned` link); seen 0: never measured. */
+    double link_lambda[2];
+    int link_seen[2];
 };
 
 /* cal NULL: the defaults. */
@@ -70,6 +81,13 @@ int xmpi_model_set_profile(struct xmpi_model *m, const double *work_per_iter, in
  * powers are measured anew. */
 int xmpi_model_observe(struct xmpi_model *m, const struct xmpi_interval *s,
                        const int *rank_class);
+
+/* The interval s (already observed) ran on one spawn's processes (mixed 0) or on processes
+ * of several (mixed 1): its lambda is kept for that link. A candidate on the other link is
+ * then predicted with that link's lambda instead of the current one: the measured waiting
+ * differs between them (a CG on 2 processes of one spawn waited 0.6 ms per iteration, on 4
+ * of two spawns 10 ms). */
+int xmpi_model_observe_link(struct xmpi_model *m, const struct xmpi_interval *s, int mixed);
 
 /* ---- the parts of the prediction */
 
@@ -128,11 +146,14 @@ struct xmpi_prediction {
     int nprocs;          /* processes of the candidate */
     double iterations;   /* the interval predicted has as many as the last one */
     double work;         /* predicted work of the interval */
-    double lambda;       /* the communication correction applied (divided by) */
+    double lambda;       /* the communication correction applied (divided by): the last
+                          * interval's, or the candidate link's last (observe_link) */
     double t_comp;       /* Eq. 5.3 */
     double t_comm;       /* replay / lambda */
     double t_spawn, t_remove;
-    double t_redist;     /* Eq. 5.8, without lambda (predict.c says why) */
+    double t_redist;     /* Eq. 5.8, without lambda (predict.c says why), plus the move's
+                          * fixed cost the job measured (redist_fixed, in t_redist) */
+    double redist_fixed;
     double redist_bytes;
     int nspawn, nremove;
     double t_total;      /* Eq. 5.2 */
@@ -140,5 +161,17 @@ struct xmpi_prediction {
 
 int xmpi_model_predict(const struct xmpi_model *m, const struct xmpi_predict_request *rq,
                        struct xmpi_prediction *out);
+
+/* After an action predicted as p, the seconds it measured: the reconfiguration (spawn or
+ * removal, without the move) and the move. The calibration prices a spawn and a removal by
+ * the process, measured by xmpi-calibrate on small jobs; in a real job they also hold the new
+ * processes' start-up and the job's size (a removal took 0.2 ms on 2 processes and 18-29 ms in
+ * the calibration). From the first measured action on, the job's own mean per process is the
+ * price of that kind, and the mean of (measured move - the transfer as priced) is added to
+ * every later move as its fixed cost (allocation, description, waiting for new processes).
+ * Negative or non-finite measurements are refused (XMPIR_MODEL_EARG); a kind the action did
+ * not have is left as it was. */
+int xmpi_model_learn(struct xmpi_model *m, const struct xmpi_prediction *p, double meas_reconf,
+                     double meas_redist);
 
 #endif

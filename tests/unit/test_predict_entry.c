@@ -124,6 +124,43 @@ START_TEST(test_predict_mixed_link)
 }
 END_TEST
 
+/* Each link keeps the lambda measured over it: a candidate on the other link than the current
+ * one is divided by that link's lambda once it has been seen, by the current one before; a
+ * candidate on the current link always by the current one. */
+START_TEST(test_predict_link_lambda)
+{
+    struct xmpi_model m;
+    struct xmpi_interval s;
+    struct xmpi_rank_record r[2];
+    jacobi_like(&m, &s, r);
+    const double A2 = 10 * A, B2 = 3 * B;
+    m.cal.spawned = (struct xmpi_hockney){A2, B2, G, 0};
+    const int cur[1] = {2}, cand[1] = {4};
+    struct xmpi_predict_request rq = {.interval = &s, .current = cur, .candidate = cand,
+                                      .mixed_now = 0, .mixed_next = 1};
+    struct xmpi_prediction out;
+    double raw4 = 100 * (2 * A2 + 16 * 2 * B2 + 16 * 2 * G);
+    ck_assert_int_eq(xmpi_model_predict(&m, &rq, &out), 0);
+    NEAR(out.lambda, 0.5);   /* nothing seen over the spawned link: the current lambda */
+    /* The same interval as if it had run mixed: its estimate over the spawned link against
+     * the same measurement. */
+    ck_assert_int_eq(xmpi_model_observe_link(&m, &s, 1), 0);
+    double lam1 = (100 * (A2 + 16 * B2 + 16 * G)) / (2 * 100 * (A + 16 * B + 16 * G));
+    ck_assert_int_eq(m.link_seen[1], 1);
+    NEAR(m.link_lambda[1], lam1);
+    ck_assert_int_eq(xmpi_model_predict(&m, &rq, &out), 0);
+    NEAR(out.lambda, lam1);
+    NEAR(out.t_comm, raw4 / lam1);
+    /* Staying on the current link ignores the other link's lambda. */
+    rq.mixed_next = 0;
+    ck_assert_int_eq(xmpi_model_predict(&m, &rq, &out), 0);
+    NEAR(out.lambda, 0.5);
+    /* Bad input. */
+    ck_assert_int_eq(xmpi_model_observe_link(NULL, &s, 0), XMPIR_MODEL_EARG);
+    ck_assert_int_eq(xmpi_model_observe_link(&m, NULL, 0), XMPIR_MODEL_EARG);
+}
+END_TEST
+
 /* Removing: the most recently spawned process of the class goes, the others share the rows
  * by power as the library splits them (boundaries at round(100/3) and round(200/3)).
  * Classes a, b at equal power; ranks a b a b with 25 rows each; one a leaves: rank 2 (not
@@ -218,6 +255,7 @@ Suite *predict_entry_suite(void)
     TCase *tc = tcase_create("entry");
     tcase_add_test(tc, test_predict_entry);
     tcase_add_test(tc, test_predict_mixed_link);
+    tcase_add_test(tc, test_predict_link_lambda);
     tcase_add_test(tc, test_predict_remove_layout);
     tcase_add_test(tc, test_predict_errors);
     suite_add_tcase(s, tc);

@@ -27,11 +27,53 @@ START_TEST(test_reconfig)
 }
 END_TEST
 
+/* The job's measurements replace the calibration's prices: the mean per process of each
+ * kind (spawn in either mode), and the mean fixed cost of a move added to later moves; bad
+ * measurements are refused and change nothing. */
+START_TEST(test_learn)
+{
+    struct xmpi_model m;
+    four_classes(&m);
+    const int cur[4] = {2, 1, 0, 0}, grow[4] = {3, 1, 2, 0}, shrink[4] = {2, 0, 0, 0};
+    struct xmpi_prediction sp = {.nspawn = 3, .t_redist = 0.010, .redist_bytes = 1e6};
+    struct xmpi_prediction rm = {.nremove = 1, .t_redist = 0.002, .redist_bytes = 1e5};
+    ck_assert_int_eq(xmpi_model_learn(&m, &sp, -1, 0.1), XMPIR_MODEL_EARG);
+    ck_assert_int_eq(xmpi_model_learn(&m, &sp, 0.1, NAN), XMPIR_MODEL_EARG);
+    ck_assert_int_eq(xmpi_model_learn(NULL, &sp, 0.1, 0.1), XMPIR_MODEL_EARG);
+    ck_assert_int_eq(m.learned.nspawn + m.learned.nremove + m.learned.nredist, 0);
+    /* 0.9 s for 3 processes, then 2.1 s for 3: 0.3 and 0.7 per process, mean 0.5. */
+    ck_assert_int_eq(xmpi_model_learn(&m, &sp, 0.9, 0.110), 0);
+    ck_assert_int_eq(xmpi_model_learn(&m, &sp, 2.1, 0.050), 0);
+    struct xmpi_reconfig r;
+    ck_assert_int_eq(xmpi_predict_reconfig(&m, cur, grow, &r), 0);
+    NEAR(r.t_spawn, 3 * 0.5);
+    m.spawn_group = 1;   /* the job's price holds whatever the mode */
+    ck_assert_int_eq(xmpi_predict_reconfig(&m, cur, grow, &r), 0);
+    NEAR(r.t_spawn, 3 * 0.5);
+    /* Removals keep the calibration until one is measured. */
+    ck_assert_int_eq(xmpi_predict_reconfig(&m, cur, shrink, &r), 0);
+    NEAR(r.t_remove, 1 * XMPIR_CAL_DEFAULT_REMOVE);
+    /* Fixed costs so far: 0.110 - 0.010 and 0.050 - 0.010: mean 0.070. A removal whose move
+     * was priced with that fixed cost measures it against the transfer alone. */
+    NEAR(m.learned.redist_fixed, 0.070);
+    rm.redist_fixed = 0.070;
+    rm.t_redist += 0.070;
+    ck_assert_int_eq(xmpi_model_learn(&m, &rm, 0.004, 0.002 + 0.160), 0);
+    NEAR(m.learned.redist_fixed, (0.100 + 0.040 + 0.160) / 3);
+    ck_assert_int_eq(xmpi_predict_reconfig(&m, cur, shrink, &r), 0);
+    NEAR(r.t_remove, 0.004);
+    /* A move faster than its transfer's price counts a fixed cost of 0, not less. */
+    ck_assert_int_eq(xmpi_model_learn(&m, &rm, 0.004, 0.001), 0);
+    NEAR(m.learned.redist_fixed, (0.100 + 0.040 + 0.160 + 0) / 4);
+}
+END_TEST
+
 Suite *predict_reconfig_suite(void)
 {
     Suite *s = suite_create("predict_reconfig");
     TCase *tc = tcase_create("reconfig");
     tcase_add_test(tc, test_reconfig);
+    tcase_add_test(tc, test_learn);
     suite_add_tcase(s, tc);
     return s;
 }
