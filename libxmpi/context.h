@@ -7,6 +7,7 @@
 #include <mpi.h>
 #include <stdio.h>
 
+#include "../models/cost.h"
 #include "../models/formats/options.h"
 #include "../models/interval.h"
 #include "balancer.h"
@@ -52,10 +53,15 @@ struct xmpi_ctx {
     /* AMP's state across interval ends (rank 0 decides; said_maxit on every process). */
     struct {
         double goal;             /* seconds since MPI_Init; 0 until resolved */
+        double static_estimate;  /* the static run's length (s from MPI_Init) that the goal
+                                  * was derived from; 0 until resolved */
         int waited;              /* intervals passed over before the goal, for balance */
         int unreachable_said;
         int said_maxit;
     } amp;
+    /* Rank 0, with a scheduler: the job's cost so far (cost.h), moved on by record() at
+     * every interval end and closed at MPI_Finalize. */
+    struct xmpi_cost cost;
 };
 
 /* The process's context: always valid (zeroed before MPI_Init). */

@@ -43,11 +43,38 @@ static void classes_now(const struct xmpi_ctx *cx, char *out, size_t len)
     }
 }
 
+/* Rank 0: cost units per second of the processes in the job now (cost.h); -1 without a
+ * scheduler, or when the pool's costs are unusable. */
+static double cost_rate_now(const struct xmpi_ctx *cx)
+{
+    const struct xmpi_world *w = &cx->world;
+    if (!w->have_sched || w->sched.nprocs < 1) return -1;
+    double *c = malloc(sizeof *c * (size_t)w->sched.nprocs);
+    if (!c) return -1;
+    for (int i = 0; i < w->sched.nprocs; i++) c[i] = w->pool.hosts[w->sched.procs[i].host].cost;
+    double rate = xmpi_cost_rate(c, w->sched.nprocs);
+    free(c);
+    return rate;
+}
+
+/* Rank 0: charges the account from its last elapsed to `elapsed` at `rate` (the rate of
+ * the processes that ran the span), for `nprocs` processes. The span from the previous
+ * interval's end includes the reconfiguration done there: it is charged at the new
+ * configuration's rate. Clocks of other ranks may put `elapsed` before the account's end:
+ * that span costs 0. The span's cost, or -1 when nothing could be charged. */
+static double cost_charge(struct xmpi_ctx *cx, double rate, int nprocs, double elapsed)
+{
+    struct xmpi_cost *acct = &cx->cost;
+    if (!(rate >= 0)) return -1;
+    if (elapsed < acct->last_elapsed) elapsed = acct->last_elapsed;
+    return xmpi_cost_step(acct, rate, nprocs, elapsed);
+}
+
 static const char *const plan_words[] = {"keep", "spawn", "remove"};
 
 static void record(struct xmpi_ctx *cx, const struct xmpi_interval *s,
                    const struct xmpi_reconfig_plan *plan, int decided, double t_decide,
-                   const char *classes)
+                   const char *classes, double rate, int rate_procs)
 {
     char action[sizeof cx->sink.action];
     xmpi_sink_take_action(&cx->sink, action, sizeof action);
@@ -64,6 +91,15 @@ static void record(struct xmpi_ctx *cx, const struct xmpi_interval *s,
         tm.t_decide = t_decide;
     }
     snprintf(tm.classes, sizeof tm.classes, "%s", classes);
+    /* The cost of the interval: from the previous row's end (MPI_Init for the first) to
+     * this one's, at the rate of the processes that ran it (measured before the act step);
+     * what the act step spends now falls into the next interval, at the new rate. */
+    double cost = cost_charge(cx, rate, rate_procs, s->elapsed);
+    if (cost >= 0) {
+        tm.costed = 1;
+        tm.cost_interval = cost;
+        tm.cost_total = cx->cost.total;
+    }
     const char *source = s->work_source_mixed ? "mixed" : cx->mon.source;
     if (cx->trace && xmpi_trace_row(cx->trace, s, source, action, &tm)) {
         xmpi_note(cx, 0, "cannot write the trace file %s any more; tracing stops", cx->opts.trace);
@@ -243,7 +279,15 @@ int xmpi_pipeline_interval_end(struct xmpi_ctx *cx, const struct xmpi_app *app)
     int rc = XMPI_SUCCESS, *blocks = NULL, decided = 0;
     char why[400] = "", classes[256] = "";
     struct xmpi_reconfig_plan plan = {0};
-    if (cx->rank == 0) classes_now(cx, classes, sizeof classes);
+    /* Rank 0: the classes and the cost rate of the processes that ran this interval,
+     * before the act step changes the job. */
+    double rate = -1;
+    int rate_procs = 0;
+    if (cx->rank == 0) {
+        classes_now(cx, classes, sizeof classes);
+        rate = cost_rate_now(cx);
+        rate_procs = cx->world.sched.nprocs;
+    }
     double t_decide = PMPI_Wtime();
     if (app && s->nprocs == cx->size) {
         if (app->reconfig && cx->opts.policy != XMPIR_POLICY_STATIC) {
@@ -262,7 +306,7 @@ int xmpi_pipeline_interval_end(struct xmpi_ctx *cx, const struct xmpi_app *app)
     else if (!rc && blocks) rc = rebalance(cx, s, app, blocks);
     free(blocks);
     /* record */
-    record(cx, s, &plan, decided, t_decide, classes);
+    record(cx, s, &plan, decided, t_decide, classes, rate, rate_procs);
     return rc;
 }
 
@@ -273,6 +317,29 @@ static void catch_up(struct xmpi_ctx *cx)
     if (cx->mon.due) xmpi_pipeline_interval_end(cx, NULL);
 }
 
+/* Rank 0 at MPI_Finalize: charges the time since the last interval's end at the rate of the
+ * job now, so that the account covers MPI_Init..MPI_Finalize, and says what the run cost;
+ * with AMP's static estimate, also what the static run would have cost at the initial
+ * configuration's rate. */
+static void cost_report(struct xmpi_ctx *cx)
+{
+    const struct xmpi_cost *acct = &cx->cost;
+    /* The processes in the job now ran since the last interval's end (a reconfiguration
+     * at an interval end happens before that interval's row is written). */
+    if (cost_charge(cx, cost_rate_now(cx), cx->world.sched.nprocs, PMPI_Wtime() - cx->t0) < 0 &&
+        acct->steps == 0)
+        return;
+    char line[160];
+    int n = snprintf(line, sizeof line, "cost: %.4g units over %.4g s (%.4g PE-seconds)",
+                     acct->total, acct->last_elapsed, acct->pe_seconds);
+    double est = cx->amp.static_estimate;
+    double scost = est > 0 ? xmpi_cost_at_initial(acct, est) : -1;
+    if (scost >= 0 && n > 0 && (size_t)n < sizeof line)
+        snprintf(line + n, sizeof line - (size_t)n, ", static estimate: %.4g units over %.4g s "
+                 "at the initial configuration's rate", scost, est);
+    xmpi_note(cx, 1, "%s", line);
+}
+
 void xmpi_pipeline_finish(struct xmpi_ctx *cx)
 {
     if (cx->status == XMPI_REMOVED) return;
@@ -280,6 +347,7 @@ void xmpi_pipeline_finish(struct xmpi_ctx *cx)
     if (cx->mon.in_iter) xmpi_monitor_end_iteration(cx, NULL, &closed);
     catch_up(cx);
     if (xmpi_monitor_close_last(cx)) xmpi_pipeline_interval_end(cx, NULL);
+    if (cx->rank == 0) cost_report(cx);
 }
 
 /* Under an emulated speed by dilation (emulate.c), the program's computation up to a library

@@ -158,6 +158,7 @@ static void decide_amp(struct xmpi_ctx *cx, struct pricing *pr, struct xmpi_reco
         xmpi_options_goal(cx->opts.goal, &sec, &pct);
         double per_iter = s->iterations > 0 ? s->t_real_max / s->iterations : 0;
         double estimate = elapsed + left_iters * per_iter;
+        cx->amp.static_estimate = estimate;
         cx->amp.goal = sec > 0 ? sec : estimate * (1 - pct / 100);
         char how[96];
         if (pct > 0) snprintf(how, sizeof how, "%g%% sooner than the static estimate, %.4g s", pct, estimate);

@@ -10,7 +10,7 @@ const char xmpi_trace_header[] =
     "comm_time_max,comm_bytes_sum,action,elapsed,iterations,t_real_ranks,t_cpu_ranks,"
     "work_ranks,comm_time_ranks,calibration,predicted_for,pred_comp,meas_comp,pred_comm,"
     "meas_comm,pred_reconf,meas_reconf,pred_redist,meas_redist,policy,event,decision,why,"
-    "procs_by_class,t_decide";
+    "procs_by_class,t_decide,cost_interval,cost_total";
 
 FILE *xmpi_trace_open(const char *path, char *err, size_t errlen)
 {
@@ -74,6 +74,8 @@ int xmpi_trace_row(FILE *f, const struct xmpi_interval *s, const char *source,
     field(f, m ? m->classes : NULL);
     if (m && m->t_decide >= 0 && m->policy) fprintf(f, ",%.9g", m->t_decide);
     else fputc(',', f);
+    if (m && m->costed) fprintf(f, ",%.17g,%.17g", m->cost_interval, m->cost_total);
+    else fputs(",,", f);
     fputc('\n', f);
     return fflush(f) || ferror(f) ? -1 : 0;
 }

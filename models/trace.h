@@ -28,6 +28,11 @@ struct xmpi_trace_model {
     char classes[256];         /* processes per node class in this interval: "fast=2;slow=1" */
     double t_decide;           /* rank 0's seconds in the decide step (policy and balancer),
                                 * written with the policy's columns */
+    /* Cost accounting (cost.h), the last two columns: the interval's cost, from the previous
+     * row's elapsed (MPI_Init for the first) to this row's, at the rate of the processes
+     * that ran the interval, and the running total. costed 0 leaves both empty. */
+    double cost_interval, cost_total;
+    int costed;
 };
 
 /* Writes one row for summary `s`; `source` and `action` are single words; m NULL leaves the

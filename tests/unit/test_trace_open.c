@@ -11,7 +11,8 @@
 
 static const char *const required[] = {
     "interval", "iteration", "nprocs", "t_real_max", "t_real_min", "t_cpu_sum", "work_sum",
-    "work_source", "comm_time_max", "comm_bytes_sum", "action", "elapsed",
+    "work_source", "comm_time_max", "comm_bytes_sum", "action", "elapsed", "cost_interval",
+    "cost_total",
 };
 #define NREQ (sizeof required / sizeof required[0])
 

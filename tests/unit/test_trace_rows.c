@@ -1,6 +1,6 @@
 /* models/trace.c, the rows: random interval summaries written and read back column by column
- * (work and bytes exactly), the model's columns, rows appended in order and each flushed, and
- * write errors reported (a read-only stream, a full disk). */
+ * (work and bytes exactly), the model's columns, the cost columns last, rows appended in order
+ * and each flushed, and write errors reported (a read-only stream, a full disk). */
 #include <errno.h>
 #include <math.h>
 #include <stddef.h>
@@ -231,6 +231,40 @@ START_TEST(test_row_policy_columns)
 }
 END_TEST
 
+/* The cost columns come last, in that order: a costed row ends with the interval's cost and
+ * the total (exactly, as %.17g), an uncosted one and a row without the model's columns with
+ * two empty fields. */
+START_TEST(test_row_cost_columns)
+{
+    uint64_t seed = 902;
+    struct xmpi_trace_model m = {.calibration = "defaults", .costed = 1};
+    m.cost_interval = rng_unit(&seed) * 0.1;
+    m.cost_total = m.cost_interval + rng_unit(&seed) * 10;
+    struct xmpi_trace_model off = {.calibration = "defaults", .cost_interval = 1,
+                                   .cost_total = 2};
+    struct two_rows r;
+    write_two_rows(seed, 2, &m, &off, &r);
+    char **names = r.names, **a = r.a, **b = r.b;
+    int nh = r.nh;
+    ck_assert_int_ge(nh, 2);
+    ck_assert_str_eq(names[nh - 2], "cost_interval");
+    ck_assert_str_eq(names[nh - 1], "cost_total");
+    ck_assert_int_eq(column(names, nh, "cost_interval"), nh - 2);
+    double ci = num(a[nh - 2], "cost_interval"), ct = num(a[nh - 1], "cost_total");
+    ck_assert_msg(ci == m.cost_interval, "cost_interval: read %.17g, wrote %.17g", ci,
+                  m.cost_interval);
+    ck_assert_msg(ct == m.cost_total, "cost_total: read %.17g, wrote %.17g", ct, m.cost_total);
+    ck_assert_str_eq(b[nh - 2], "");
+    ck_assert_str_eq(b[nh - 1], "");
+    free(r.text);
+    write_two_rows(seed, 1, &m, NULL, &r);
+    ck_assert_str_eq(r.b[r.nh - 2], "");
+    ck_assert_str_eq(r.b[r.nh - 1], "");
+    ck_assert(num(r.a[r.nh - 1], "cost_total") == m.cost_total);
+    free(r.text);
+}
+END_TEST
+
 /* Apart from the other columns so that its precision is reported on its own. */
 START_TEST(test_row_elapsed)
 {
@@ -334,6 +368,7 @@ Suite *trace_rows_suite(void)
     tcase_add_test(tc, test_row_elapsed);
     tcase_add_test(tc, test_row_model_columns);
     tcase_add_test(tc, test_row_policy_columns);
+    tcase_add_test(tc, test_row_cost_columns);
     tcase_add_test(tc, test_rows_append);
     tcase_add_test(tc, test_row_write_error);
     tcase_add_test(tc, test_row_dev_full);
