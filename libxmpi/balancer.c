@@ -125,8 +125,13 @@ int xmpi_balancer_decide(struct xmpi_ctx *cx, const struct xmpi_interval *s,
     struct xmpi_lb_input in = {p, n, c.t_real, c.t_cpu, c.comm, c.work, c.count, c.displ,
                                NULL, NULL, s->iterations,
                                app->maxit > 0 ? (double)(app->maxit - app->it - 1) : -1.0};
+    /* Rank 0 decides and says so: a process spawned later has no history in its state, and
+     * one that decided differently from the others would skip the move they start (an AMP
+     * Jacobi hung so, its newest process running on past the interval end). */
     struct xmpi_lb_decision d;
-    int need = xmpi_lb_assess(&prm, &lb->st, &in, &d);
+    memset(&d, 0, sizeof d);
+    int need = me == 0 ? xmpi_lb_assess(&prm, &lb->st, &in, &d) : 0;
+    PMPI_Bcast(&need, 1, MPI_INT, 0, cx->comm);
     double *rowweight = NULL;
     if (need > 0 && o->lb != XMPIR_LB_ROWS &&
         gather_weights(cx, o->lb, &c, c.count[me], app->weight, &rowweight)) {
@@ -139,7 +144,12 @@ int xmpi_balancer_decide(struct xmpi_ctx *cx, const struct xmpi_interval *s,
     if (need > 0 && !rc) {
         in.rowweight = rowweight;
         if (!(nc = malloc(sizeof *nc * 2 * (size_t)p))) xmpi_die_nomem(cx, "XMPI_Eval_lbalance");
-        int pr = xmpi_lb_plan(&prm, &lb->st, &in, &d, nc, nc + p);
+        int pr = me == 0 ? xmpi_lb_plan(&prm, &lb->st, &in, &d, nc, nc + p) : 0;
+        int said[2] = {pr, d.rebalance};
+        PMPI_Bcast(said, 2, MPI_INT, 0, cx->comm);
+        pr = said[0];
+        d.rebalance = said[1];
+        if (!pr && d.rebalance) PMPI_Bcast(nc, 2 * p, MPI_INT, 0, cx->comm);
         if (pr) {
             snprintf(why, len, "%s", d.why);
             rc = pr == -2 ? XMPI_ERR_NOMEM : XMPI_ERR_ARG;

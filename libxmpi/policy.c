@@ -141,10 +141,15 @@ static void decide_amp(struct xmpi_ctx *cx, struct pricing *pr, struct xmpi_reco
      * interval is as slow as its slowest process and says little of the job's pace (the
      * static estimate from a first Jacobi interval on speeds 1 : 0.4 came out 64% too long,
      * from the interval right after the first move 12% too long). It waits for an interval
-     * within the balancer's threshold that no move preceded, three intervals at most. */
+     * within the balancer's threshold that no move preceded, three intervals at most. A goal
+     * in seconds needs no estimate, and AMP acts from the first interval end: the model
+     * prices a balanced configuration from each class's power, which an uneven interval
+     * measures as well. */
+    double sec = 0, pct = 0;
+    xmpi_options_goal(cx->opts.goal, &sec, &pct);
     double imb = comp_imbalance(s);
     int settled = imb <= (double)cx->opts.lb_th1 / 100 && !cx->lb.st.moved;
-    if (!(cx->amp.goal > 0) && !settled && cx->amp.waited < 3) {
+    if (!(cx->amp.goal > 0) && pct > 0 && !settled && cx->amp.waited < 3) {
         cx->amp.waited++;
         snprintf(out->why, sizeof out->why, "waiting for a balanced interval before estimating "
                  "the run (imbalance %.1f%%%s): keeping", 100 * imb,
@@ -154,11 +159,9 @@ static void decide_amp(struct xmpi_ctx *cx, struct pricing *pr, struct xmpi_reco
     /* The goal: seconds from MPI_Init, or PCT% sooner than the static estimate (this
      * interval's pace for the iterations left), fixed at the first decision. */
     if (!(cx->amp.goal > 0)) {
-        double sec = 0, pct = 0;
-        xmpi_options_goal(cx->opts.goal, &sec, &pct);
         double per_iter = s->iterations > 0 ? s->t_real_max / s->iterations : 0;
         double estimate = elapsed + left_iters * per_iter;
-        cx->amp.static_estimate = estimate;
+        if (pct > 0) cx->amp.static_estimate = estimate;
         cx->amp.goal = sec > 0 ? sec : estimate * (1 - pct / 100);
         char how[96];
         if (pct > 0) snprintf(how, sizeof how, "%g%% sooner than the static estimate, %.4g s", pct, estimate);

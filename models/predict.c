@@ -533,10 +533,25 @@ int xmpi_model_predict(const struct xmpi_model *m, const struct xmpi_predict_req
     double est_last, raw;
     if ((rc = xmpi_predict_comm(s, now, s->nprocs, &est_last))) return rc;
     if ((rc = xmpi_predict_comm(s, next, ncand, &raw))) return rc;
-    p.lambda = xmpi_predict_lambda(est_last, xmpi_interval_comm_time(s));
+    double meas = xmpi_interval_comm_time(s);
+    p.lambda = xmpi_predict_lambda(est_last, meas);
     int to = rq->mixed_next != 0;
-    if (to != (rq->mixed_now != 0) && m->link_seen[to]) p.lambda = m->link_lambda[to];
-    p.t_comm = raw / p.lambda;
+    if (to == (rq->mixed_now != 0)) {
+        p.t_comm = raw / p.lambda;
+    } else if (m->link_seen[to]) {
+        p.lambda = m->link_lambda[to];
+        p.t_comm = raw / p.lambda;
+    } else {
+        /* A link never measured: the measured communication is mostly waiting (a Jacobi on
+         * 2 processes of one spawn spent 40 times its transfers' price in its calls), and
+         * that factor carried over to the slower link predicted 3 times what 4 processes of
+         * two spawns then took, so AMP never tried them. The waiting is carried as seconds
+         * instead, the new link's transfers priced as they are: a guess on the low side that
+         * the next interval corrects (observe_link). */
+        double wait = meas - est_last;
+        p.lambda = 1;
+        p.t_comm = raw + (wait > 0 ? wait : 0);
+    }
 
     struct xmpi_reconfig rc_cost;
     if ((rc = xmpi_predict_reconfig(m, rq->current, rq->candidate, &rc_cost))) return rc;

@@ -147,7 +147,8 @@ struct xmpi_prediction {
     double iterations;   /* the interval predicted has as many as the last one */
     double work;         /* predicted work of the interval */
     double lambda;       /* the communication correction applied (divided by): the last
-                          * interval's, or the candidate link's last (observe_link) */
+                          * interval's, or the candidate link's last (observe_link); 1 for
+                          * a link never measured, where the waiting is added instead */
     double t_comp;       /* Eq. 5.3 */
     double t_comm;       /* replay / lambda */
     double t_spawn, t_remove;

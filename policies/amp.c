@@ -180,8 +180,18 @@ static int before(const struct xmpi_map_slot *s, int i, int j)
     return i < j;
 }
 
-/* No s is suitable: the s in 0..S with the lowest predicted completion, on the s most
- * powerful free PEs. */
+/* Does removable entry i come before j for the fastest removal: the less powerful, then the
+ * dearer, then the higher index. */
+static int weaker(const struct xmpi_map_slot *s, int i, int j)
+{
+    if (s[i].power != s[j].power) return s[i].power < s[j].power;
+    if (s[i].cost != s[j].cost) return s[i].cost > s[j].cost;
+    return i > j;
+}
+
+/* No s is suitable: the configuration with the lowest predicted completion among keeping,
+ * spawning s on the s most powerful free PEs, and removing the r weakest removable processes
+ * (ties to the earlier of that list). */
 static int fastest(const struct xmpi_amp_input *in, const struct xmpi_amp_model *m, int S,
                    struct xmpi_amp_plan *out)
 {
@@ -221,17 +231,86 @@ static int fastest(const struct xmpi_amp_input *in, const struct xmpi_amp_model 
         }
     }
 
+    /* Fewer processes can be faster too, where communication grows with the job faster
+     * than power helps (a CG on 5 processes of 3 spawns ran no faster than on its 2): the
+     * r weakest removable processes (the dearer among equal powers, then the higher entry),
+     * r = 1 .. min(removable, nprocs - 1), each strictly faster than all before. */
+    int kr = in->nremovable, R = total(in->removable, kr);
+    if (R > in->nprocs - 1) R = in->nprocs - 1;
+    int *rorder = malloc((size_t)(kr > 0 ? kr : 1) * sizeof *rorder);
+    if (!rorder) {
+        free(order);
+        say(out, "amp: out of memory");
+        return -1;
+    }
+    for (int i = 0; i < kr; i++) {
+        int j = i;
+        for (; j > 0 && weaker(in->removable, i, rorder[j - 1]); j--) rorder[j] = rorder[j - 1];
+        rorder[j] = i;
+    }
+    int best_r = 0;
+    double lp = 0;
+    pos = 0;
+    used = 0;
+    for (int r = 1; r <= R; r++) {
+        while (pos < kr && used == in->removable[rorder[pos]].avail) {
+            pos++;
+            used = 0;
+        }
+        if (pos == kr) break;
+        lp += in->removable[rorder[pos]].power;
+        used++;
+        double ov, cm;
+        if (!(in->power_now - lp > 0) || overhead_of(m, -r, &ov) ||
+            comm_of(m, in->nprocs - r, &cm))
+            continue;
+        double t = in->work / (in->power_now - lp) + cm;
+        double c = completion(in, ov, t);
+        if (c < best_c - XMPIR_AMP_TIE * fmax(fabs(c), fabs(best_c))) {
+            best_r = r;
+            best_s = 0;
+            best_c = c;
+            best_t = t;
+            best_ov = ov;
+        }
+    }
+
     char passed[96] = "";
     if (in->elapsed >= in->goal)
         snprintf(passed, sizeof passed, " (the goal of %.4g s has passed: %.4g s elapsed)",
                  in->goal, in->elapsed);
     out->unreachable = 1;
     out->completion = best_c;
+    if (best_r > 0) {
+        double cost = 0;
+        int left = best_r;
+        for (int i = 0; i < kr && left > 0; i++) {
+            int e = rorder[i], take = in->removable[e].avail < left ? in->removable[e].avail : left;
+            out->count[e] = take;
+            cost += take * in->removable[e].cost;
+            left -= take;
+        }
+        free(order);
+        free(rorder);
+        out->action = XMPIR_PLAN_REMOVE;
+        out->n = best_r;
+        out->t_new = best_t;
+        out->overhead = best_ov;
+        out->cost_rate = in->cost_now - cost;
+        char which[128];
+        describe(which, sizeof which, out->count, kr);
+        say(out, "interval needs %.4g s to land on the goal (%.4g s)%s, predicted %.4g s; "
+                 "the goal is unreachable: removing %d (%s), the fastest configuration: predicted "
+                 "%.4g s, completion %.4g s, cost %.4g/s", out->t_goal, in->goal, passed,
+            out->t_now, best_r, which, best_t, best_c, out->cost_rate);
+        return 0;
+    }
+    free(rorder);
     if (best_s == 0) {
         say(out, "interval needs %.4g s to land on the goal (%.4g s)%s, predicted %.4g s; no "
-                 "spawn of 1..%d reaches it and none is predicted to finish sooner than %.4g s: "
-                 "keeping %d processes", out->t_goal, in->goal, passed, out->t_now, S, best_c,
-                 in->nprocs);
+                 "spawn of 1..%d reaches it and no spawn or removal is predicted to finish sooner "
+                 "than %.4g s: keeping %d processes", out->t_goal, in->goal, passed, out->t_now, S,
+                 best_c, in->nprocs);
         free(order);
         return 0;
     }
@@ -257,6 +336,9 @@ static int fastest(const struct xmpi_amp_input *in, const struct xmpi_amp_model 
         best_c, out->cost_rate);
     return 0;
 }
+
+static int shrink_search(const struct xmpi_amp_input *in, const struct xmpi_amp_model *m, int *x,
+                         struct xmpi_amp_plan *out, int *found);
 
 static int grow(const struct xmpi_amp_input *in, const struct xmpi_amp_model *m, int *x,
                 struct xmpi_amp_plan *out)
@@ -286,7 +368,11 @@ static int grow(const struct xmpi_amp_input *in, const struct xmpi_amp_model *m,
             choose(&b, s, &res, ov, cm, t_need, x, out->count, in->nfree);
         if (in->constraint == XMPIR_MAP_EFFICIENCY) break;   /* the smallest s */
     }
-    if (b.n < 0) return fastest(in, m, S, out);
+    if (b.n < 0) {
+        int found = 0;
+        if (shrink_search(in, m, x, out, &found)) return -1;
+        return found ? 0 : fastest(in, m, S, out);
+    }
 
     out->action = XMPIR_PLAN_SPAWN;
     out->n = b.n;
@@ -307,6 +393,28 @@ static int grow(const struct xmpi_amp_input *in, const struct xmpi_amp_model *m,
 
 static int shrink(const struct xmpi_amp_input *in, const struct xmpi_amp_model *m, int *x,
                   struct xmpi_amp_plan *out)
+{
+    int found = 0, R = total(in->removable, in->nremovable);
+    if (R > in->nprocs - 1) R = in->nprocs - 1;
+    if (shrink_search(in, m, x, out, &found)) return -1;
+    if (found) return 0;
+    if (R == 0)
+        say(out, "interval needs %.4g s to land on the goal (%.4g s), predicted %.4g s: "
+                 "faster than needed, but no process may leave: keeping %d processes",
+            out->t_goal, in->goal, out->t_now, in->nprocs);
+    else
+        say(out, "interval needs %.4g s to land on the goal (%.4g s), predicted %.4g s: "
+                 "faster than needed, but no removal of 1..%d keeps it on the goal: keeping "
+                 "%d processes", out->t_goal, in->goal, out->t_now, R, in->nprocs);
+    return 0;
+}
+
+/* The removals that keep the job on the goal, chosen by the constraint; *found 0: none (the
+ * plan is left as it was). Too fast, a removal slows the job down to the goal; too slow, a
+ * removal can still reach it where the communication of fewer processes falls by more than
+ * their power (then the job is too slow and no spawn helps). */
+static int shrink_search(const struct xmpi_amp_input *in, const struct xmpi_amp_model *m, int *x,
+                         struct xmpi_amp_plan *out, int *found)
 {
     int room = total(in->removable, in->nremovable);
     int R = in->nprocs - 1 < room ? in->nprocs - 1 : room;
@@ -338,17 +446,8 @@ static int shrink(const struct xmpi_amp_input *in, const struct xmpi_amp_model *
             choose(&b, r, &res, ov, cm, t_need, x, out->count, in->nremovable);
         if (eff) break;
     }
-    if (b.n < 0) {
-        if (R == 0)
-            say(out, "interval needs %.4g s to land on the goal (%.4g s), predicted %.4g s: "
-                     "faster than needed, but no process may leave: keeping %d processes",
-                out->t_goal, in->goal, out->t_now, in->nprocs);
-        else
-            say(out, "interval needs %.4g s to land on the goal (%.4g s), predicted %.4g s: "
-                     "faster than needed, but no removal of 1..%d keeps it on the goal: keeping "
-                     "%d processes", out->t_goal, in->goal, out->t_now, R, in->nprocs);
-        return 0;
-    }
+    *found = b.n >= 0;
+    if (b.n < 0) return 0;
     out->action = XMPIR_PLAN_REMOVE;
     out->n = b.n;
     out->t_new = in->work / (in->power_now - b.power) + b.comm;

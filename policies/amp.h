@@ -28,12 +28,19 @@
  *   The s whose mapping is OK are suitable. Efficiency: the smallest suitable s (and its
  *   mapping's choice: the least power over dP, then the least cost). Cost: the lowest cost
  *   rate after the action (cost_now + the added cost), ties by the smaller s.
- *   No suitable s: the goal is unreachable. Then the configuration with the lowest
+ *   No suitable s: the removals of phase 2 "too fast" below are searched the same way (a job
+ *   whose communication grows with its processes can reach the goal with fewer); the first
+ *   suitable one by the constraint is the plan, reachable. None either: the goal is
+ *   unreachable. Then the configuration with the lowest
  *   predicted completion elapsed + overhead(s) + intervals_left * T(power_now + maxpower(s),
  *   nprocs + s) over s = 0 .. that maximum is chosen (overhead(0) = 0, ties by the smaller
  *   s), where maxpower(s) is the power of the s most powerful free PEs (no LP: taken by
- *   power, then by the lower cost, then by the lower entry index); unreachable = 1. s = 0 is
- *   KEEP: nothing is predicted to finish sooner.
+ *   power, then by the lower cost, then by the lower entry index); then removing r = 1 ..
+ *   min(removable, nprocs - 1) of the weakest removable processes (by the lower power, then
+ *   the higher cost, then the higher entry index) is tried the same way, with
+ *   T(power_now - minpower(r), nprocs - r) and overhead(-r): fewer processes can be faster
+ *   where communication grows with them. Ties go to the earlier of keep, spawns by s,
+ *   removals by r; unreachable = 1. Keeping: nothing is predicted to finish sooner.
  *
  * Phase 2, too fast. For r = 1 .. min(sum of removable avail, nprocs - 1):
  *     P_need = work / (t_need(-r) - comm(nprocs - r)), dP = power_now - P_need, the power

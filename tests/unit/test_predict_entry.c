@@ -107,9 +107,11 @@ START_TEST(test_predict_mixed_link)
     };
     struct xmpi_prediction out;
     ck_assert_int_eq(xmpi_model_predict(&m, &rq, &out), 0);
-    NEAR(out.lambda, 0.5);
-    /* Allreduce of 16 bytes on 4: 2 rounds of alpha + n beta + n gamma, 2 x 100 calls. */
-    NEAR(out.t_comm, 2 * 100 * (2 * A2 + 16 * 2 * B2 + 16 * 2 * G));
+    /* The spawned link was never measured: its transfers as priced (an Allreduce of 16 bytes
+     * on 4: 2 rounds of alpha + n beta + n gamma, 100 calls) plus the waiting measured now
+     * (the measurement, twice the net's estimate, minus that estimate). */
+    NEAR(out.lambda, 1);
+    NEAR(out.t_comm, 100 * (2 * A2 + 16 * 2 * B2 + 16 * 2 * G) + 100 * (A + 16 * B + 16 * G));
     NEAR(out.t_redist, 3 * A2 + 50 * 800 * B2);
 
     rq.mixed_now = 1;
@@ -141,7 +143,8 @@ START_TEST(test_predict_link_lambda)
     struct xmpi_prediction out;
     double raw4 = 100 * (2 * A2 + 16 * 2 * B2 + 16 * 2 * G);
     ck_assert_int_eq(xmpi_model_predict(&m, &rq, &out), 0);
-    NEAR(out.lambda, 0.5);   /* nothing seen over the spawned link: the current lambda */
+    NEAR(out.lambda, 1);   /* nothing seen over the spawned link: the waiting added */
+    NEAR(out.t_comm, raw4 + 100 * (A + 16 * B + 16 * G));
     /* The same interval as if it had run mixed: its estimate over the spawned link against
      * the same measurement. */
     ck_assert_int_eq(xmpi_model_observe_link(&m, &s, 1), 0);
