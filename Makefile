@@ -34,7 +34,8 @@ LIBSO = $(BUILD)/lib/libxmpi.so.$(VERSION)
 BENCH = $(BUILD)/bin/jacobi $(BUILD)/bin/jacobi-plain $(BUILD)/bin/cg $(BUILD)/bin/cg-plain \
         $(BUILD)/bin/epidemic $(BUILD)/bin/epidemic-plain $(BUILD)/bin/overhead-micro \
         $(BUILD)/bin/xmpi-spawnbench $(BUILD)/bin/xmpi-spawnbench-child $(BUILD)/bin/xmpi-redistbench \
-        $(BUILD)/bin/xmpi-calibrate $(BUILD)/bin/xmpi-opmodel $(BUILD)/bin/xmpi-spmd
+        $(BUILD)/bin/xmpi-calibrate $(BUILD)/bin/xmpi-opmodel $(BUILD)/bin/xmpi-spmd \
+        $(BUILD)/bin/xmpi-ampdecide
 TOOLS = $(patsubst tools/%.c,$(BUILD)/bin/%,$(wildcard tools/*.c))
 UNIT_SRC := $(wildcard tests/unit/*.c)
 MPI_TESTS := $(patsubst tests/mpi/%.c,$(BUILD)/tests/%,$(wildcard tests/mpi/*.c))
@@ -119,6 +120,11 @@ $(BUILD)/bin/xmpi-calibrate: benchmarks/calibrate.c benchmarks/bench_cli.h bench
 $(BUILD)/bin/xmpi-opmodel: benchmarks/opmodel.c benchmarks/bench_cli.h benchmarks/bench_median.h models/hockney.h models/calibration.h $(LIBPURE)
 	@mkdir -p $(@D)
 	$(MPICC) $(CFLAGS) $(XCFLAGS) -o $@ $< $(LIBPURE) $(GLPK_LIBS) -lm
+
+# No MPI: AMP's decision timed from the pure archive, with the plain C compiler. Not installed.
+$(BUILD)/bin/xmpi-ampdecide: benchmarks/ampdecide.c benchmarks/bench_cli.h benchmarks/bench_median.h policies/amp.h policies/mapping.h $(LIBPURE)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(XCFLAGS) -o $@ $< $(LIBPURE) $(GLPK_LIBS) -lm
 
 # The raw-MPI child of the spawn benchmark must not link libxmpi.
 $(BUILD)/bin/xmpi-spawnbench-child: benchmarks/spawnbench_child.c

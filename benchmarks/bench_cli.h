@@ -2,7 +2,8 @@
  * file: one reading of numbers, one wording of a refused value, rank 0's verdict shared, the file
  * written whole or not at all. Define BENCH_NAME ("cg", "xmpi-opmodel", ...) first; bench_util.h
  * includes this for jacobi, cg and epidemic. Header-only, so each program still builds from its
- * one .c file, and static inline, so what a program does not use draws no warning. */
+ * one .c file, and static inline, so what a program does not use draws no warning. A program
+ * without MPI (xmpi-ampdecide) defines BENCH_NO_MPI too: no <mpi.h>, no rank0_verdict. */
 #ifndef BENCH_CLI_H
 #define BENCH_CLI_H
 
@@ -10,7 +11,9 @@
 #error "define BENCH_NAME (\"cg\", \"xmpi-opmodel\", ...) before including bench_cli.h"
 #endif
 
+#ifndef BENCH_NO_MPI
 #include <mpi.h>
+#endif
 
 #include <errno.h>
 #include <math.h>
@@ -86,11 +89,13 @@ static inline int refuse_value(char *err, size_t len, const char *opt, const cha
 
 /* Rank 0's verdict on what only it checks (files, the job's size), given to every process so
  * that all leave alike. PMPI_, so that no profiling wrapper sees it. */
+#ifndef BENCH_NO_MPI
 static inline int rank0_verdict(int code, MPI_Comm comm)
 {
     PMPI_Bcast(&code, 1, MPI_INT, 0, comm);
     return code;
 }
+#endif
 
 /* Whether out can be written, asked before the measurements rather than after them: tmp
  * becomes "OUT.tmp", the name the result is written under and then renamed from. 0, or errno. */
