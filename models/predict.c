@@ -570,8 +570,9 @@ int xmpi_model_predict(const struct xmpi_model *m, const struct xmpi_predict_req
                              ncur, &p.redist_bytes, &p.t_redist)))
         return rc;
 
-    if (m->learned.nredist && (p.redist_bytes > 0 || p.nspawn || p.nremove)) {
-        p.redist_fixed = m->learned.redist_fixed;
+    int kind = p.nspawn ? 0 : p.nremove ? 1 : 2;
+    if (m->learned.nredist[kind] && (p.redist_bytes > 0 || p.nspawn || p.nremove)) {
+        p.redist_fixed = m->learned.redist_fixed[kind];
         p.t_redist += p.redist_fixed;
     }
 
@@ -611,7 +612,9 @@ int xmpi_model_learn(struct xmpi_model *m, const struct xmpi_prediction *p, doub
         running_mean(&m->learned.remove, &m->learned.nremove, meas_reconf / p->nremove);
     if (p->redist_bytes > 0 || p->nspawn || p->nremove) {
         double fixed = meas_redist - (p->t_redist - p->redist_fixed);
-        running_mean(&m->learned.redist_fixed, &m->learned.nredist, fixed > 0 ? fixed : 0);
+        int kind = p->nspawn ? 0 : p->nremove ? 1 : 2;
+        running_mean(&m->learned.redist_fixed[kind], &m->learned.nredist[kind],
+                     fixed > 0 ? fixed : 0);
     }
     return XMPIR_MODEL_OK;
 }

@@ -57,10 +57,12 @@ struct xmpi_model {
     int nprofile;                     /* profile[i - 1], from an earlier run; not owned */
     /* What the job measured of its own reconfigurations (xmpi_model_learn): the mean per
      * process of each kind, and the mean fixed cost of a move (measured minus the transfer
-     * priced by the network). n = 0: none yet, the calibration's costs stand. */
+     * priced by the network), kept apart for the move after a spawn [0] (it waits for the new
+     * processes' start-up), after a removal [1] and alone [2]. n = 0: none yet, the
+     * calibration's costs stand. */
     struct {
-        double spawn, remove, redist_fixed;
-        int nspawn, nremove, nredist;
+        double spawn, remove, redist_fixed[3];
+        int nspawn, nremove, nredist[3];
     } learned;
     /* The lambda last measured over each link (0: one spawn's processes, 1: processes of
      * several spawns talking across the `spawned` link); seen 0: never measured. */

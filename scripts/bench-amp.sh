@@ -63,7 +63,7 @@ run() {
     local name=$1 rc
     shift
     for attempt in 1 2; do
-        XMPIRUN_TIMEOUT=600 "$ROOT/scripts/xmpirun" -np 2 "$@" \
+        XMPIRUN_TIMEOUT=${RUN_TIMEOUT:-300} "$ROOT/scripts/xmpirun" -np 2 "$@" \
             "--xmpi-trace=$OUT/$name.trace.csv" >"$OUT/$name.log" 2>&1
         rc=$?
         [ $rc -ne 124 ] && break
@@ -175,7 +175,7 @@ if [ -s "$OUT/cases.dat" ]; then
     plot "$OUT/cost.png" "cost relative to the static run (cf. thesis Fig. 6.24)" case "cost / static cost" boxes "$OUT/cases.dat" "4:xticlabels(1)|cost ratio"
 fi
 if command -v gnuplot >/dev/null && [ "$(wc -l <"$OUT/breakdown.csv")" -gt 1 ]; then
-    gnuplot -e "set terminal png size 1000,500; set output '$OUT/overhead.png'; set title 'time by phase (cf. thesis Fig. 6.25)'; set ylabel seconds; set style data histograms; set style histogram rowstacked; set style fill solid 0.8 border -1; set key outside; set grid; plot for [i=2:6] '$OUT/breakdown.csv' using i:xticlabels(1) title columnheader(i)" 2>/dev/null
+    gnuplot -e "set terminal png size 1000,500; set output '$OUT/overhead.png'; set title 'time by phase (cf. thesis Fig. 6.25)'; set ylabel 'seconds'; set xtics rotate by -20; set style data histograms; set style histogram rowstacked; set style fill solid 0.8 border -1; set key outside; set grid; plot for [i=2:6] '$OUT/breakdown.csv' using i:xticlabels(1) title columnheader(i)" 2>/dev/null
 fi
 
 say
@@ -190,4 +190,9 @@ awk 'NR > 1 { e = $8 + 0; n++; s += e; a = e < 0 ? -e : e; if (a > worst) worst 
 sums=$(awk 'NR > 1 && $15 != "yes"' "$OUT/runs.csv" | wc -l)
 say "  results: $([ "$sums" = 0 ] && echo "every AMP run gave the static run's result bits" || echo "$sums RUN(S) DIFFER from static")"
 say "  decision cost: $(for f in "$OUT"/*-*-*-*.trace.csv; do awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) h[$i] = i; next } $h["t_decide"] != "" { print $h["t_decide"] * 1000 }' "$f"; done | sort -g | awk '{ v[NR] = $1 } END { if (NR) printf "median %.2f ms, max %.2f ms over %d decisions", v[int((NR + 1) / 2)], v[NR], NR }')"
+if [ -x "$BIN/xmpi-ampdecide" ]; then
+    say
+    say "== a decision alone on 8-class pools (xmpi-ampdecide; target < 10 ms per decision)"
+    "$BIN/xmpi-ampdecide" | sed -n '/^constraint/,$p' | sed 's/^/  /' | tee -a "$SUMMARY"
+fi
 say "plots: $(ls "$OUT"/*.png 2>/dev/null | tr '\n' ' ')"

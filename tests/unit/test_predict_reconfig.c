@@ -40,7 +40,8 @@ START_TEST(test_learn)
     ck_assert_int_eq(xmpi_model_learn(&m, &sp, -1, 0.1), XMPIR_MODEL_EARG);
     ck_assert_int_eq(xmpi_model_learn(&m, &sp, 0.1, NAN), XMPIR_MODEL_EARG);
     ck_assert_int_eq(xmpi_model_learn(NULL, &sp, 0.1, 0.1), XMPIR_MODEL_EARG);
-    ck_assert_int_eq(m.learned.nspawn + m.learned.nremove + m.learned.nredist, 0);
+    ck_assert_int_eq(m.learned.nspawn + m.learned.nremove + m.learned.nredist[0] +
+                     m.learned.nredist[1] + m.learned.nredist[2], 0);
     /* 0.9 s for 3 processes, then 2.1 s for 3: 0.3 and 0.7 per process, mean 0.5. */
     ck_assert_int_eq(xmpi_model_learn(&m, &sp, 0.9, 0.110), 0);
     ck_assert_int_eq(xmpi_model_learn(&m, &sp, 2.1, 0.050), 0);
@@ -53,18 +54,21 @@ START_TEST(test_learn)
     /* Removals keep the calibration until one is measured. */
     ck_assert_int_eq(xmpi_predict_reconfig(&m, cur, shrink, &r), 0);
     NEAR(r.t_remove, 1 * XMPIR_CAL_DEFAULT_REMOVE);
-    /* Fixed costs so far: 0.110 - 0.010 and 0.050 - 0.010: mean 0.070. A removal whose move
-     * was priced with that fixed cost measures it against the transfer alone. */
-    NEAR(m.learned.redist_fixed, 0.070);
-    rm.redist_fixed = 0.070;
-    rm.t_redist += 0.070;
+    /* Fixed costs of moves after a spawn: 0.110 - 0.010 and 0.050 - 0.010, mean 0.070; none
+     * yet after a removal. A removal measured against its transfer alone starts its own mean. */
+    NEAR(m.learned.redist_fixed[0], 0.070);
+    ck_assert_int_eq(m.learned.nredist[1], 0);
     ck_assert_int_eq(xmpi_model_learn(&m, &rm, 0.004, 0.002 + 0.160), 0);
-    NEAR(m.learned.redist_fixed, (0.100 + 0.040 + 0.160) / 3);
+    NEAR(m.learned.redist_fixed[1], 0.160);
+    NEAR(m.learned.redist_fixed[0], 0.070);
     ck_assert_int_eq(xmpi_predict_reconfig(&m, cur, shrink, &r), 0);
     NEAR(r.t_remove, 0.004);
-    /* A move faster than its transfer's price counts a fixed cost of 0, not less. */
+    /* A move priced with a fixed cost is measured against the transfer alone; one faster
+     * than its transfer's price counts a fixed cost of 0, not less. */
+    rm.redist_fixed = 0.160;
+    rm.t_redist += 0.160;
     ck_assert_int_eq(xmpi_model_learn(&m, &rm, 0.004, 0.001), 0);
-    NEAR(m.learned.redist_fixed, (0.100 + 0.040 + 0.160 + 0) / 4);
+    NEAR(m.learned.redist_fixed[1], (0.160 + 0) / 2);
 }
 END_TEST
 
