@@ -189,89 +189,83 @@ static int weaker(const struct xmpi_map_slot *s, int i, int j)
     return i > j;
 }
 
+/* The entries of s in the order `first` puts them (insertion sort: a pool has a few). */
+static void sort_slots(const struct xmpi_map_slot *s, int k,
+                       int (*first)(const struct xmpi_map_slot *, int, int), int *order)
+{
+    for (int i = 0; i < k; i++) {
+        int j = i;
+        for (; j > 0 && first(s, i, order[j - 1]); j--) order[j] = order[j - 1];
+        order[j] = i;
+    }
+}
+
+/* The entry of the next PE (or process) in that order, -1 when none is left; *pos and *used
+ * (how many of order[*pos]'s have gone) start at 0. */
+static int next_slot(const struct xmpi_map_slot *s, const int *order, int k, int *pos, int *used)
+{
+    while (*pos < k && *used == s[order[*pos]].avail) {
+        (*pos)++;
+        *used = 0;
+    }
+    if (*pos == k) return -1;
+    (*used)++;
+    return order[*pos];
+}
+
+/* The first n PEs in that order into count; their cost rate. */
+static double take_first(const struct xmpi_map_slot *s, const int *order, int k, int n, int *count)
+{
+    double cost = 0;
+    for (int i = 0; i < k && n > 0; i++) {
+        int e = order[i], take = s[e].avail < n ? s[e].avail : n;
+        count[e] = take;
+        cost += take * s[e].cost;
+        n -= take;
+    }
+    return cost;
+}
+
 /* No s is suitable: the configuration with the lowest predicted completion among keeping,
  * spawning s on the s most powerful free PEs, and removing the r weakest removable processes
- * (ties to the earlier of that list). */
+ * (ties to the earlier of that list). Fewer processes can be faster where communication grows
+ * with the job faster than power helps (a CG on 5 processes of 3 spawns ran no faster than on
+ * its 2). */
 static int fastest(const struct xmpi_amp_input *in, const struct xmpi_amp_model *m, int S,
                    struct xmpi_amp_plan *out)
 {
-    int k = in->nfree;
-    int *order = malloc((size_t)(k > 0 ? k : 1) * sizeof *order);
+    int k = in->nfree, kr = in->nremovable, R = total(in->removable, kr);
+    if (R > in->nprocs - 1) R = in->nprocs - 1;
+    int *order = malloc((size_t)(k + kr + 1) * sizeof *order), *rorder = order + k;
     if (!order) {
         say(out, "amp: out of memory");
         return -1;
     }
-    for (int i = 0; i < k; i++) {   /* insertion sort: a pool has a few entries */
-        int j = i;
-        for (; j > 0 && before(in->free, i, order[j - 1]); j--) order[j] = order[j - 1];
-        order[j] = i;
-    }
+    sort_slots(in->free, k, before, order);
+    sort_slots(in->removable, kr, weaker, rorder);
 
-    int best_s = 0;
+    /* delta > 0: spawn delta; delta < 0: remove -delta; 0: keep. */
+    int best = 0;
     double best_c = completion(in, 0, out->t_now), best_t = out->t_now, best_ov = 0;
-    double mp = 0;   /* maxpower(s) */
-    int pos = 0, used = 0;   /* order[pos] has given `used` of its PEs */
-    for (int s = 1; s <= S; s++) {
-        while (pos < k && used == in->free[order[pos]].avail) {
-            pos++;
-            used = 0;
-        }
-        if (pos == k) break;
-        mp += in->free[order[pos]].power;
-        used++;
-        double ov, cm;
-        if (overhead_of(m, s, &ov) || comm_of(m, in->nprocs + s, &cm)) continue;
-        double t = in->work / (in->power_now + mp) + cm;
-        double c = completion(in, ov, t);
-        if (c < best_c - XMPIR_AMP_TIE * fmax(fabs(c), fabs(best_c))) {
-            best_s = s;
-            best_c = c;
-            best_t = t;
-            best_ov = ov;
-        }
-    }
-
-    /* Fewer processes can be faster too, where communication grows with the job faster
-     * than power helps (a CG on 5 processes of 3 spawns ran no faster than on its 2): the
-     * r weakest removable processes (the dearer among equal powers, then the higher entry),
-     * r = 1 .. min(removable, nprocs - 1), each strictly faster than all before. */
-    int kr = in->nremovable, R = total(in->removable, kr);
-    if (R > in->nprocs - 1) R = in->nprocs - 1;
-    int *rorder = malloc((size_t)(kr > 0 ? kr : 1) * sizeof *rorder);
-    if (!rorder) {
-        free(order);
-        say(out, "amp: out of memory");
-        return -1;
-    }
-    for (int i = 0; i < kr; i++) {
-        int j = i;
-        for (; j > 0 && weaker(in->removable, i, rorder[j - 1]); j--) rorder[j] = rorder[j - 1];
-        rorder[j] = i;
-    }
-    int best_r = 0;
-    double lp = 0;
-    pos = 0;
-    used = 0;
-    for (int r = 1; r <= R; r++) {
-        while (pos < kr && used == in->removable[rorder[pos]].avail) {
-            pos++;
-            used = 0;
-        }
-        if (pos == kr) break;
-        lp += in->removable[rorder[pos]].power;
-        used++;
-        double ov, cm;
-        if (!(in->power_now - lp > 0) || overhead_of(m, -r, &ov) ||
-            comm_of(m, in->nprocs - r, &cm))
-            continue;
-        double t = in->work / (in->power_now - lp) + cm;
-        double c = completion(in, ov, t);
-        if (c < best_c - XMPIR_AMP_TIE * fmax(fabs(c), fabs(best_c))) {
-            best_r = r;
-            best_s = 0;
-            best_c = c;
-            best_t = t;
-            best_ov = ov;
+    for (int dir = 1; dir >= -1; dir -= 2) {
+        const struct xmpi_map_slot *sl = dir > 0 ? in->free : in->removable;
+        const int *ord = dir > 0 ? order : rorder;
+        int n = dir > 0 ? k : kr, top = dir > 0 ? S : R, pos = 0, used = 0;
+        double dp = 0;   /* the power that came or went */
+        for (int q = 1; q <= top; q++) {
+            int e = next_slot(sl, ord, n, &pos, &used);
+            if (e < 0) break;
+            dp += sl[e].power;
+            double ov, cm, p = in->power_now + dir * dp;
+            if (!(p > 0) || overhead_of(m, dir * q, &ov) || comm_of(m, in->nprocs + dir * q, &cm))
+                continue;
+            double t = in->work / p + cm, c = completion(in, ov, t);
+            if (c < best_c - XMPIR_AMP_TIE * fmax(fabs(c), fabs(best_c))) {
+                best = dir * q;
+                best_c = c;
+                best_t = t;
+                best_ov = ov;
+            }
         }
     }
 
@@ -281,32 +275,7 @@ static int fastest(const struct xmpi_amp_input *in, const struct xmpi_amp_model 
                  in->goal, in->elapsed);
     out->unreachable = 1;
     out->completion = best_c;
-    if (best_r > 0) {
-        double cost = 0;
-        int left = best_r;
-        for (int i = 0; i < kr && left > 0; i++) {
-            int e = rorder[i], take = in->removable[e].avail < left ? in->removable[e].avail : left;
-            out->count[e] = take;
-            cost += take * in->removable[e].cost;
-            left -= take;
-        }
-        free(order);
-        free(rorder);
-        out->action = XMPIR_PLAN_REMOVE;
-        out->n = best_r;
-        out->t_new = best_t;
-        out->overhead = best_ov;
-        out->cost_rate = in->cost_now - cost;
-        char which[128];
-        describe(which, sizeof which, out->count, kr);
-        say(out, "interval needs %.4g s to land on the goal (%.4g s)%s, predicted %.4g s; "
-                 "the goal is unreachable: removing %d (%s), the fastest configuration: predicted "
-                 "%.4g s, completion %.4g s, cost %.4g/s", out->t_goal, in->goal, passed,
-            out->t_now, best_r, which, best_t, best_c, out->cost_rate);
-        return 0;
-    }
-    free(rorder);
-    if (best_s == 0) {
+    if (best == 0) {
         say(out, "interval needs %.4g s to land on the goal (%.4g s)%s, predicted %.4g s; no "
                  "spawn of 1..%d reaches it and no spawn or removal is predicted to finish sooner "
                  "than %.4g s: keeping %d processes", out->t_goal, in->goal, passed, out->t_now, S,
@@ -314,26 +283,21 @@ static int fastest(const struct xmpi_amp_input *in, const struct xmpi_amp_model 
         free(order);
         return 0;
     }
-    double cost = 0;
-    int left = best_s;
-    for (int i = 0; i < k && left > 0; i++) {
-        int e = order[i], take = in->free[e].avail < left ? in->free[e].avail : left;
-        out->count[e] = take;
-        cost += take * in->free[e].cost;
-        left -= take;
-    }
+    int grow = best > 0, n = grow ? best : -best;
+    double cost = grow ? take_first(in->free, order, k, n, out->count)
+                       : take_first(in->removable, rorder, kr, n, out->count);
     free(order);
-    out->action = XMPIR_PLAN_SPAWN;
-    out->n = best_s;
+    out->action = grow ? XMPIR_PLAN_SPAWN : XMPIR_PLAN_REMOVE;
+    out->n = n;
     out->t_new = best_t;
     out->overhead = best_ov;
-    out->cost_rate = in->cost_now + cost;
+    out->cost_rate = in->cost_now + (grow ? cost : -cost);
     char which[128];
-    describe(which, sizeof which, out->count, k);
+    describe(which, sizeof which, out->count, grow ? k : kr);
     say(out, "interval needs %.4g s to land on the goal (%.4g s)%s, predicted %.4g s; "
-             "the goal is unreachable: spawning %d (%s), the fastest configuration: predicted %.4g s, "
-             "completion %.4g s, cost %.4g/s", out->t_goal, in->goal, passed, out->t_now, best_s, which, best_t,
-        best_c, out->cost_rate);
+             "the goal is unreachable: %s %d (%s), the fastest configuration: predicted %.4g s, "
+             "completion %.4g s, cost %.4g/s", out->t_goal, in->goal, passed, out->t_now,
+        grow ? "spawning" : "removing", n, which, best_t, best_c, out->cost_rate);
     return 0;
 }
 
