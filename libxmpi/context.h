@@ -56,6 +56,8 @@ struct xmpi_ctx {
         double static_estimate;  /* the static run's length (s from MPI_Init) that the goal
                                   * was derived from; 0 until resolved */
         int waited;              /* intervals passed over before the goal, for balance */
+        int started;
+        double loop_start;       /* seconds from MPI_Init to the first iteration (about) */
         int unreachable_said;
         int said_maxit;
     } amp;

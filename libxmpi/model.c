@@ -3,10 +3,12 @@
  * the trace row of that interval compares with what the sink measured. */
 #include "model.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "../models/trace.h"
 #include "context.h"
 
 int xmpi_rtmodel_calibrate(struct xmpi_rtmodel *md, const char *path, char *err, size_t errlen)
@@ -26,6 +28,25 @@ int xmpi_rtmodel_calibrate(struct xmpi_rtmodel *md, const char *path, char *err,
     md->defaulted = def;
     snprintf(md->source, sizeof md->source, "%s", path);
     return 0;
+}
+
+int xmpi_rtmodel_load_profile(struct xmpi_rtmodel *md, const char *path, char *err, size_t errlen)
+{
+    free(md->profile);
+    md->profile = NULL;
+    md->nprofile = 0;
+    if (!path || !path[0]) return 0;
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        snprintf(err, errlen, "xmpi: option --xmpi-work-profile: cannot read '%s': %s", path,
+                 strerror(errno));
+        return -1;
+    }
+    char perr[900];
+    int rc = xmpi_trace_read_profile(f, path, &md->profile, &md->nprofile, perr, sizeof perr);
+    fclose(f);
+    if (rc) snprintf(err, errlen, "xmpi: option --xmpi-work-profile: %s", perr);
+    return rc;
 }
 
 void xmpi_rtmodel_describe(const struct xmpi_rtmodel *md, char *buf, size_t len)
@@ -67,6 +88,7 @@ void xmpi_rtmodel_start(struct xmpi_ctx *cx, const struct xmpi_pool *pool, int s
                       names[c]);
             return;
         }
+    if (md->profile) xmpi_model_set_profile(&md->m, md->profile, md->nprofile);
     md->on = 1;
 }
 
@@ -177,6 +199,9 @@ void xmpi_rtmodel_free(struct xmpi_rtmodel *md)
 {
     free(md->host_class);
     md->host_class = NULL;
+    free(md->profile);
+    md->profile = NULL;
+    md->nprofile = 0;
     md->on = 0;
     md->pending = 0;
 }

@@ -30,12 +30,17 @@ struct xmpi_rtmodel {
     long after;                      /* compare with the first interval starting at or after this */
     struct xmpi_prediction p;
     double reconf_base, redist_base; /* the sink's totals when the prediction was made */
+    double *profile;                 /* --xmpi-work-profile's work per iteration, or NULL */
+    int nprofile;
 };
 
 /* Rank 0 at start-up: the defaults, then `path` ("" or NULL: none). On a malformed or
  * unreadable file returns -1 with "xmpi: option --xmpi-calibration: FILE:LINE: ..." in err
  * and keeps the defaults. */
 int xmpi_rtmodel_calibrate(struct xmpi_rtmodel *md, const char *path, char *err, size_t errlen);
+/* Rank 0 at start-up: the work profile of --xmpi-work-profile (path "" or NULL: none). On a
+ * malformed or unreadable file returns -1 with "xmpi: option --xmpi-work-profile: ..." in err. */
+int xmpi_rtmodel_load_profile(struct xmpi_rtmodel *md, const char *path, char *err, size_t errlen);
 /* "calibration: FILE" (with the keys it left at their defaults) or "calibration: defaults". */
 void xmpi_rtmodel_describe(const struct xmpi_rtmodel *md, char *buf, size_t len);
 /* Rank 0, once the pool is known: the pool's classes become the model's. */

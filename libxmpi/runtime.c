@@ -187,6 +187,8 @@ static void start(int *argc, char ***argv)
     /* Before the trace, so that a job stopped by a bad calibration file leaves no trace file. */
     if (!err[0] && cx->rank == 0 && !cx->opts.help)
         xmpi_rtmodel_calibrate(&cx->model, cx->opts.calibration, err, sizeof err);
+    if (!err[0] && cx->rank == 0 && !cx->opts.help)
+        xmpi_rtmodel_load_profile(&cx->model, cx->opts.work_profile, err, sizeof err);
     if (!err[0] && cx->rank == 0 && cx->opts.trace[0] && !cx->opts.help)
         cx->trace = xmpi_trace_open(cx->opts.trace, err, sizeof err);
     agree_or_abort(cx, err);
@@ -223,6 +225,9 @@ static void start(int *argc, char ***argv)
     char cal[XMPIR_PATH_MAX + 160] = "";
     if (cx->rank == 0) xmpi_rtmodel_describe(&cx->model, cal, sizeof cal);
     xmpi_note(cx, 1, "%s", cal);
+    if (cx->model.profile)
+        xmpi_note(cx, 1, "work profile: %d intervals from %s", cx->model.nprofile,
+                  cx->opts.work_profile);
 }
 
 /* Before PMPI_Init, while MPI still reads its parameters from the environment: should a

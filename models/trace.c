@@ -3,6 +3,8 @@
 #include "trace.h"
 
 #include <errno.h>
+#include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 const char xmpi_trace_header[] =
@@ -78,4 +80,90 @@ int xmpi_trace_row(FILE *f, const struct xmpi_interval *s, const char *source,
     else fputs(",,", f);
     fputc('\n', f);
     return fflush(f) || ferror(f) ? -1 : 0;
+}
+
+/* Field `want` (0-based) of a comma-separated line, into buf; -1 when the line is shorter. */
+static int csv_field(const char *line, int want, char *buf, size_t len)
+{
+    int k = 0;
+    const char *p = line;
+    while (k < want) {
+        p = strchr(p, ',');
+        if (!p) return -1;
+        p++;
+        k++;
+    }
+    size_t m = strcspn(p, ",\r\n");
+    if (m >= len) m = len - 1;
+    memcpy(buf, p, m);
+    buf[m] = '\0';
+    return 0;
+}
+
+static int column_of(const char *header, const char *name)
+{
+    char buf[64];
+    for (int i = 0; csv_field(header, i, buf, sizeof buf) == 0; i++)
+        if (!strcmp(buf, name)) return i;
+    return -1;
+}
+
+int xmpi_trace_read_profile(FILE *f, const char *fname, double **out, int *n, char *err,
+                            size_t errlen)
+{
+    char line[16384];
+    *out = NULL;
+    *n = 0;
+    if (!fgets(line, sizeof line, f)) {
+        snprintf(err, errlen, "%s:1: empty file; expected a trace written by --xmpi-trace", fname);
+        return -1;
+    }
+    int ci = column_of(line, "iterations"), cw = column_of(line, "work_sum");
+    if (ci < 0 || cw < 0) {
+        snprintf(err, errlen, "%s:1: no column '%s' in the header; expected a trace written by "
+                 "--xmpi-trace", fname, ci < 0 ? "iterations" : "work_sum");
+        return -1;
+    }
+    double *v = NULL;
+    int cap = 0, cnt = 0;
+    for (int ln = 2; fgets(line, sizeof line, f); ln++) {
+        if (line[0] == '\n' || line[0] == '\0') continue;
+        char a[64], b[64], *ea, *eb;
+        if (csv_field(line, ci, a, sizeof a) || csv_field(line, cw, b, sizeof b)) {
+            snprintf(err, errlen, "%s:%d: the row ends before its iterations and work_sum fields",
+                     fname, ln);
+            free(v);
+            return -1;
+        }
+        errno = 0;
+        double it = strtod(a, &ea), w = strtod(b, &eb);
+        if (ea == a || *ea || eb == b || *eb || errno || !isfinite(it) || !isfinite(w) ||
+            !(it > 0) || w < 0) {
+            snprintf(err, errlen, "%s:%d: iterations '%s', work_sum '%s': expected iterations > 0 "
+                     "and work_sum >= 0", fname, ln, a, b);
+            free(v);
+            return -1;
+        }
+        if (cnt == cap) {
+            int nc = cap ? 2 * cap : 64;
+            double *nv = realloc(v, sizeof *nv * (size_t)nc);
+            if (!nv) {
+                snprintf(err, errlen, "%s:%d: out of memory", fname, ln);
+                free(v);
+                return -1;
+            }
+            v = nv;
+            cap = nc;
+        }
+        v[cnt++] = w / it;
+    }
+    if (ferror(f) || cnt == 0) {
+        snprintf(err, errlen, "%s: %s", fname, ferror(f) ? "read error" : "no rows: the trace has "
+                 "no interval");
+        free(v);
+        return -1;
+    }
+    *out = v;
+    *n = cnt;
+    return 0;
 }

@@ -40,4 +40,13 @@ struct xmpi_trace_model {
 int xmpi_trace_row(FILE *f, const struct xmpi_interval *s, const char *source,
                    const char *action, const struct xmpi_trace_model *m);
 
+/* The work profile of an earlier run, from its trace (--xmpi-work-profile): row by row,
+ * work_sum / iterations, the columns found by name in the header, so interval i of that run
+ * gives (*out)[i - 1]. *out is malloc'ed with *n >= 1 entries. -1, with "FILE:LINE: ..." in
+ * err and nothing allocated, for a header without those columns, a row with fewer fields, a
+ * number that does not parse or is not finite, iterations <= 0, work < 0, no rows at all, or
+ * a read error. */
+int xmpi_trace_read_profile(FILE *f, const char *fname, double **out, int *n, char *err,
+                            size_t errlen);
+
 #endif

@@ -97,8 +97,10 @@ static const struct optdef table[] = {
     {"goal", K_STRING, 0, 0, OFF(goal), SZ(goal), "(none; required by amp)",
      "SECONDS (completion time from MPI_Init, > 0) or PCT% (that much sooner than the static "
      "estimate, 0 < PCT < 100)",
-     "amp's completion-time goal; PCT% is taken against the first interval's time per "
-     "iteration times maxit", valid_goal, NULL},
+     "amp's completion-time goal. PCT% is taken off the iterations' static estimate, the "
+     "start-up excluded: the pace of the first balanced interval (one that no move of rows "
+     "preceded, at the latest the fourth) for all of maxit; SECONDS act from the first "
+     "interval end", valid_goal, NULL},
     {"constraint", K_CHOICE, 0, 0, OFF(constraint), 0, "efficiency", "efficiency or cost",
      "what amp minimises while it meets the goal: processes (efficiency: the most powerful PEs "
      "first) or cost (the resource file's cost per PE-hour)", NULL, amp_constraints},
@@ -130,6 +132,14 @@ static const struct optdef table[] = {
      "a calibration file, e.g. written by xmpi-calibrate",
      "the prediction model's network, reduction, spawn and remove costs (read by rank 0 at "
      "start-up)", NULL, NULL},
+    {"work-profile", K_STRING, 0, 0, OFF(work_profile), SZ(work_profile),
+     "(none: the work of the next interval is extrapolated from the last ones)",
+     "the --xmpi-trace file of an earlier run of the same program and input, with the same "
+     "--xmpi-si",
+     "the work per iteration of each interval of that run (work_sum / iterations): the "
+     "prediction model takes its shape for an irregular program's next intervals, scaled by "
+     "how this run's last interval compares (thesis 5.3.1; read by rank 0 at start-up)",
+     NULL, NULL},
     {"help", K_FLAG, 0, 1, OFF(help), 0, "off", "no value, or 0/1, no/yes, false/true, off/on",
      "print this help on rank 0 and end the job", NULL, NULL},
 };

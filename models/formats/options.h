@@ -35,6 +35,7 @@ struct xmpi_options {
     int yield;                      /* enum xmpi_yield_mode: auto, on, off */
     int emulate;                    /* enum xmpi_emulate_mode: dilate, quota */
     char calibration[XMPIR_PATH_MAX]; /* calibration file; "" = the documented defaults */
+    char work_profile[XMPIR_PATH_MAX]; /* an earlier run's trace: its work per interval */
 };
 
 enum xmpi_yield_mode { XMPIR_YIELD_AUTO = 0, XMPIR_YIELD_ON, XMPIR_YIELD_OFF };

@@ -31,6 +31,12 @@ stops "the cost constraint over a pool that costs nothing is refused" "every PE 
     --xmpi-initial=slow:2 --xmpi-oversubscribe
 stops "an unknown constraint is refused" "efficiency or cost" \
     --xmpi-policy=amp --xmpi-goal=30% --xmpi-constraint=speed "${POOL[@]}"
+stops "a work profile that is not a trace is refused, naming the file and line" \
+    "option --xmpi-work-profile: $TMP/res:1: no column 'iterations'" \
+    "--xmpi-work-profile=$TMP/res" "${POOL[@]}"
+stops "a work profile that cannot be read is refused" \
+    "option --xmpi-work-profile: cannot read '$TMP/none.csv'" \
+    "--xmpi-work-profile=$TMP/none.csv" "${POOL[@]}"
 
 # XMPI_Eval_reconfig without maxit: refused on every process, said once, nothing moved.
 cat >"$TMP/nomax.c" <<'C'
@@ -68,14 +74,17 @@ else
 fi
 
 require_spawn "amp end to end"
-"$LAUNCH" -np 2 "$J" -n 1200 -i 400 -d --xmpi-si=40 "${POOL[@]}" >"$TMP/static" 2>&1
+"$LAUNCH" -np 2 "$J" -n 1200 -i 400 -d --xmpi-si=40 "${POOL[@]}" "--xmpi-trace=$TMP/static.csv" \
+    >"$TMP/static" 2>&1
 RETRY_HOOK="rm -f '$TMP/amp.csv'" launch_retry "$TMP/amp.out" -np 2 "$J" -n 1200 -i 400 -d \
     --xmpi-si=40 --xmpi-policy=amp --xmpi-goal=40% --xmpi-constraint=cost "${POOL[@]}" \
-    --xmpi-verbose "--xmpi-trace=$TMP/amp.csv"
+    --xmpi-verbose "--xmpi-trace=$TMP/amp.csv" "--xmpi-work-profile=$TMP/static.csv"
 check "amp: jacobi exits 0" test $? = 0
+check "amp: the static run's trace is taken as the work profile" \
+    test "$(grep -c "work profile: 10 intervals from $TMP/static.csv" "$TMP/amp.out.err")" = 1
 check "amp: the answer is the static run's, bit for bit" \
     test -n "$(field checksum "$TMP/static")" -a "$(field checksum "$TMP/static")" = "$(field checksum "$TMP/amp.out")"
-check "amp: the goal is fixed once and said" test "$(grep -c 'amp: goal .* s from the start (40% sooner than the static estimate, .* s), constraint cost' "$TMP/amp.out.err")" = 1
+check "amp: the goal is fixed once and said" test "$(grep -c 'amp: goal .* s from the start (40% sooner than the static estimate, .* s, for the iterations from .* s on), constraint cost' "$TMP/amp.out.err")" = 1
 rows=$(col "$TMP/amp.csv" policy | grep -c '^amp$')
 check "amp: every interval end but the last is decided ($rows rows)" test "$rows" -ge 8
 check "amp: the trace names the goal" test "$(col "$TMP/amp.csv" event | grep -c '^goal [0-9.]* s$')" = "$rows"

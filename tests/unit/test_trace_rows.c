@@ -359,6 +359,71 @@ START_TEST(test_row_dev_full)
 }
 END_TEST
 
+/* A work profile read back from a trace written by xmpi_trace_row (with the model's and the
+ * policy's free-text columns filled, commas included) is each row's work_sum / iterations. */
+START_TEST(test_profile_round_trip)
+{
+    FILE *f = xmpi_trace_open(path, (char[256]){0}, 256);
+    ck_assert_ptr_nonnull(f);
+    uint64_t seed = 900;
+    double want[12];
+    struct xmpi_trace_model m;
+    memset(&m, 0, sizeof m);
+    m.calibration = "a,b.txt";
+    m.policy = "amp";
+    snprintf(m.why, sizeof m.why, "keeping 2 processes, within 1%%");
+    for (int i = 0; i < 12; i++) {
+        struct xmpi_rank_record recs[MAXP];
+        struct xmpi_interval s;
+        random_summary(&seed, &s, recs, 1 + i % MAXP);
+        want[i] = s.work_sum / s.iterations;
+        ck_assert_int_eq(xmpi_trace_row(f, &s, "declared", "none", i % 2 ? &m : NULL), 0);
+    }
+    fclose(f);
+    f = fopen(path, "r");
+    double *got = NULL;
+    int n = 0;
+    char err[512] = "";
+    ck_assert_msg(xmpi_trace_read_profile(f, path, &got, &n, err, sizeof err) == 0, "%s", err);
+    fclose(f);
+    ck_assert_int_eq(n, 12);
+    for (int i = 0; i < 12; i++) near(got[i], want[i], "work per iteration");
+    free(got);
+}
+END_TEST
+
+/* Each malformed trace is refused with its line, and nothing is left allocated. */
+static const struct { const char *text, *says; } bad_profiles[] = {
+    {"", ":1: empty file"},
+    {"interval,work_sum\n1,5\n", ":1: no column 'iterations'"},
+    {"iterations,x\n1,5\n", ":1: no column 'work_sum'"},
+    {"iterations,work_sum\n", "no rows"},
+    {"iterations,work_sum\n10,100\n0,100\n", ":3: iterations '0'"},
+    {"iterations,work_sum\n10,-1\n", ":2: iterations '10', work_sum '-1'"},
+    {"iterations,work_sum\n10,abc\n", ":2: iterations '10', work_sum 'abc'"},
+    {"iterations,work_sum\n10,nan\n", ":2:"},
+    {"a,iterations,work_sum\n1,10\n", ":2: the row ends before"},
+};
+
+START_TEST(test_profile_refused)
+{
+    FILE *f = fopen(path, "w");
+    ck_assert_ptr_nonnull(f);
+    fputs(bad_profiles[_i].text, f);
+    fclose(f);
+    f = fopen(path, "r");
+    double *got = (double *)&got;
+    int n = 7;
+    char err[512] = "";
+    ck_assert_int_eq(xmpi_trace_read_profile(f, path, &got, &n, err, sizeof err), -1);
+    fclose(f);
+    ck_assert_ptr_null(got);
+    ck_assert_int_eq(n, 0);
+    ck_assert_msg(strstr(err, bad_profiles[_i].says) && strstr(err, path), "case %d: '%s'", _i,
+                  err);
+}
+END_TEST
+
 Suite *trace_rows_suite(void)
 {
     Suite *s = suite_create("trace_rows");
@@ -372,6 +437,9 @@ Suite *trace_rows_suite(void)
     tcase_add_test(tc, test_rows_append);
     tcase_add_test(tc, test_row_write_error);
     tcase_add_test(tc, test_row_dev_full);
+    tcase_add_test(tc, test_profile_round_trip);
+    tcase_add_loop_test(tc, test_profile_refused, 0,
+                        (int)(sizeof bad_profiles / sizeof bad_profiles[0]));
     suite_add_tcase(s, tc);
     return s;
 }
