@@ -226,11 +226,11 @@ static double take_first(const struct xmpi_map_slot *s, const int *order, int k,
     return cost;
 }
 
-/* No s is suitable: the configuration with the lowest predicted completion among keeping,
- * spawning s on the s most powerful free PEs, and removing the r weakest removable processes
- * (ties to the earlier of that list). Fewer processes can be faster where communication grows
- * with the job faster than power helps (a CG on 5 processes of 3 spawns ran no faster than on
- * its 2). */
+/* No s is suitable: among keeping, spawning s on the s most powerful free PEs, and removing
+ * the r weakest removable processes, the fastest predicted completion; and of those within
+ * --xmpi-tol of it, the fewest processes (efficiency) or the lowest cost rate (cost). Fewer
+ * processes can be faster where communication grows with the job faster than power helps (a
+ * CG on 5 processes of 3 spawns ran no faster than on its 2, at 2.5 times the cost). */
 static int fastest(const struct xmpi_amp_input *in, const struct xmpi_amp_model *m, int S,
                    struct xmpi_amp_plan *out)
 {
@@ -244,30 +244,59 @@ static int fastest(const struct xmpi_amp_input *in, const struct xmpi_amp_model 
     sort_slots(in->free, k, before, order);
     sort_slots(in->removable, kr, weaker, rorder);
 
-    /* delta > 0: spawn delta; delta < 0: remove -delta; 0: keep. */
-    int best = 0;
-    double best_c = completion(in, 0, out->t_now), best_t = out->t_now, best_ov = 0;
+    /* Every candidate: delta > 0 spawns delta, < 0 removes -delta, 0 keeps; its predicted
+     * completion and cost rate. */
+    int nc = 1 + S + R;
+    double *cd = malloc(sizeof *cd * 5 * (size_t)nc);
+    if (!cd) {
+        free(order);
+        say(out, "amp: out of memory");
+        return -1;
+    }
+    double *cc = cd + nc, *ct = cc + nc, *cov = ct + nc, *crate = cov + nc;
+    cd[0] = 0, cc[0] = completion(in, 0, out->t_now), ct[0] = out->t_now, cov[0] = 0,
+    crate[0] = in->cost_now;
+    int nk = 1;
     for (int dir = 1; dir >= -1; dir -= 2) {
         const struct xmpi_map_slot *sl = dir > 0 ? in->free : in->removable;
         const int *ord = dir > 0 ? order : rorder;
         int n = dir > 0 ? k : kr, top = dir > 0 ? S : R, pos = 0, used = 0;
-        double dp = 0;   /* the power that came or went */
+        double dp = 0, dc = 0;   /* the power and the cost rate that came or went */
         for (int q = 1; q <= top; q++) {
             int e = next_slot(sl, ord, n, &pos, &used);
             if (e < 0) break;
             dp += sl[e].power;
+            dc += sl[e].cost;
             double ov, cm, p = in->power_now + dir * dp;
             if (!(p > 0) || overhead_of(m, dir * q, &ov) || comm_of(m, in->nprocs + dir * q, &cm))
                 continue;
-            double t = in->work / p + cm, c = completion(in, ov, t);
-            if (c < best_c - XMPIR_AMP_TIE * fmax(fabs(c), fabs(best_c))) {
-                best = dir * q;
-                best_c = c;
-                best_t = t;
-                best_ov = ov;
-            }
+            cd[nk] = dir * q;
+            ct[nk] = in->work / p + cm;
+            cc[nk] = completion(in, ov, ct[nk]);
+            cov[nk] = ov;
+            crate[nk] = in->cost_now + dir * dc;
+            nk++;
         }
     }
+    /* The fastest, and among the candidates within the tolerance of it (and the tie) the one
+     * the constraint prefers: the fewest processes, or the lowest cost rate (ties: fewer). */
+    double fast = cc[0];
+    for (int i = 1; i < nk; i++) fast = fmin(fast, cc[i]);
+    double near = fast + in->tol * fabs(fast) + XMPIR_AMP_TIE * fabs(fast);
+    double ctie = XMPIR_AMP_TIE * fmax(max_cost(in->free, k), max_cost(in->removable, kr));
+    int pick = -1;
+    for (int i = 0; i < nk; i++) {
+        if (cc[i] > near) continue;
+        int better = pick < 0;
+        if (!better && in->constraint == XMPIR_MAP_COST && fabs(crate[i] - crate[pick]) > ctie)
+            better = crate[i] < crate[pick];
+        else if (!better)
+            better = cd[i] < cd[pick];
+        if (better) pick = i;
+    }
+    int best = (int)cd[pick];
+    double best_c = cc[pick], best_t = ct[pick], best_ov = cov[pick];
+    free(cd);
 
     char passed[96] = "";
     if (in->elapsed >= in->goal)
@@ -277,9 +306,9 @@ static int fastest(const struct xmpi_amp_input *in, const struct xmpi_amp_model 
     out->completion = best_c;
     if (best == 0) {
         say(out, "interval needs %.4g s to land on the goal (%.4g s)%s, predicted %.4g s; no "
-                 "spawn of 1..%d reaches it and no spawn or removal is predicted to finish sooner "
-                 "than %.4g s: keeping %d processes", out->t_goal, in->goal, passed, out->t_now, S,
-                 best_c, in->nprocs);
+                 "spawn of 1..%d reaches it and no spawn or removal is predicted to finish "
+                 "sooner than %.4g s by more than the tolerance: keeping %d processes",
+            out->t_goal, in->goal, passed, out->t_now, S, best_c, in->nprocs);
         free(order);
         return 0;
     }
@@ -295,9 +324,11 @@ static int fastest(const struct xmpi_amp_input *in, const struct xmpi_amp_model 
     char which[128];
     describe(which, sizeof which, out->count, grow ? k : kr);
     say(out, "interval needs %.4g s to land on the goal (%.4g s)%s, predicted %.4g s; "
-             "the goal is unreachable: %s %d (%s), the fastest configuration: predicted %.4g s, "
-             "completion %.4g s, cost %.4g/s", out->t_goal, in->goal, passed, out->t_now,
-        grow ? "spawning" : "removing", n, which, best_t, best_c, out->cost_rate);
+             "the goal is unreachable: %s %d (%s), the fastest configuration (within the "
+             "tolerance, %s): predicted %.4g s, completion %.4g s, cost %.4g/s", out->t_goal,
+        in->goal, passed, out->t_now, grow ? "spawning" : "removing", n, which,
+        in->constraint == XMPIR_MAP_COST ? "the cheapest" : "the fewest processes", best_t,
+        best_c, out->cost_rate);
     return 0;
 }
 

@@ -31,16 +31,16 @@
  *   No suitable s: the removals of phase 2 "too fast" below are searched the same way (a job
  *   whose communication grows with its processes can reach the goal with fewer); the first
  *   suitable one by the constraint is the plan, reachable. None either: the goal is
- *   unreachable. Then the configuration with the lowest
- *   predicted completion elapsed + overhead(s) + intervals_left * T(power_now + maxpower(s),
- *   nprocs + s) over s = 0 .. that maximum is chosen (overhead(0) = 0, ties by the smaller
- *   s), where maxpower(s) is the power of the s most powerful free PEs (no LP: taken by
- *   power, then by the lower cost, then by the lower entry index); then removing r = 1 ..
- *   min(removable, nprocs - 1) of the weakest removable processes (by the lower power, then
- *   the higher cost, then the higher entry index) is tried the same way, with
- *   T(power_now - minpower(r), nprocs - r) and overhead(-r): fewer processes can be faster
- *   where communication grows with them. Ties go to the earlier of keep, spawns by s,
- *   removals by r; unreachable = 1. Keeping: nothing is predicted to finish sooner.
+ *   unreachable. Then every configuration is priced: keeping, spawning s = 1 .. that maximum
+ *   on the s most powerful free PEs (maxpower(s): taken by power, then by the lower cost,
+ *   then by the lower entry index; no LP), and removing r = 1 .. min(removable, nprocs - 1)
+ *   of the weakest removable processes (by the lower power, then the higher cost, then the
+ *   higher entry index), each at its predicted completion elapsed + overhead(delta) +
+ *   intervals_left * T(power after, nprocs + delta). Fewer processes can be faster where
+ *   communication grows with them. Of those within tol (relative, plus the tie) of the
+ *   fastest completion, efficiency takes the fewest processes, cost the lowest cost rate
+ *   after (ties: the fewer processes); unreachable = 1. Keeping: nothing finishes sooner by
+ *   more than tol, or keeping is the constraint's choice among those that do not.
  *
  * Phase 2, too fast. For r = 1 .. min(sum of removable avail, nprocs - 1):
  *     P_need = work / (t_need(-r) - comm(nprocs - r)), dP = power_now - P_need, the power

@@ -266,10 +266,14 @@ static struct refplan reference(const struct xmpi_amp_input *in, const struct tm
             r.o = O_SLOW_REMOVE;
             return r;
         }
-        /* Unreachable: the lowest completion over s = 0..S on the most power s PEs give. */
+        /* Unreachable: every candidate (keep; s on the most power s PEs give, the cheapest
+         * of those; r removing the least power, the dearest of those), the fastest, and
+         * within the tolerance of it the fewest processes (efficiency) or the lowest cost
+         * rate, ties to the fewer (cost). */
+        struct cand { int delta; double power, cost, t, c; } cs[64];
+        int nc = 0;
+        cs[nc++] = (struct cand){0, 0, 0, r.t_now, r.completion};
         enumerate(in->free, in->nfree, S);   /* ref_removal enumerated the removable ones */
-        r.unreachable = 1;
-        r.o = O_UNREACH_KEEP;
         for (int s = 1; s <= S; s++) {
             double ov, cm, mp = -1, mc = 0;
             if (ref_overhead(tm, s, &ov) || ref_comm(tm, in->nprocs + s, &cm)) continue;
@@ -283,19 +287,8 @@ static struct refplan reference(const struct xmpi_amp_input *in, const struct tm
                     first = 0;
                 }
             double t = in->work / (in->power_now + mp) + cm;
-            double c = in->elapsed + ov + in->intervals_left * t;
-            if (c < r.completion && !within(c, r.completion, XMPIR_AMP_TIE * fmax(c, r.completion))) {
-                r.o = O_UNREACH_SPAWN;
-                r.action = XMPIR_PLAN_SPAWN;
-                r.n = s;
-                r.power = mp;
-                r.cost = mc;
-                r.t_new = t;
-                r.completion = c;
-            }
+            cs[nc++] = (struct cand){s, mp, mc, t, in->elapsed + ov + in->intervals_left * t};
         }
-        /* Then removing the r least powerful removable processes (the dearest among them),
-         * strictly faster than everything before. */
         int R = avail_sum(in->removable, in->nremovable);
         if (in->nprocs - 1 < R) R = in->nprocs - 1;
         enumerate(in->removable, in->nremovable, R);
@@ -313,17 +306,31 @@ static struct refplan reference(const struct xmpi_amp_input *in, const struct tm
                 }
             if (!(in->power_now - lo > 0)) continue;
             double t = in->work / (in->power_now - lo) + cm;
-            double c = in->elapsed + ov + in->intervals_left * t;
-            if (c < r.completion && !within(c, r.completion, XMPIR_AMP_TIE * fmax(c, r.completion))) {
-                r.o = O_UNREACH_REMOVE;
-                r.action = XMPIR_PLAN_REMOVE;
-                r.n = q;
-                r.power = lo;
-                r.cost = hc;
-                r.t_new = t;
-                r.completion = c;
-            }
+            cs[nc++] = (struct cand){-q, lo, hc, t, in->elapsed + ov + in->intervals_left * t};
         }
+        double fast = cs[0].c;
+        for (int i = 1; i < nc; i++) if (cs[i].c < fast) fast = cs[i].c;
+        double rtie = XMPIR_AMP_TIE * fmax(max_of(in->free, in->nfree, 0),
+                                           max_of(in->removable, in->nremovable, 0));
+        int pick = -1;
+        for (int i = 0; i < nc; i++) {
+            if (cs[i].c > fast + in->tol * fabs(fast) + XMPIR_AMP_TIE * fabs(fast)) continue;
+            double rate = in->cost_now + (cs[i].delta >= 0 ? cs[i].cost : -cs[i].cost);
+            double prate = pick < 0 ? 0 : in->cost_now + (cs[pick].delta >= 0 ? cs[pick].cost : -cs[pick].cost);
+            int better = pick < 0;
+            if (!better && !eff && !within(rate, prate, rtie)) better = rate < prate;
+            else if (!better) better = cs[i].delta < cs[pick].delta;
+            if (better) pick = i;
+        }
+        r.unreachable = 1;
+        const struct cand *w = &cs[pick];
+        r.o = w->delta > 0 ? O_UNREACH_SPAWN : w->delta < 0 ? O_UNREACH_REMOVE : O_UNREACH_KEEP;
+        r.action = w->delta > 0 ? XMPIR_PLAN_SPAWN : w->delta < 0 ? XMPIR_PLAN_REMOVE : XMPIR_PLAN_KEEP;
+        r.n = w->delta > 0 ? w->delta : -w->delta;
+        r.power = w->power;
+        r.cost = w->cost;
+        r.t_new = w->t;
+        r.completion = w->c;
         return r;
     }
     if (!ref_removal(in, tm, &r)) r.o = O_FAST_KEEP;
@@ -838,11 +845,17 @@ START_TEST(goal_already_passed_takes_the_fastest)
     ck_assert_int_eq(p.unreachable, 1);
     near_eq(p.completion, 20 + 28);
     WHY_HAS(p, "passed");
-    /* Exactly on the goal: t_goal 0, still too slow, never "within tol". */
+    /* Exactly on the goal: t_goal 0, still too slow, never "within tol" of the goal; and
+     * with that tolerance every candidate is within it of the fastest, so efficiency keeps
+     * the fewest processes. */
     in.elapsed = 10;
     in.tol = 1e9;
     ck_assert_int_eq(xmpi_policy_amp(&in, &m, &p), 0);
     ck_assert_int_eq(p.unreachable, 1);
+    ck_assert_int_eq(p.action, XMPIR_PLAN_KEEP);
+    ck_assert_msg(!has(p.why, "within"), "%s", p.why);
+    in.tol = 0;
+    ck_assert_int_eq(xmpi_policy_amp(&in, &m, &p), 0);
     ck_assert_int_eq(p.n, 3);
 }
 END_TEST
