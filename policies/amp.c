@@ -171,6 +171,25 @@ static double completion(const struct xmpi_amp_input *in, double overhead, doubl
     return in->elapsed + overhead + in->intervals_left * t;
 }
 
+/* The plan of the chosen suitable candidate b (its entries already in out->count): a spawn
+ * (sign 1) or a removal (sign -1), with the rule that chose it for the sentence. */
+static void take(const struct xmpi_amp_input *in, const struct best *b, int sign,
+                 const char *rule, struct xmpi_amp_plan *out)
+{
+    out->action = sign > 0 ? XMPIR_PLAN_SPAWN : XMPIR_PLAN_REMOVE;
+    out->n = b->n;
+    out->t_new = in->work / (in->power_now + sign * b->power) + b->comm;
+    out->overhead = b->overhead;
+    out->cost_rate = in->cost_now + sign * b->cost;
+    out->completion = completion(in, b->overhead, out->t_new);
+    char which[128];
+    describe(which, sizeof which, out->count, sign > 0 ? in->nfree : in->nremovable);
+    say(out, "interval needs %.4g s to land on the goal (%.4g s), predicted %.4g s: %s %d "
+             "(%s), predicted %.4g s (needs %.4g s after %.4g s of overhead), cost %.4g/s (%s)",
+        out->t_goal, in->goal, out->t_now, sign > 0 ? "spawning" : "removing", b->n, which,
+        out->t_new, b->t_need, b->overhead, out->cost_rate, rule);
+}
+
 /* Does free entry i come before j for maxpower: the more powerful, then the cheaper, then
  * the lower index. */
 static int before(const struct xmpi_map_slot *s, int i, int j)
@@ -369,20 +388,9 @@ static int grow(const struct xmpi_amp_input *in, const struct xmpi_amp_model *m,
         return found ? 0 : fastest(in, m, S, out);
     }
 
-    out->action = XMPIR_PLAN_SPAWN;
-    out->n = b.n;
-    out->t_new = in->work / (in->power_now + b.power) + b.comm;
-    out->overhead = b.overhead;
-    out->cost_rate = in->cost_now + b.cost;
-    out->completion = completion(in, b.overhead, out->t_new);
-    char which[128];
-    describe(which, sizeof which, out->count, in->nfree);
-    say(out, "interval needs %.4g s to land on the goal (%.4g s), predicted %.4g s: spawning %d "
-             "(%s), predicted %.4g s (needs %.4g s after %.4g s of overhead), cost %.4g/s (%s)",
-        out->t_goal, in->goal, out->t_now, b.n, which, out->t_new, b.t_need, b.overhead,
-        out->cost_rate,
-        in->constraint == XMPIR_MAP_EFFICIENCY ? "efficiency: the fewest that reach it"
-                                               : "cost: the cheapest that reach it");
+    take(in, &b, 1, in->constraint == XMPIR_MAP_EFFICIENCY ? "efficiency: the fewest that reach it"
+                                                         : "cost: the cheapest that reach it",
+         out);
     return 0;
 }
 
@@ -443,19 +451,8 @@ static int shrink_search(const struct xmpi_amp_input *in, const struct xmpi_amp_
     }
     *found = b.n >= 0;
     if (b.n < 0) return 0;
-    out->action = XMPIR_PLAN_REMOVE;
-    out->n = b.n;
-    out->t_new = in->work / (in->power_now - b.power) + b.comm;
-    out->overhead = b.overhead;
-    out->cost_rate = in->cost_now - b.cost;
-    out->completion = completion(in, b.overhead, out->t_new);
-    char which[128];
-    describe(which, sizeof which, out->count, in->nremovable);
-    say(out, "interval needs %.4g s to land on the goal (%.4g s), predicted %.4g s: removing %d "
-             "(%s), predicted %.4g s (needs %.4g s after %.4g s of overhead), cost %.4g/s (%s)",
-        out->t_goal, in->goal, out->t_now, b.n, which, out->t_new, b.t_need, b.overhead,
-        out->cost_rate,
-        eff ? "efficiency: the most that keep it" : "cost: the dearest that keep it");
+    take(in, &b, -1, eff ? "efficiency: the most that keep it" : "cost: the dearest that keep it",
+         out);
     return 0;
 }
 
