@@ -43,20 +43,6 @@ static void classes_now(const struct xmpi_ctx *cx, char *out, size_t len)
     }
 }
 
-/* Rank 0: cost units per second of the processes in the job now (cost.h); -1 without a
- * scheduler, or when the pool's costs are unusable. */
-static double cost_rate_now(const struct xmpi_ctx *cx)
-{
-    const struct xmpi_world *w = &cx->world;
-    if (!w->have_sched || w->sched.nprocs < 1) return -1;
-    double *c = malloc(sizeof *c * (size_t)w->sched.nprocs);
-    if (!c) return -1;
-    for (int i = 0; i < w->sched.nprocs; i++) c[i] = w->pool.hosts[w->sched.procs[i].host].cost;
-    double rate = xmpi_cost_rate(c, w->sched.nprocs);
-    free(c);
-    return rate;
-}
-
 /* Rank 0: charges the account from its last elapsed to `elapsed` at `rate` (the rate of
  * the processes that ran the span), for `nprocs` processes. The span from the previous
  * interval's end includes the reconfiguration done there: it is charged at the new
@@ -285,7 +271,7 @@ int xmpi_pipeline_interval_end(struct xmpi_ctx *cx, const struct xmpi_app *app)
     int rate_procs = 0;
     if (cx->rank == 0) {
         classes_now(cx, classes, sizeof classes);
-        rate = cost_rate_now(cx);
+        rate = xmpi_world_cost_rate(&cx->world);
         rate_procs = cx->world.sched.nprocs;
     }
     double t_decide = PMPI_Wtime();
@@ -326,7 +312,8 @@ static void cost_report(struct xmpi_ctx *cx)
     const struct xmpi_cost *acct = &cx->cost;
     /* The processes in the job now ran since the last interval's end (a reconfiguration
      * at an interval end happens before that interval's row is written). */
-    if (cost_charge(cx, cost_rate_now(cx), cx->world.sched.nprocs, PMPI_Wtime() - cx->t0) < 0 &&
+    double rate = xmpi_world_cost_rate(&cx->world);
+    if (cost_charge(cx, rate, cx->world.sched.nprocs, PMPI_Wtime() - cx->t0) < 0 &&
         acct->steps == 0)
         return;
     char line[160];

@@ -195,7 +195,7 @@ static void decide_amp(struct xmpi_ctx *cx, struct pricing *pr, struct xmpi_reco
     struct xmpi_map_slot fr[XMPIR_MODEL_CLASSES_MAX], rm[XMPIR_MODEL_CLASSES_MAX];
     const struct xmpi_pool *pool = &cx->world.pool;
     const struct xmpi_sched *sc = &cx->world.sched;
-    double cost_now = 0;
+    double cost_now = xmpi_world_cost_rate(&cx->world);
     int add_class = -1;
     int known[XMPIR_MODEL_CLASSES_MAX];
     for (int c = 0; c < nc; c++) {
@@ -213,9 +213,7 @@ static void decide_amp(struct xmpi_ctx *cx, struct pricing *pr, struct xmpi_reco
     }
     for (int i = 0; i < sc->nprocs; i++) {
         int c = cx->model.host_class[sc->procs[i].host];
-        if (c < 0 || c >= nc) continue;
-        cost_now += fr[c].cost;
-        if (sc->procs[i].group > 0) rm[c].avail++;
+        if (c >= 0 && c < nc && sc->procs[i].group > 0) rm[c].avail++;
     }
     /* A class the model cannot price is neither grown onto nor shrunk from. */
     for (int c = 0; c < nc; c++)
@@ -230,7 +228,8 @@ static void decide_amp(struct xmpi_ctx *cx, struct pricing *pr, struct xmpi_reco
         .goal = cx->amp.goal, .elapsed = elapsed, .intervals_left = intervals_left,
         .tol = (double)cx->opts.tol / 100,
         .constraint = cx->opts.constraint ? XMPIR_MAP_COST : XMPIR_MAP_EFFICIENCY,
-        .work = now.work * ap.scale, .power_now = now.work / now.t_comp, .cost_now = cost_now,
+        .work = now.work * ap.scale, .power_now = now.work / now.t_comp,
+        .cost_now = cost_now > 0 ? cost_now : 0,
         .nprocs = p, .max_spawn = room > 0 ? room : 0, .free = fr, .nfree = nc,
         .removable = rm, .nremovable = nc};
     struct xmpi_amp_model am = {&ap, amp_comm, amp_overhead};

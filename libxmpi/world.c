@@ -9,6 +9,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../models/cost.h"
 #include "context.h"
 #include "xmpi.h"
 
@@ -331,4 +332,15 @@ void xmpi_world_stop(struct xmpi_ctx *cx)
         w->have_sched = 0;
     }
     adopt(cx, MPI_COMM_NULL);
+}
+
+double xmpi_world_cost_rate(const struct xmpi_world *w)
+{
+    if (!w->have_sched || w->sched.nprocs < 1) return -1;
+    double *c = malloc(sizeof *c * (size_t)w->sched.nprocs);
+    if (!c) return -1;
+    for (int i = 0; i < w->sched.nprocs; i++) c[i] = w->pool.hosts[w->sched.procs[i].host].cost;
+    double rate = xmpi_cost_rate(c, w->sched.nprocs);
+    free(c);
+    return rate;
 }

@@ -57,5 +57,8 @@ void xmpi_world_remove(struct xmpi_ctx *cx, const int *ranks, int n);
 int xmpi_world_find_program(const char *command);
 /* Frees what the world holds (inside MPI_Finalize, before PMPI_Finalize). */
 void xmpi_world_stop(struct xmpi_ctx *cx);
+/* Rank 0: cost units per second of the processes in the job now, each at its host's cost per
+ * PE-hour (models/cost.h); -1 without a scheduler, or when the pool's costs are unusable. */
+double xmpi_world_cost_rate(const struct xmpi_world *w);
 
 #endif
