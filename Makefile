@@ -15,7 +15,7 @@ PAPI_LIBS = $(shell pkg-config --libs papi 2>/dev/null || echo -lpapi)
 HWLOC_LIBS = $(shell pkg-config --libs hwloc 2>/dev/null || echo -lhwloc)
 # GLPK (policies/mapping.c): Debian's libglpk-dev ships no .pc file, hence the fallback.
 GLPK_LIBS = $(shell pkg-config --libs glpk 2>/dev/null || echo -lglpk)
-DEP_LIBS = $(PAPI_LIBS) $(HWLOC_LIBS) $(GLPK_LIBS) -lm
+DEP_LIBS = $(PAPI_LIBS) $(HWLOC_LIBS) $(GLPK_LIBS) -lm -pthread
 CHECK_CFLAGS = $(shell pkg-config --cflags check 2>/dev/null)
 CHECK_LIBS = $(shell pkg-config --libs check 2>/dev/null || echo -lcheck)
 

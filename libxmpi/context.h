@@ -18,6 +18,7 @@
 #include "registry.h"
 #include "rms.h"
 #include "sink.h"
+#include "watchdog.h"
 #include "world.h"
 
 enum xmpi_phase { XMPIR_PHASE_BEFORE = 0, XMPIR_PHASE_RUNNING, XMPIR_PHASE_DONE };
@@ -27,6 +28,7 @@ struct xmpi_ctx {
     int rank, size;          /* in XMPI_COMM_WORLD */
     MPI_Comm comm;           /* private twin of XMPI_COMM_WORLD for the library's own collectives */
     struct xmpi_options opts;
+    struct xmpi_watchdog watch;   /* bounds the waits of reconfigurations */
     double t0;               /* MPI_Wtime at MPI_Init */
     int status;              /* XMPI_RUNNING, ... */
     int evaluates;           /* the program calls XMPI_Eval_*: the pipeline waits for it */

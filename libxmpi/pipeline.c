@@ -287,8 +287,20 @@ int xmpi_pipeline_interval_end(struct xmpi_ctx *cx, const struct xmpi_app *app)
         }
     }
     t_decide = PMPI_Wtime() - t_decide;
+    /* After MPI refused a spawn, a policy that grows would only try again every interval. */
+    if (plan.action == XMPIR_PLAN_SPAWN && cx->world.spawn_refused) plan.action = XMPIR_PLAN_KEEP;
     /* act */
     if (plan.action != XMPIR_PLAN_KEEP) rc = reconfigure(cx, s, app, &plan);
+    /* A policy's spawn that MPI refused leaves the job as it was (or with the processes that
+     * did start) and is not the program's error: rank 0 said why; policies stop spawning. */
+    if (plan.action == XMPIR_PLAN_SPAWN && rc == XMPI_ERR_SPAWN) {
+        char pol[16] = "";
+        xmpi_options_format(&cx->opts, "policy", pol, sizeof pol);
+        cx->world.spawn_refused = 1;
+        xmpi_note(cx, 0, "XMPI_Eval_reconfig: --xmpi-policy=%s spawns no more processes in this "
+                  "run", pol);
+        rc = XMPI_SUCCESS;
+    }
     else if (!rc && blocks) rc = rebalance(cx, s, app, blocks);
     free(blocks);
     /* record */
@@ -489,11 +501,14 @@ static int agree(struct xmpi_ctx *cx, int rc, const char *call, const char *why)
     return rc;
 }
 
-static int usable(const struct xmpi_ctx *cx)
+static int usable(const struct xmpi_ctx *cx, const char *call)
 {
     int rc = xmpi_member(cx);
     if (rc) return rc;
-    return cx->mon.in_iter ? XMPI_ERR_STATE : XMPI_SUCCESS;
+    if (!cx->mon.in_iter) return XMPI_SUCCESS;
+    xmpi_note(cx, 0, "%s: called inside a monitored iteration (after XMPI_Monitor_iter_begin "
+              "or XMPI_Monitor_si_init); call it between iterations; nothing changed", call);
+    return XMPI_ERR_STATE;
 }
 
 /* Rank 0: the checks of XMPI_Spawn's arguments and the placement of the new processes. */
@@ -518,13 +533,15 @@ static int check_spawn(struct xmpi_ctx *cx, const char *command, int nprocs, cha
         return XMPI_ERR_NOMEM;
     }
     int s = xmpi_sched_place(&cx->world.sched, node_class, nprocs, *hosts, why, len);
-    return s ? sched_error(s) : XMPI_SUCCESS;
+    if (s) return sched_error(s);
+    return cx->opts.spawn_check == 0 ? xmpi_world_spawn_precheck(cx, *hosts, nprocs, why, len)
+                                     : XMPI_SUCCESS;
 }
 
 static int spawn_call(const char *command, char *argv[], int nprocs, MPI_Info info, char *node_class[])
 {
     struct xmpi_ctx *cx = xmpi_ctx;
-    int rc = usable(cx);
+    int rc = usable(cx, "XMPI_Spawn");
     if (rc) return rc;
     return spawn_processes(cx, command, argv, nprocs, info, node_class);
 }
@@ -549,8 +566,12 @@ static int spawn_processes(struct xmpi_ctx *cx, const char *command, char *argv[
     rc = xmpi_world_spawn(cx, command, argv, hosts, n, info, &join, &done);
     if (cx->rank == 0) {
         if (done > 0) xmpi_rms_spawned(cx, hosts, done);
-        if (rc) xmpi_note(cx, 0, "XMPI_Spawn: MPI_Comm_spawn failed after %d of %d processes",
-                          done, n);
+        if (rc) {
+            char hint[512];
+            xmpi_world_spawn_hint(cx, hint, sizeof hint);
+            xmpi_note(cx, 0, "XMPI_Spawn: MPI_Comm_spawn failed after %d of %d processes; "
+                      "XMPI_COMM_WORLD goes on with %d: %s", done, n, cx->size, hint);
+        }
         xmpi_note(cx, 2, "spawned %d process(es); XMPI_COMM_WORLD has %d", done, cx->size);
         if (done == n) xmpi_sink_reconfigured(&cx->sink, PMPI_Wtime() - t0);
     }
@@ -578,7 +599,7 @@ static int check_remove(struct xmpi_ctx *cx, int nprocs, char *node_class[], int
 static int remove_call(int nprocs, char *node_class[])
 {
     struct xmpi_ctx *cx = xmpi_ctx;
-    int rc = usable(cx);
+    int rc = usable(cx, "XMPI_Remove");
     if (rc) return rc;
     return remove_processes(cx, nprocs, node_class);
 }

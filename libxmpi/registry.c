@@ -572,6 +572,9 @@ int xmpi_registry_move(struct xmpi_ctx *cx, struct xmpi_move *mv)
     }
     char why[768] = "";
     int rc = XMPI_ERR_MPI;
+    char what[160];
+    snprintf(what, sizeof what, "%s (moving the registered data)", call);
+    xmpi_watchdog_arm(&cx->watch, cx->opts.wait_timeout, cx->rank, what);
     if (PMPI_Allgather(&mine, DESC_LL, MPI_LONG_LONG, pl.d, DESC_LL, MPI_LONG_LONG,
                        cx->comm) == MPI_SUCCESS)
         rc = judge(&pl, mv->leaving, mv->nleaving, why, sizeof why);
@@ -603,6 +606,7 @@ int xmpi_registry_move(struct xmpi_ctx *cx, struct xmpi_move *mv)
         int *jstart = malloc(sizeof *jstart * (size_t)pl.p);
         if (!jstart) xmpi_die_nomem(cx, call);
         R->stats.bytes_sent = R->stats.bytes_recv = 0;
+        if (mv->joining) xmpi_fault("move");
         for (int s = 0, k = 0; s < R->n; s++) {
             int m = R->r[s].kind == K_SPARSE
                         ? move_sparse(&pl, &R->r[s], &pl.fresh[3 * s], k++, jstart)
@@ -626,6 +630,7 @@ int xmpi_registry_move(struct xmpi_ctx *cx, struct xmpi_move *mv)
     } else if ((rc > 0 || !mv->leaving) && cx->rank == 0) {
         xmpi_note(cx, 0, "%s: %s", call, why);
     }
+    xmpi_watchdog_disarm(&cx->watch);
     plan_free(&pl);
     return rc;
 }

@@ -167,6 +167,7 @@ static void start(int *argc, char ***argv)
     xmpi_monitor_init(cx);
     xmpi_hwcount_load();
     xmpi_emulate_init(&cx->emu);
+    xmpi_watchdog_init(&cx->watch);
     atexit(release_at_exit);
     xmpi_rtmodel_calibrate(&cx->model, NULL, NULL, 0);
 
@@ -318,6 +319,7 @@ XMPI_PUBLIC int MPI_Finalize(void)
         if (cx->rank == 0) xmpi_rms_stop(cx);
         xmpi_rtmodel_free(&cx->model);
         xmpi_world_stop(cx);
+        xmpi_watchdog_stop(&cx->watch);
         free_argv(cx);
         cx->phase = XMPIR_PHASE_DONE;
     }

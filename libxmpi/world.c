@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -90,6 +91,29 @@ static void report_emulation(struct xmpi_ctx *cx, int worst, const char *msg)
               msg && msg[0] ? msg : "no writable cgroup cpu controller on some host; running at full speed");
 }
 
+/* A host name without its domain, as launchers compare them. */
+static void short_name(char *dst, const char *src)
+{
+    size_t k = strcspn(src, ".");
+    if (k >= MPI_MAX_PROCESSOR_NAME) k = MPI_MAX_PROCESSOR_NAME - 1;
+    memcpy(dst, src, k);
+    dst[k] = '\0';
+}
+
+/* Rank 0: the distinct hosts mpirun started the job on. */
+static void remember_launch_hosts(struct xmpi_world *w, const char *names, int n)
+{
+    w->launch_hosts = calloc((size_t)n, sizeof *w->launch_hosts);
+    w->nlaunch = 0;
+    for (int i = 0; w->launch_hosts && i < n; i++) {
+        char s[MPI_MAX_PROCESSOR_NAME];
+        short_name(s, names + (size_t)i * MPI_MAX_PROCESSOR_NAME);
+        int seen = 0;
+        for (int j = 0; j < w->nlaunch && !seen; j++) seen = !strcmp(w->launch_hosts[j], s);
+        if (!seen) memcpy(w->launch_hosts[w->nlaunch++], s, sizeof s);
+    }
+}
+
 int xmpi_world_start_initial(struct xmpi_ctx *cx, char *err, size_t errlen)
 {
     struct xmpi_world *w = &cx->world;
@@ -138,6 +162,7 @@ int xmpi_world_start_initial(struct xmpi_ctx *cx, char *err, size_t errlen)
     }
     PMPI_Scatter(emu, (int)sizeof *emu, MPI_BYTE, &w->initial_emu, (int)sizeof *emu, MPI_BYTE, 0,
                  cx->comm);
+    if (cx->rank == 0 && names) remember_launch_hosts(w, names, cx->size);
     free(names);
     free(emu);
     return rc;
@@ -173,17 +198,25 @@ static void after_merge(struct xmpi_ctx *cx, MPI_Comm merged, struct join_packet
     report_emulation(cx, worst, NULL);
 }
 
-/* Existing members (parents, and children of this same call) take part in one more spawn. */
-static int spawn_round(struct xmpi_ctx *cx, const char *command, char *argv[], int n,
-                       MPI_Info *infos, int more, const struct xmpi_emu_assign *emu,
-                       const struct xmpi_join *join)
+/* Tag of the intercommunicator between the job and the processes of one spawn. */
+#define JOIN_TAG 7301
+
+/* Rank 0 alone: MPI_Comm_spawn(_multiple) over a private MPI_COMM_SELF that returns errors.
+ * Spawning from rank 0 alone is what makes a refused spawn safe: when Open MPI 4.1 refuses
+ * a spawn over a communicator of several processes, the root returns the error and the
+ * others stay inside MPI_Comm_spawn for ever. Here the others wait in a broadcast of the
+ * result instead, and every process returns the same code. */
+static int spawn_from_root(const char *command, char *argv[], int n, MPI_Info *infos,
+                           MPI_Comm *inter)
 {
-    MPI_Comm inter;
-    int rc;
+    MPI_Comm self;
+    int rc = PMPI_Comm_dup(MPI_COMM_SELF, &self);
+    if (rc != MPI_SUCCESS) return rc;
+    PMPI_Comm_set_errhandler(self, MPI_ERRORS_RETURN);
     int *errcodes = calloc((size_t)n, sizeof *errcodes);
     if (n == 1) {
-        rc = PMPI_Comm_spawn(command, argv, 1, infos ? infos[0] : MPI_INFO_NULL, 0, cx->comm,
-                             &inter, errcodes ? errcodes : MPI_ERRCODES_IGNORE);
+        rc = PMPI_Comm_spawn(command, argv, 1, infos ? infos[0] : MPI_INFO_NULL, 0, self,
+                             inter, errcodes ? errcodes : MPI_ERRCODES_IGNORE);
     } else {
         char **cmds = malloc(sizeof *cmds * (size_t)n);
         char ***argvs = malloc(sizeof *argvs * (size_t)n);
@@ -194,20 +227,54 @@ static int spawn_round(struct xmpi_ctx *cx, const char *command, char *argv[], i
             maxprocs[i] = 1;
         }
         rc = cmds && argvs && maxprocs
-                 ? PMPI_Comm_spawn_multiple(n, cmds, argvs, maxprocs, infos, 0, cx->comm,
-                                            &inter, errcodes ? errcodes : MPI_ERRCODES_IGNORE)
+                 ? PMPI_Comm_spawn_multiple(n, cmds, argvs, maxprocs, infos, 0, self, inter,
+                                            errcodes ? errcodes : MPI_ERRCODES_IGNORE)
                  : MPI_ERR_NO_MEM;
         free(cmds);
         free(argvs);
         free(maxprocs);
     }
     free(errcodes);
+    PMPI_Comm_free(&self);
+    return rc;
+}
+
+/* Both sides of a join: from the bridge (rank 0 of the job + the new processes) to one
+ * intracommunicator of the job's members first and the new processes after, in the order
+ * of their own MPI_COMM_WORLD. `local` is the side's own communicator; `newcomer` says
+ * which side this is. */
+static MPI_Comm join_sides(MPI_Comm local, MPI_Comm bridge, int newcomer)
+{
+    MPI_Comm inter, merged;
+    /* The bridge ranks the job's rank 0 first (low) and the first new process next. */
+    PMPI_Intercomm_create(local, 0, bridge == MPI_COMM_NULL ? local : bridge, newcomer ? 0 : 1,
+                          JOIN_TAG, &inter);
+    PMPI_Intercomm_merge(inter, newcomer, &merged);
+    PMPI_Comm_free(&inter);
+    return merged;
+}
+
+/* Existing members (parents, and children of this same call) take part in one more spawn. */
+static int spawn_round(struct xmpi_ctx *cx, const char *command, char *argv[], int n,
+                       MPI_Info *infos, int more, const struct xmpi_emu_assign *emu,
+                       const struct xmpi_join *join)
+{
+    int rc = MPI_SUCCESS;
+    MPI_Comm bridge = MPI_COMM_NULL;
+    if (cx->rank == 0) {
+        MPI_Comm inter;
+        rc = spawn_from_root(command, argv, n, infos, &inter);
+        if (rc == MPI_SUCCESS) {
+            PMPI_Intercomm_merge(inter, 0, &bridge);
+            /* Open MPI 4.1 hangs disconnecting a merged intracommunicator: disconnect the
+             * intercommunicator, and only ever free the merged ones. */
+            PMPI_Comm_disconnect(&inter);
+        }
+    }
+    PMPI_Bcast(&rc, 1, MPI_INT, 0, cx->comm);
     if (rc != MPI_SUCCESS) return XMPI_ERR_SPAWN;
-    MPI_Comm merged;
-    PMPI_Intercomm_merge(inter, 0, &merged);
-    /* Open MPI 4.1 hangs disconnecting a merged intracommunicator: disconnect the
-     * intercommunicator, and only ever free the merged ones. */
-    PMPI_Comm_disconnect(&inter);
+    MPI_Comm merged = join_sides(cx->comm, bridge, 0);
+    if (bridge != MPI_COMM_NULL) PMPI_Comm_free(&bridge);
     struct join_packet pk = {0};
     if (cx->rank == 0) {
         pk.more = more;
@@ -221,21 +288,113 @@ static int spawn_round(struct xmpi_ctx *cx, const char *command, char *argv[], i
 
 void xmpi_world_start_child(struct xmpi_ctx *cx, MPI_Comm parent, struct xmpi_join *join)
 {
-    MPI_Comm merged;
+    MPI_Comm bridge;
     int me;   /* index among the processes of this MPI_Comm_spawn */
     PMPI_Comm_rank(MPI_COMM_WORLD, &me);
-    PMPI_Intercomm_merge(parent, 1, &merged);
+    xmpi_watchdog_arm(&cx->watch, cx->opts.wait_timeout, -1, "joining the job (a spawned process)");
+    PMPI_Intercomm_merge(parent, 1, &bridge);
     PMPI_Comm_disconnect(&parent);
+    if (me == 0) xmpi_fault("join");
+    MPI_Comm merged = join_sides(MPI_COMM_WORLD, bridge, 1);
+    PMPI_Comm_free(&bridge);
     cx->status = XMPI_NEWLY_SPAWNED;
     struct join_packet pk;
     after_merge(cx, merged, &pk, NULL, me);
     *join = pk.join;
-    /* Later spawns of the same call are collective over the grown XMPI_COMM_WORLD. */
+    /* Later spawns of the same call take every member of the grown XMPI_COMM_WORLD. */
     while (pk.more > 0) {
         int more = pk.more;
         if (spawn_round(cx, NULL, NULL, 1, NULL, more - 1, NULL, join) != XMPI_SUCCESS) break;
         pk.more = more - 1;
     }
+    xmpi_watchdog_disarm(&cx->watch);
+}
+
+#ifdef OPEN_MPI
+/* Is the environment variable set to a true value (Open MPI's MCA booleans)? */
+static int env_true(const char *name)
+{
+    const char *v = getenv(name);
+    return v && (!strcmp(v, "1") || !strcasecmp(v, "true") || !strcasecmp(v, "yes"));
+}
+
+/* Open MPI: may this job place more processes than its slots? */
+static int ompi_oversubscribes(void)
+{
+    const char *map = getenv("OMPI_MCA_rmaps_base_mapping_policy");
+    return env_true("OMPI_MCA_rmaps_base_oversubscribe") ||
+           (map && (strstr(map, "OVERSUBSCRIBE") || strstr(map, "oversubscribe")));
+}
+#endif
+
+void xmpi_world_spawn_hint(const struct xmpi_ctx *cx, char *buf, size_t len)
+{
+    int *usize = NULL, flag = 0;
+    PMPI_Comm_get_attr(MPI_COMM_WORLD, MPI_UNIVERSE_SIZE, &usize, &flag);
+    int slots = flag && usize ? *usize : 0;
+    snprintf(buf, len, "the MPI library refused it (the job holds %d of %d slot(s), "
+             "MPI_UNIVERSE_SIZE; oversubscription %s); every host of --xmpi-resources must be "
+             "known to the launcher (mpirun --host or --hostfile) and have a free slot%s",
+             cx->size, slots,
+#ifdef OPEN_MPI
+             ompi_oversubscribes() ? "allowed" : "not allowed",
+             ". Open MPI 4.1's mpirun may then not exit when the job ends (a known Open MPI "
+             "issue): run it under a time limit"
+#else
+             "unknown", ""
+#endif
+    );
+}
+
+int xmpi_world_spawn_precheck(const struct xmpi_ctx *cx, const int *hosts, int n, char *why,
+                              size_t len)
+{
+#ifdef OPEN_MPI
+    const struct xmpi_world *w = &cx->world;
+    int *usize = NULL, flag = 0;
+    PMPI_Comm_get_attr(MPI_COMM_WORLD, MPI_UNIVERSE_SIZE, &usize, &flag);
+    int slots = flag && usize ? *usize : 0;
+    if (slots > 0 && !ompi_oversubscribes() && cx->size + n > slots) {
+        snprintf(why, len, "Open MPI grants this job %d slot(s) (MPI_UNIVERSE_SIZE), its %d "
+                 "processes hold %d and %d more are asked for; no process started. Launch with "
+                 "mpirun --oversubscribe, a hostfile with slots=N per host or --host HOST:N with "
+                 "room for the processes to spawn (scripts/xmpirun adds --oversubscribe), or "
+                 "give --xmpi-spawn-check=off if the launcher grants slots this check cannot see",
+                 slots, cx->size, cx->size < slots ? cx->size : slots, n);
+        return XMPI_ERR_SPAWN;
+    }
+    /* The allocation holds only the hosts the job started on: any other is unknown to
+     * mpirun (Open MPI 4.1 spawns only onto hosts declared at launch). */
+    const char *nn = getenv("OMPI_MCA_orte_num_nodes");
+    int nodes = nn ? atoi(nn) : 0;
+    if (nodes < 1 || nodes > w->nlaunch) return XMPI_SUCCESS;
+    for (int i = 0; i < n; i++) {
+        const char *name = w->pool.hosts[hosts[i]].name;
+        char s[MPI_MAX_PROCESSOR_NAME];
+        short_name(s, name);
+        int known = !strcmp(name, "localhost") || !strcmp(name, "127.0.0.1");
+        for (int j = 0; j < w->nlaunch && !known; j++) known = !strcmp(w->launch_hosts[j], s);
+        if (known) continue;
+        char list[256] = "";
+        for (int j = 0; j < w->nlaunch; j++) {
+            size_t k = strlen(list);
+            snprintf(list + k, sizeof list - k, "%s%s", j ? ", " : "", w->launch_hosts[j]);
+        }
+        snprintf(why, len, "host '%s' of --xmpi-resources is not in the job's allocation (mpirun "
+                 "started it on %s and knows no other host); no process started. Declare every "
+                 "host of the pool at launch (mpirun --host or --hostfile), or give "
+                 "--xmpi-spawn-check=off if the launcher knows hosts this check cannot see",
+                 name, list);
+        return XMPI_ERR_SPAWN;
+    }
+#else
+    (void)cx;
+    (void)hosts;
+    (void)n;
+    (void)why;
+    (void)len;
+#endif
+    return XMPI_SUCCESS;
 }
 
 /* PATH search as MPI_Comm_spawn does it, so that a missing program is refused before
@@ -285,6 +444,9 @@ int xmpi_world_spawn(struct xmpi_ctx *cx, const char *command, char *argv[], con
             if (emu) assign(w, hosts[i], &emu[i]);
         }
     }
+    char what[160];
+    snprintf(what, sizeof what, "XMPI_Spawn (starting and joining %d new process(es))", n);
+    xmpi_watchdog_arm(&cx->watch, cx->opts.wait_timeout, cx->rank, what);
     if (cx->opts.spawn == 1) {
         rc = spawn_round(cx, command, argv, n, infos, 0, emu, join);
         if (rc == XMPI_SUCCESS) *done = n;
@@ -295,6 +457,7 @@ int xmpi_world_spawn(struct xmpi_ctx *cx, const char *command, char *argv[], con
             if (rc == XMPI_SUCCESS) (*done)++;
         }
     }
+    xmpi_watchdog_disarm(&cx->watch);
     if (cx->rank == 0) {
         if (*done > 0) xmpi_sched_add(&w->sched, hosts, *done, cx->opts.spawn == 1);
         for (int i = 0; infos && i < n; i++)
@@ -309,12 +472,14 @@ void xmpi_world_remove(struct xmpi_ctx *cx, const int *ranks, int n)
 {
     MPI_Group all, keep;
     MPI_Comm smaller;
+    xmpi_watchdog_arm(&cx->watch, cx->opts.wait_timeout, cx->rank, "XMPI_Remove");
     PMPI_Comm_group(cx->comm, &all);
     PMPI_Group_excl(all, n, ranks, &keep);
     PMPI_Comm_create(cx->comm, keep, &smaller);
     PMPI_Group_free(&all);
     PMPI_Group_free(&keep);
     if (cx->rank == 0) xmpi_sched_remove(&cx->world.sched, ranks, n);
+    xmpi_watchdog_disarm(&cx->watch);
     if (smaller == MPI_COMM_NULL) {
         cx->status = XMPI_REMOVED;
         xmpi_emulate_release(&cx->emu);
@@ -331,6 +496,9 @@ void xmpi_world_stop(struct xmpi_ctx *cx)
         xmpi_pool_free(&w->pool);
         w->have_sched = 0;
     }
+    free(w->launch_hosts);
+    w->launch_hosts = NULL;
+    w->nlaunch = 0;
     adopt(cx, MPI_COMM_NULL);
 }
 

@@ -30,6 +30,7 @@ struct optdef {
 };
 
 static const char *const spawn_modes[] = {"single", "group", NULL};
+static const char *const on_off[] = {"on", "off", NULL};
 static const char *const sched_policies[] = {"balance-all", "balance-occupied", NULL};
 static const char *const lb_policies[] = {"rows", "nnz", "weight", NULL};
 static const char *const malleability_policies[] = {"static", "smp", "hpmp", "amp", NULL};
@@ -55,6 +56,17 @@ static const struct optdef table[] = {
      "single: one MPI_Comm_spawn per new process (each removable on its own); group: one "
      "MPI_Comm_spawn for all processes of a call (cheaper, removable only together)",
      NULL, spawn_modes},
+    {"spawn-check", K_CHOICE, 0, 0, OFF(spawn_check), 0, "on", "on or off",
+     "on: before spawning, check that Open MPI has a free slot and knows the host, and refuse "
+     "the spawn with the reason otherwise (Open MPI 4.1's mpirun never exits after a spawn it "
+     "refused); off: leave it to MPI_Comm_spawn, for launchers that grant slots or hosts the "
+     "check cannot see", NULL, on_off},
+    {"wait-timeout", K_INT, 0, 86400, OFF(wait_timeout), 0, "300",
+     "an integer number of seconds from 0 to 86400 (0: no limit)",
+     "longest wait of a spawn, a join, a removal or a data movement for the other processes; "
+     "a process still waiting then exits with status 4 and a message saying what it waited "
+     "for, so that a stopped, hung or lost process ends the job instead of hanging it",
+     NULL, NULL},
     {"resources", K_STRING, 0, 0, OFF(resources), SZ(resources), "(the local host, via hwloc)",
      "a file of lines hostname:class:PEs:cost[:speed]",
      "the hosts the job may use, their node class, PEs, cost per PE-hour and emulated speed",
@@ -155,6 +167,7 @@ void xmpi_options_defaults(struct xmpi_options *o)
     o->emulate_period = 10000;
     o->tol = 1;
     o->hpmp_gain = 5;
+    o->wait_timeout = 300;
 }
 
 static const struct optdef *lookup(const char *name, size_t len, int env)
