@@ -17,6 +17,8 @@ for mode in single group; do
     check "$mode spawn: 28 checks reported" test "$(grep -c "^ok - " "$TMP/$mode.out")" = 28
     check "$mode spawn: the 3 removed processes returned from MPI_Finalize" \
         test "$(ls "$TMP/$mode" | grep -c '^removed\.')" = 3
+    check "$mode spawn: a spawn refused inside a monitored iteration says why, once" \
+        test "$(grep -c 'XMPI_Spawn: called inside a monitored iteration' "$TMP/$mode.out.err")" = 1
 done
 
 # Start-up configuration errors stop the job before any work, naming the file and line.
