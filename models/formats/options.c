@@ -320,7 +320,11 @@ bad:
     return -1;
 }
 
-static int parse_env(struct xmpi_options *o, char *const envp[], char *err, size_t errlen)
+/* The environment, option by option, except the options the command line sets (`given`,
+ * indexed like the table): their variables are not read at all, so only the effective value
+ * is ever checked. Unknown XMPI_ names are refused all the same. */
+static int parse_env(struct xmpi_options *o, char *const envp[], const unsigned char *given,
+                     char *err, size_t errlen)
 {
     for (size_t i = 0; envp && envp[i]; i++) {
         const char *e = envp[i];
@@ -338,6 +342,7 @@ static int parse_env(struct xmpi_options *o, char *const envp[], char *err, size
             snprintf(err, errlen, "xmpi: unknown %s; accepted: %s", where, acc);
             return -1;
         }
+        if (given[d - table]) continue;
         if (apply(o, d, eq + 1, where, err, errlen)) return -1;
     }
     return 0;
@@ -347,30 +352,36 @@ int xmpi_options_parse(struct xmpi_options *o, int *argc, char **argv, int remov
                        char *const envp[], char *err, size_t errlen)
 {
     struct xmpi_options work = *o;
-    if (parse_env(&work, envp, err, errlen)) return -1;
-
+    unsigned char given[NOPTS] = {0};
     int n = argc ? *argc : 0;
     int keep = 0;
     int done = 0;   /* after "--" nothing is ours */
-    for (int i = 0; argv && i < n; i++) {
-        const char *a = argv[i];
-        if (i == 0 || done || strncmp(a, "--xmpi-", 7)) {
-            if (i > 0 && !strcmp(a, "--")) done = 1;
-            continue;
+    /* Two passes over argv: the names first (the command line wins, so the environment is
+     * read only for the options it leaves unset), then the values, in order. */
+    for (int pass = 0; pass < 2; pass++) {
+        if (pass == 1 && parse_env(&work, envp, given, err, errlen)) return -1;
+        done = 0;
+        for (int i = 0; argv && i < n; i++) {
+            const char *a = argv[i];
+            if (i == 0 || done || strncmp(a, "--xmpi-", 7)) {
+                if (i > 0 && !strcmp(a, "--")) done = 1;
+                continue;
+            }
+            const char *name = a + 7;
+            const char *eq = strchr(name, '=');
+            size_t len = eq ? (size_t)(eq - name) : strlen(name);
+            const struct optdef *d = lookup(name, len, 0);
+            char where[128];
+            snprintf(where, sizeof where, "option --xmpi-%.*s", (int)len, name);
+            if (!d) {
+                char acc[512];
+                list_accepted(acc, sizeof acc, 0);
+                snprintf(err, errlen, "xmpi: unknown %s; accepted: %s", where, acc);
+                return -1;
+            }
+            if (pass == 0) given[d - table] = 1;
+            else if (apply(&work, d, eq ? eq + 1 : NULL, where, err, errlen)) return -1;
         }
-        const char *name = a + 7;
-        const char *eq = strchr(name, '=');
-        size_t len = eq ? (size_t)(eq - name) : strlen(name);
-        const struct optdef *d = lookup(name, len, 0);
-        char where[128];
-        snprintf(where, sizeof where, "option --xmpi-%.*s", (int)len, name);
-        if (!d) {
-            char acc[512];
-            list_accepted(acc, sizeof acc, 0);
-            snprintf(err, errlen, "xmpi: unknown %s; accepted: %s", where, acc);
-            return -1;
-        }
-        if (apply(&work, d, eq ? eq + 1 : NULL, where, err, errlen)) return -1;
     }
 
     if (remove && argv && argc) {
@@ -408,7 +419,8 @@ void xmpi_options_help(FILE *out, const char *progname)
     fprintf(out,
             "libxmpi options for %s\n"
             "  Give them after the program name as --xmpi-NAME=VALUE, or in the environment\n"
-            "  as XMPI_NAME=VALUE (upper case, '-' as '_'); the command line wins.\n\n",
+            "  as XMPI_NAME=VALUE (upper case, '-' as '_'). The command line wins: the variable\n"
+            "  of an option also given as --xmpi-NAME is not read, not even checked.\n\n",
             progname ? progname : "this program");
     for (size_t i = 0; i < NOPTS; i++) {
         const struct optdef *d = &table[i];
@@ -447,7 +459,9 @@ void xmpi_options_markdown(FILE *out)
           "\n"
           "Every option is given after the program name on the `mpirun` line as\n"
           "`--xmpi-NAME=VALUE`, or in the environment as `XMPI_NAME=VALUE` (upper case, `-` as\n"
-          "`_`). When both set an option, the command line wins. `MPI_Init` removes the `--xmpi-`\n"
+          "`_`). When both set an option, the command line wins: the variable is not read, not\n"
+          "even checked (`XMPI_SI=0` with `--xmpi-si=5` runs with 5); an unknown `XMPI_` name is\n"
+          "refused all the same. `MPI_Init` removes the `--xmpi-`\n"
           "arguments from `argv` before `main` sees them; arguments after a literal `--` are left\n"
           "to the program. With `MPI_Init(NULL, NULL)` the options are read from\n"
           "`/proc/self/cmdline` but cannot be removed. Spawned processes inherit the options of\n"

@@ -1,5 +1,5 @@
 /* Run-time options: --xmpi-NAME=VALUE on the command line or XMPI_NAME in the
- * environment (argv wins). Pure parsing, no MPI, so it is unit tested directly. */
+ * environment (argv wins; an overridden variable is not read). Pure parsing, no MPI, so it is unit tested directly. */
 #ifndef XMPIR_OPTIONS_H
 #define XMPIR_OPTIONS_H
 
@@ -48,7 +48,8 @@ int xmpi_options_goal(const char *v, double *seconds, double *pct);
 void xmpi_options_defaults(struct xmpi_options *o);
 
 /* Applies environ-style `envp` (NULL allowed), then the --xmpi- arguments of
- * argv. When `remove` is set the recognised arguments are taken out of argv and
+ * argv. The variable of an option that argv sets is skipped, not checked; unknown XMPI_
+ * names are refused. When `remove` is set the recognised arguments are taken out of argv and
  * *argc is lowered; arguments after a literal "--" are left alone. On an error
  * returns -1 with one message in err (naming the option and what is accepted)
  * and leaves argv as it was; 0 on success. */
