@@ -43,8 +43,14 @@ static const char *const amp_constraints[] = {"efficiency", "cost", NULL};
 static const struct optdef table[] = {
     {"si", K_INT, 1, 1000000000L, OFF(si), 0, "100", "an integer from 1 to 1000000000",
      "sampling interval: iterations between two gathers of the monitoring data", NULL, NULL},
-    {"trace", K_STRING, 0, 0, OFF(trace), SZ(trace), "(none)", "a file name",
-     "write one CSV row per sampling interval to this file (rank 0)", NULL, NULL},
+    {"trace", K_STRING, 0, 0, OFF(trace), SZ(trace), "(none)",
+     "a file name that is none of the job's input files (the files of --xmpi-calibration, "
+     "--xmpi-work-profile, --xmpi-resources, --xmpi-rms, or the program)",
+     "write one CSV row per sampling interval to this file (rank 0). The rows go to "
+     "FILE.part, renamed to FILE at MPI_Finalize: an earlier FILE is replaced only by a whole "
+     "trace, and a job that dies leaves its finished intervals in FILE.part. A directory or a "
+     "read-only FILE is refused; a device or pipe (/dev/stdout) is written directly", NULL,
+     NULL},
     {"verbose", K_INT, 0, 2, OFF(verbose), 0, "0", "0, 1 or 2 (bare --xmpi-verbose means 1)",
      "0: notices only; 1: one progress line per interval on rank 0; 2: also debug lines",
      NULL, NULL},
@@ -412,6 +418,36 @@ int xmpi_options_format(const struct xmpi_options *o, const char *name, char *bu
     default: n = snprintf(buf, len, "%s", field); break;
     }
     return n < 0 || (size_t)n >= len ? -1 : 0;
+}
+
+/* Every option that names a file the job reads (an option added to the table that does must
+ * be added here): 1 the value is the path, 2 the path follows "SCHEME:" (--xmpi-rms). */
+static const struct {
+    const char *name;
+    int kind;
+} inputs[] = {{"calibration", 1}, {"work-profile", 1}, {"resources", 1}, {"rms", 2}};
+
+int xmpi_options_inputs(const struct xmpi_options *o, struct xmpi_input_file *out, int max)
+{
+    int n = 0;
+    for (size_t i = 0; i < sizeof inputs / sizeof inputs[0]; i++) {
+        const struct optdef *d = lookup(inputs[i].name, strlen(inputs[i].name), 0);
+        const char *v = (const char *)o + d->offset;
+        if (!v[0]) continue;
+        int lock = 0;
+        if (inputs[i].kind == 2) {
+            /* --xmpi-rms: schedule:FILE, or file:PATH with the lock beside it (rms_state.c). */
+            const char *colon = strchr(v, ':');
+            if (!colon || !colon[1]) continue;
+            lock = !strncmp(v, "file:", 5);
+            v = colon + 1;
+        }
+        for (int k = 0; k <= lock && n < max; k++, n++) {
+            snprintf(out[n].option, sizeof out[n].option, "option --xmpi-%s", d->name);
+            snprintf(out[n].path, sizeof out[n].path, "%s%s", v, k ? ".lock" : "");
+        }
+    }
+    return n;
 }
 
 void xmpi_options_help(FILE *out, const char *progname)

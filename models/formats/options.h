@@ -60,6 +60,18 @@ int xmpi_options_parse(struct xmpi_options *o, int *argc, char **argv, int remov
  * as 0/1). Returns 0, or -1 for an unknown name or a buffer too small. */
 int xmpi_options_format(const struct xmpi_options *o, const char *name, char *buf, size_t len);
 
+/* A file the job reads, named by an option: the trace must never replace one. */
+struct xmpi_input_file {
+    char option[48];                  /* who names it: "option --xmpi-calibration", ... */
+    char path[XMPIR_PATH_MAX + 8];
+};
+#define XMPIR_INPUTS_MAX 8
+
+/* The input files that the options in `o` name (calibration, work profile, resources, the
+ * rms schedule or state file and the state's lock file PATH.lock), at most `max`; returns
+ * how many. Options left unset name none. */
+int xmpi_options_inputs(const struct xmpi_options *o, struct xmpi_input_file *out, int max);
+
 /* The --xmpi-help text. */
 void xmpi_options_help(FILE *out, const char *progname);
 
