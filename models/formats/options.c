@@ -81,7 +81,9 @@ static const struct optdef table[] = {
     {"lb", K_CHOICE, 0, 0, OFF(lb), 0, "rows", "rows, nnz or weight",
      "XMPI_Eval_lbalance: rows in proportion to each process's power (rows), the same with "
      "rows weighted by their nonzeros (nnz: the first registered sparse matrix) or by the "
-     "program's weight array (weight)", NULL, lb_policies},
+     "program's weight array (weight). nnz and weight are refused at the first "
+     "XMPI_Eval_lbalance or XMPI_Eval_reconfig call when that data is missing", NULL,
+     lb_policies},
     {"lb-th1", K_INT, 0, 100, OFF(lb_th1), 0, "10", "an integer percentage from 0 to 100",
      "load imbalance threshold: rebalance when (max - min) / max of the processes' compute "
      "times exceeds it", NULL, NULL},
