@@ -130,7 +130,8 @@ FILE *xmpi_trace_begin(const char *path, const struct xmpi_input_file *in, int n
 
 int xmpi_trace_end(FILE *f, const struct xmpi_trace_dest *d, char *err, size_t errlen)
 {
-    int bad = f && (fflush(f) || ferror(f));
+    /* NULL: the writer gave up on a failed write (pipeline.c): the rows are not whole. */
+    int bad = !f || fflush(f) || ferror(f);
     if (f && fclose(f)) bad = 1;
     if (!d->target[0]) return bad ? -1 : 0;
     if (bad) {

@@ -28,7 +28,8 @@ struct xmpi_trace_dest {
 FILE *xmpi_trace_begin(const char *path, const struct xmpi_input_file *in, int nin,
                        struct xmpi_trace_dest *d, char *err, size_t errlen);
 
-/* At the end of the job: closes f (NULL: already closed) and renames the part into place.
+/* At the end of the job: closes f and renames the part into place. f NULL (closed after a
+ * failed write) or a failed flush leaves the part where it is and the target as it was.
  * 0, or -1 with a message saying where the rows stay. */
 int xmpi_trace_end(FILE *f, const struct xmpi_trace_dest *d, char *err, size_t errlen);
 

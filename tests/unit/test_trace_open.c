@@ -133,6 +133,26 @@ START_TEST(test_begin_part_then_rename)
 }
 END_TEST
 
+/* The writer gave up after a failed write (f closed, NULL): the part is not renamed. */
+START_TEST(test_end_after_failed_write_keeps_earlier)
+{
+    char err[1024] = "";
+    struct xmpi_trace_dest d;
+    write_text(path, "an earlier trace\n");
+    FILE *f = xmpi_trace_begin(path, NULL, 0, &d, err, sizeof err);
+    ck_assert_msg(f != NULL, "begin failed: %s", err);
+    fclose(f);
+    ck_assert_int_eq(xmpi_trace_end(NULL, &d, err, sizeof err), -1);
+    ck_assert_msg(strstr(err, d.part) != NULL, "%s", err);
+    char *text = slurp(path, NULL);
+    ck_assert_str_eq(text, "an earlier trace\n");
+    free(text);
+    ck_assert(exists(d.part));
+    unlink(d.part);
+    unlink(path);
+}
+END_TEST
+
 START_TEST(test_begin_discard_keeps_earlier)
 {
     char err[1024] = "";
@@ -244,6 +264,7 @@ Suite *trace_open_suite(void)
     tcase_add_test(tc, test_open_directory);
     tcase_add_test(tc, test_begin_part_then_rename);
     tcase_add_test(tc, test_begin_discard_keeps_earlier);
+    tcase_add_test(tc, test_end_after_failed_write_keeps_earlier);
     tcase_add_test(tc, test_begin_refuses_inputs);
     tcase_add_test(tc, test_begin_refuses_read_only);
     tcase_add_test(tc, test_options_inputs);
