@@ -65,30 +65,103 @@ static int gather_weights(struct xmpi_ctx *cx, int policy, const struct columns 
     return 0;
 }
 
-/* Every process's block and whether its arguments are its own, beside the summary. */
+/* What --xmpi-lb's policy needs from this process, as FACTS ints: a distributed sparse matrix
+ * registered (nnz), the rows it holds (-1: count NULL), and a weight array passed (weight). */
+enum { FACTS = 2 };
+static void lb_facts(const struct xmpi_ctx *cx, const struct xmpi_app *app, int *out)
+{
+    int count = app->count ? *app->count : -1;
+    out[0] = xmpi_registry_row_nnz(cx, NULL, 0) == 0;
+    out[1] = count <= 0 || app->weight != NULL;
+}
+
+/* Does the program hold what --xmpi-lb's policy needs? From every process's facts (`stride`
+ * ints apart, the facts at `at`; `count` its rows, or NULL), so that every process that has
+ * them decides the same. XMPI_SUCCESS, or XMPI_ERR_ARG with one sentence in why. */
+static int lb_prerequisites(int policy, int p, const int *all, int stride, int at,
+                            const int *count, char *why, size_t len)
+{
+    if (policy == XMPIR_LB_ROWS) return XMPI_SUCCESS;
+    int sparse_all = 1, sparse_none = 1, weight_all = 1, no_sparse = -1, no_weight = -1;
+    for (int i = p - 1; i >= 0; i--) {
+        if (!all[stride * i + at]) sparse_all = 0, no_sparse = i;
+        else sparse_none = 0;
+        if (!all[stride * i + at + 1]) weight_all = 0, no_weight = i;
+    }
+    if (policy == XMPIR_LB_NNZ && !sparse_all) {
+        char who[48] = "no process has one";
+        if (!sparse_none) snprintf(who, sizeof who, "rank %d has none", no_sparse);
+        snprintf(why, len, "option --xmpi-lb: 'nnz' is not accepted; --xmpi-lb=nnz needs a "
+                 "registered distributed sparse matrix and %s; expected a CSR or CSC matrix "
+                 "registered with XMPI_Register_sparse(..., XMPI_DISTRIBUTED) before the first "
+                 "evaluation call, or --xmpi-lb=rows%s", who,
+                 weight_all ? " or weight (this program passes weights)" : "");
+        return XMPI_ERR_ARG;
+    }
+    if (policy == XMPIR_LB_WEIGHT && !weight_all) {
+        char rows[48] = "";
+        if (count) snprintf(rows, sizeof rows, " %d", count[no_weight]);
+        snprintf(why, len, "option --xmpi-lb: 'weight' is not accepted; --xmpi-lb=weight needs "
+                 "a weight array and rank %d holds%s rows but passed weight NULL; expected one "
+                 "weight per row of its block in the evaluation call's weight argument on every "
+                 "process that holds rows, or --xmpi-lb=rows%s", no_weight, rows,
+                 sparse_all ? " or nnz (this program registered a sparse matrix)" : "");
+        return XMPI_ERR_ARG;
+    }
+    return XMPI_SUCCESS;
+}
+
+int xmpi_balancer_check(struct xmpi_ctx *cx, const struct xmpi_app *app)
+{
+    if (cx->opts.lb == XMPIR_LB_ROWS) return XMPI_SUCCESS;
+    int p = cx->size, mine[FACTS + 1], rc = XMPI_SUCCESS;
+    lb_facts(cx, app, mine);
+    mine[FACTS] = app->count ? *app->count : -1;
+    int *all = cx->rank == 0 ? malloc(sizeof *all * (FACTS + 1) * (size_t)p) : NULL;
+    if (cx->rank == 0 && !all) xmpi_die_nomem(cx, "the first evaluation call");
+    PMPI_Gather(mine, FACTS + 1, MPI_INT, all, FACTS + 1, MPI_INT, 0, cx->comm);
+    if (cx->rank == 0) {
+        int *count = malloc(sizeof *count * (size_t)p);
+        for (int i = 0; count && i < p; i++) count[i] = all[(FACTS + 1) * i + FACTS];
+        char why[600];
+        rc = lb_prerequisites(cx->opts.lb, p, all, FACTS + 1, 0, count, why, sizeof why);
+        if (rc) xmpi_note(cx, 0, "%s: %s", app->reconfig ? "XMPI_Eval_reconfig" :
+                          "XMPI_Eval_lbalance", why);
+        free(count);
+        free(all);
+    }
+    PMPI_Bcast(&rc, 1, MPI_INT, 0, cx->comm);
+    return rc;
+}
+
+/* Every process's block and whether its arguments are its own, beside the summary, with what
+ * --xmpi-lb's policy needs (in the same Allgather). */
 static int gather_columns(struct xmpi_ctx *cx, const struct xmpi_interval *s,
                           const struct xmpi_app *app, struct columns *c, char *why, size_t len)
 {
+    enum { W = 3 + FACTS };
     int p = cx->size, rc = XMPI_SUCCESS;
-    int mine[3] = {app->count ? *app->count : -1, app->displ ? *app->displ : -1,
+    int mine[W] = {app->count ? *app->count : -1, app->displ ? *app->displ : -1,
                    !app->count || !app->displ || app->rank != cx->rank || app->nprocs != p};
-    int *all = malloc(sizeof *all * 3 * (size_t)p);
+    lb_facts(cx, app, mine + 3);
+    int *all = malloc(sizeof *all * W * (size_t)p);
     if (columns_alloc(c, p) || !all) xmpi_die_nomem(cx, "XMPI_Eval_lbalance");
-    PMPI_Allgather(mine, 3, MPI_INT, all, 3, MPI_INT, cx->comm);
+    PMPI_Allgather(mine, W, MPI_INT, all, W, MPI_INT, cx->comm);
     for (int i = 0; i < p && !rc; i++)
-        if (all[3 * i + 2]) {
+        if (all[W * i + 2]) {
             snprintf(why, len, "rank %d passed NULL count/displ, or a rank or nprocs that is "
                      "not its own (expected %d of %d)", i, i, p);
             rc = XMPI_ERR_ARG;
         }
     for (int i = 0; i < p; i++) {
-        c->count[i] = all[3 * i];
-        c->displ[i] = all[3 * i + 1];
+        c->count[i] = all[W * i];
+        c->displ[i] = all[W * i + 1];
         c->t_real[i] = s->ranks[i].t_real;
         c->t_cpu[i] = s->ranks[i].t_cpu;
         c->comm[i] = s->ranks[i].comm_time;
         c->work[i] = s->ranks[i].work;
     }
+    if (!rc) rc = lb_prerequisites(cx->opts.lb, p, all, W, 3, c->count, why, len);
     free(all);
     int n = xmpi_registry_size(cx);
     char sub[300];

@@ -32,6 +32,12 @@ struct xmpi_app {
  * same XMPI error on every process, with why on rank 0. */
 int xmpi_balancer_decide(struct xmpi_ctx *cx, const struct xmpi_interval *s,
                          const struct xmpi_app *app, int **blocks, char *why, size_t len);
+/* The program's first evaluation call (XMPI_Eval_lbalance, XMPI_Eval_reconfig), collective:
+ * does it hold what --xmpi-lb's policy needs (nnz: a registered distributed sparse matrix;
+ * weight: a weight array on every process that holds rows)? Rank 0 decides from every
+ * process's facts and names what is missing in one line; every process returns the same
+ * code (XMPI_ERR_ARG when it is missing). Interval ends check the same at every call. */
+int xmpi_balancer_check(struct xmpi_ctx *cx, const struct xmpi_app *app);
 /* The move the balancer asked for took `seconds` (the slowest process). */
 void xmpi_balancer_moved(struct xmpi_ctx *cx, double seconds);
 

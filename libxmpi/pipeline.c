@@ -390,10 +390,13 @@ static int eval_lbalance_call(int rank, int nprocs, int it, int maxit, int *coun
     struct xmpi_ctx *cx = xmpi_ctx;
     int rc = xmpi_member(cx);
     if (rc) return rc;
+    int first = !cx->evaluates;   /* spawned processes inherit it from their parents */
     cx->evaluates = 1;
+    struct xmpi_app app = {rank, nprocs, it, maxit, count, displ, weight, 0, NULL, NULL};
+    /* --xmpi-lb's data is checked at once, not at the first imbalanced interval. */
+    if (first && (rc = xmpi_balancer_check(cx, &app))) return rc;
     /* Between interval ends the call costs nothing. */
     if (!cx->mon.due) return XMPI_SUCCESS;
-    struct xmpi_app app = {rank, nprocs, it, maxit, count, displ, weight, 0, NULL, NULL};
     return xmpi_pipeline_interval_end(cx, &app);
 }
 
@@ -403,6 +406,7 @@ static int eval_reconfig_call(int rank, int nprocs, int it, int maxit, int *coun
     struct xmpi_ctx *cx = xmpi_ctx;
     int rc = xmpi_member(cx);
     if (rc) return rc;
+    int first = !cx->evaluates;   /* spawned processes inherit it from their parents */
     cx->evaluates = 1;
     /* The evaluation ends the program's monitored iteration (opened by XMPI_Monitor_si_init at
      * the top of the loop), so that a reconfiguration is never inside one. */
@@ -411,6 +415,9 @@ static int eval_reconfig_call(int rank, int nprocs, int it, int maxit, int *coun
         int closed = 0;
         if ((rc = xmpi_monitor_end_iteration(cx, NULL, &closed))) return rc;
     }
+    struct xmpi_app app = {rank, nprocs, it, maxit, count, displ, weight, 1, argv, command};
+    /* --xmpi-lb's data is checked at once: the balancer runs whenever the policy keeps. */
+    if (first && (rc = xmpi_balancer_check(cx, &app))) return rc;
     if (!cx->mon.due) return XMPI_SUCCESS;
     /* AMP lands on a completion time: it must know how many iterations are left. */
     if (cx->opts.policy == XMPIR_POLICY_AMP && maxit <= 0) {
@@ -420,7 +427,6 @@ static int eval_reconfig_call(int rank, int nprocs, int it, int maxit, int *coun
         cx->amp.said_maxit = 1;
         return XMPI_ERR_ARG;
     }
-    struct xmpi_app app = {rank, nprocs, it, maxit, count, displ, weight, 1, argv, command};
     return xmpi_pipeline_interval_end(cx, &app);
 }
 

@@ -19,6 +19,8 @@ extern char **environ;
 MPI_Comm XMPI_COMM_WORLD = MPI_COMM_NULL;
 static struct xmpi_ctx the_context = {.comm = MPI_COMM_NULL};
 struct xmpi_ctx *const xmpi_ctx = &the_context;
+/* Rank 0: where the trace's rows go and the file they become at MPI_Finalize. */
+static struct xmpi_trace_dest trace_dest;
 
 int xmpi_ready(const struct xmpi_ctx *cx)
 {
@@ -91,6 +93,9 @@ static void agree_or_abort(struct xmpi_ctx *cx, const char *err)
     int mine = err[0] ? cx->rank : cx->size, first;
     PMPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
     if (first == cx->size) return;
+    /* Nothing of the job stays behind: an earlier trace is left as it was. */
+    if (cx->rank == 0 && cx->trace) xmpi_trace_discard(cx->trace, &trace_dest);
+    cx->trace = NULL;
     if (cx->rank == first) {
         fprintf(stderr, "%s\nxmpi: the job stops before any work (run with --xmpi-help for all options)\n",
                 err);
@@ -190,8 +195,16 @@ static void start(int *argc, char ***argv)
         xmpi_rtmodel_calibrate(&cx->model, cx->opts.calibration, err, sizeof err);
     if (!err[0] && cx->rank == 0 && !cx->opts.help)
         xmpi_rtmodel_load_profile(&cx->model, cx->opts.work_profile, err, sizeof err);
-    if (!err[0] && cx->rank == 0 && cx->opts.trace[0] && !cx->opts.help)
-        cx->trace = xmpi_trace_open(cx->opts.trace, err, sizeof err);
+    if (!err[0] && cx->rank == 0 && cx->opts.trace[0] && !cx->opts.help) {
+        /* Never over a file the job reads: the options' files, and the program itself. */
+        struct xmpi_input_file in[XMPIR_INPUTS_MAX + 1];
+        int nin = xmpi_options_inputs(&cx->opts, in, XMPIR_INPUTS_MAX);
+        snprintf(in[nin].option, sizeof in[nin].option, "the program");
+        ssize_t k = readlink("/proc/self/exe", in[nin].path, sizeof in[nin].path - 1);
+        if (k > 0) in[nin].path[k] = '\0';
+        else snprintf(in[nin].path, sizeof in[nin].path, "/proc/self/exe");
+        cx->trace = xmpi_trace_begin(cx->opts.trace, in, nin + 1, &trace_dest, err, sizeof err);
+    }
     agree_or_abort(cx, err);
 
     if (cx->opts.help) {
@@ -313,7 +326,12 @@ XMPI_PUBLIC int MPI_Finalize(void)
     if (cx->phase == XMPIR_PHASE_RUNNING) {
         xmpi_pipeline_finish(cx);
         xmpi_monitor_free(cx);
-        if (cx->trace) fclose(cx->trace);
+        if (cx->rank == 0 && cx->opts.trace[0]) {
+            /* The whole trace replaces an earlier one only now (the rows went to FILE.part). */
+            char why[2 * XMPIR_PATH_MAX + 128];
+            if (xmpi_trace_end(cx->trace, &trace_dest, why, sizeof why) && trace_dest.target[0])
+                xmpi_note(cx, 0, "option --xmpi-trace: %s", why);
+        }
         cx->trace = NULL;
         xmpi_registry_free(cx);
         if (cx->rank == 0) xmpi_rms_stop(cx);

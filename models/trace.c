@@ -1,11 +1,15 @@
 /* CSV trace rows: one per sampling interval, flushed as written so that a
  * job that dies still leaves every finished interval on disk. */
+#define _DEFAULT_SOURCE   /* realpath() hides behind _POSIX_C_SOURCE alone */
 #include "trace.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 const char xmpi_trace_header[] =
     "interval,iteration,nprocs,t_real_max,t_real_min,t_cpu_sum,work_sum,work_source,"
@@ -29,6 +33,124 @@ FILE *xmpi_trace_open(const char *path, char *err, size_t errlen)
         return NULL;
     }
     return f;
+}
+
+/* The canonical name of a path that may not exist yet: its directory resolved, then its last
+ * component. -1 when the directory cannot be resolved either. */
+static int canonical(const char *path, char *out, size_t len)
+{
+    char dir[XMPIR_PATH_MAX + 16], real[PATH_MAX];
+    const char *slash = strrchr(path, '/');
+    const char *base = slash ? slash + 1 : path;
+    if (!slash) snprintf(dir, sizeof dir, ".");
+    else if (slash == path) snprintf(dir, sizeof dir, "/");
+    else snprintf(dir, sizeof dir, "%.*s", (int)(slash - path), path);
+    if (!realpath(dir, real)) return -1;
+    int n = snprintf(out, len, "%s/%s", strcmp(real, "/") ? real : "", base);
+    return n < 0 || (size_t)n >= len ? -1 : 0;
+}
+
+/* Two names of one file: the same device and inode when both exist (a symbolic link, ./x
+ * and x, a hard link), else the same canonical path when neither exists yet. */
+static int same_file(const char *a, const char *b)
+{
+    struct stat sa, sb;
+    int ea = stat(a, &sa) == 0, eb = stat(b, &sb) == 0;
+    if (ea && eb) return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+    if (ea || eb) return 0;
+    char ca[XMPIR_PATH_MAX + 64], cb[XMPIR_PATH_MAX + 64];
+    if (canonical(a, ca, sizeof ca) || canonical(b, cb, sizeof cb)) return !strcmp(a, b);
+    return !strcmp(ca, cb);
+}
+
+FILE *xmpi_trace_begin(const char *path, const struct xmpi_input_file *in, int nin,
+                       struct xmpi_trace_dest *d, char *err, size_t errlen)
+{
+    d->target[0] = d->part[0] = '\0';
+    const char *shown = path;
+    if (strlen(path) + 6 > sizeof d->target) {
+        snprintf(err, errlen, "xmpi: option --xmpi-trace: '%.64s...' is too long", path);
+        return NULL;
+    }
+    char part[sizeof d->part];
+    snprintf(part, sizeof part, "%s.part", path);
+    for (int i = 0; i < nin; i++)
+        for (int k = 0; k < 2; k++)
+            if (same_file(k ? part : path, in[i].path)) {
+                snprintf(err, errlen, "xmpi: option --xmpi-trace: '%s' is not accepted; %s is "
+                         "the file of %s ('%s'), which the job reads; expected a file "
+                         "that is none of the job's input files", shown,
+                         k ? "its temporary file (the name with .part)" : "it", in[i].option,
+                         in[i].path);
+                return NULL;
+            }
+    struct stat st;
+    /* /dev/stdout, /proc/self/fd/N: written directly, never replaced (through a link, the
+     * file behind a descriptor would be renamed over). */
+    if (!strncmp(path, "/dev/", 5) || !strncmp(path, "/proc/", 6))
+        return xmpi_trace_open(path, err, errlen);
+    if (stat(path, &st) == 0) {
+        if (S_ISDIR(st.st_mode)) {
+            snprintf(err, errlen, "xmpi: option --xmpi-trace: cannot write '%s': it is a "
+                     "directory; expected a file name", path);
+            return NULL;
+        }
+        /* A device or a pipe (/dev/stdout) is written directly. */
+        if (!S_ISREG(st.st_mode)) return xmpi_trace_open(path, err, errlen);
+        if (!(st.st_mode & (S_IWUSR | S_IWGRP | S_IWOTH)) || access(path, W_OK)) {
+            snprintf(err, errlen, "xmpi: option --xmpi-trace: '%s' is not accepted; it exists "
+                     "and is read-only (mode %03o); expected a writable file or a new name",
+                     path, (unsigned)(st.st_mode & 0777));
+            return NULL;
+        }
+        /* A symbolic link to a file: the trace replaces that file, the link stays. */
+        char real[PATH_MAX];
+        struct stat lst;
+        if (lstat(path, &lst) == 0 && S_ISLNK(lst.st_mode) && realpath(path, real)) {
+            if (!strncmp(real, "/proc/", 6) || !strncmp(real, "/dev/", 5))
+                return xmpi_trace_open(path, err, errlen);
+            if (strlen(real) + 6 <= sizeof d->target) path = real;
+        }
+    }
+    snprintf(d->target, sizeof d->target, "%s", path);
+    snprintf(d->part, sizeof d->part, "%s.part", path);
+    FILE *f = fopen(d->part, "w");
+    if (!f || fprintf(f, "%s\n", xmpi_trace_header) < 0 || fflush(f)) {
+        snprintf(err, errlen, "xmpi: option --xmpi-trace: cannot write '%s' (through '%s'): %s",
+                 shown, d->part, strerror(errno));
+        if (f) {
+            fclose(f);
+            unlink(d->part);
+        }
+        d->target[0] = d->part[0] = '\0';
+        return NULL;
+    }
+    return f;
+}
+
+int xmpi_trace_end(FILE *f, const struct xmpi_trace_dest *d, char *err, size_t errlen)
+{
+    /* NULL: the writer gave up on a failed write (pipeline.c): the rows are not whole. */
+    int bad = !f || fflush(f) || ferror(f);
+    if (f && fclose(f)) bad = 1;
+    if (!d->target[0]) return bad ? -1 : 0;
+    if (bad) {
+        snprintf(err, errlen, "the trace could not be written whole: its rows stay in '%s', "
+                 "'%s' is left as it was", d->part, d->target);
+        return -1;
+    }
+    if (rename(d->part, d->target)) {
+        snprintf(err, errlen, "cannot rename the trace '%s' to '%s' (%s): its rows stay in '%s'",
+                 d->part, d->target, strerror(errno), d->part);
+        return -1;
+    }
+    return 0;
+}
+
+void xmpi_trace_discard(FILE *f, const struct xmpi_trace_dest *d)
+{
+    if (f) fclose(f);
+    if (d->part[0] && d->target[0]) unlink(d->part);
 }
 
 /* Per-rank values joined by ';' so that the row keeps one CSV field per column. */

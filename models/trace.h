@@ -4,6 +4,7 @@
 #define XMPIR_TRACE_H
 
 #include <stdio.h>
+#include "formats/options.h"
 #include "interval.h"
 
 /* The header row, without the newline. */
@@ -11,6 +12,29 @@ extern const char xmpi_trace_header[];
 
 /* Opens (truncates) `path` and writes the header. NULL with a message in err. */
 FILE *xmpi_trace_open(const char *path, char *err, size_t errlen);
+
+/* Where the job's trace goes: rows to `part` while the job runs, renamed to `target` at the
+ * end; `target` empty when the trace is written directly (a device or a pipe). */
+struct xmpi_trace_dest {
+    char target[XMPIR_PATH_MAX + 8];
+    char part[XMPIR_PATH_MAX + 16];
+};
+
+/* The job's trace for --xmpi-trace=PATH: refuses a PATH (or PATH.part) that is the same file
+ * as one of the `nin` input files (same device and inode, or the same canonical path for
+ * files not there yet), a directory or a read-only file; a symbolic link to a file traces to
+ * that file. Then opens PATH.part with the header (a device or a pipe: PATH itself).
+ * NULL with one message in err naming --xmpi-trace (and the input's option). */
+FILE *xmpi_trace_begin(const char *path, const struct xmpi_input_file *in, int nin,
+                       struct xmpi_trace_dest *d, char *err, size_t errlen);
+
+/* At the end of the job: closes f and renames the part into place. f NULL (closed after a
+ * failed write) or a failed flush leaves the part where it is and the target as it was.
+ * 0, or -1 with a message saying where the rows stay. */
+int xmpi_trace_end(FILE *f, const struct xmpi_trace_dest *d, char *err, size_t errlen);
+
+/* A job stopped before any work: closes f and removes the part, so that nothing changed. */
+void xmpi_trace_discard(FILE *f, const struct xmpi_trace_dest *d);
 
 /* The prediction model's columns of a row. */
 struct xmpi_trace_model {

@@ -44,8 +44,14 @@ static const char *const amp_constraints[] = {"efficiency", "cost", NULL};
 static const struct optdef table[] = {
     {"si", K_INT, 1, 1000000000L, OFF(si), 0, "100", "an integer from 1 to 1000000000",
      "sampling interval: iterations between two gathers of the monitoring data", NULL, NULL},
-    {"trace", K_STRING, 0, 0, OFF(trace), SZ(trace), "(none)", "a file name",
-     "write one CSV row per sampling interval to this file (rank 0)", NULL, NULL},
+    {"trace", K_STRING, 0, 0, OFF(trace), SZ(trace), "(none)",
+     "a file name that is none of the job's input files (the files of --xmpi-calibration, "
+     "--xmpi-work-profile, --xmpi-resources, --xmpi-rms, or the program)",
+     "write one CSV row per sampling interval to this file (rank 0). The rows go to "
+     "FILE.part, renamed to FILE at MPI_Finalize: an earlier FILE is replaced only by a whole "
+     "trace, and a job that dies leaves its finished intervals in FILE.part. A directory or a "
+     "read-only FILE is refused; a device or pipe (/dev/stdout) is written directly", NULL,
+     NULL},
     {"verbose", K_INT, 0, 2, OFF(verbose), 0, "0", "0, 1 or 2 (bare --xmpi-verbose means 1)",
      "0: notices only; 1: one progress line per interval on rank 0; 2: also debug lines",
      NULL, NULL},
@@ -87,7 +93,9 @@ static const struct optdef table[] = {
     {"lb", K_CHOICE, 0, 0, OFF(lb), 0, "rows", "rows, nnz or weight",
      "XMPI_Eval_lbalance: rows in proportion to each process's power (rows), the same with "
      "rows weighted by their nonzeros (nnz: the first registered sparse matrix) or by the "
-     "program's weight array (weight)", NULL, lb_policies},
+     "program's weight array (weight). nnz and weight are refused at the first "
+     "XMPI_Eval_lbalance or XMPI_Eval_reconfig call when that data is missing", NULL,
+     lb_policies},
     {"lb-th1", K_INT, 0, 100, OFF(lb_th1), 0, "10", "an integer percentage from 0 to 100",
      "load imbalance threshold: rebalance when (max - min) / max of the processes' compute "
      "times exceeds it", NULL, NULL},
@@ -333,7 +341,11 @@ bad:
     return -1;
 }
 
-static int parse_env(struct xmpi_options *o, char *const envp[], char *err, size_t errlen)
+/* The environment, option by option, except the options the command line sets (`given`,
+ * indexed like the table): their variables are not read at all, so only the effective value
+ * is ever checked. Unknown XMPI_ names are refused all the same. */
+static int parse_env(struct xmpi_options *o, char *const envp[], const unsigned char *given,
+                     char *err, size_t errlen)
 {
     for (size_t i = 0; envp && envp[i]; i++) {
         const char *e = envp[i];
@@ -351,6 +363,7 @@ static int parse_env(struct xmpi_options *o, char *const envp[], char *err, size
             snprintf(err, errlen, "xmpi: unknown %s; accepted: %s", where, acc);
             return -1;
         }
+        if (given[d - table]) continue;
         if (apply(o, d, eq + 1, where, err, errlen)) return -1;
     }
     return 0;
@@ -360,30 +373,36 @@ int xmpi_options_parse(struct xmpi_options *o, int *argc, char **argv, int remov
                        char *const envp[], char *err, size_t errlen)
 {
     struct xmpi_options work = *o;
-    if (parse_env(&work, envp, err, errlen)) return -1;
-
+    unsigned char given[NOPTS] = {0};
     int n = argc ? *argc : 0;
     int keep = 0;
     int done = 0;   /* after "--" nothing is ours */
-    for (int i = 0; argv && i < n; i++) {
-        const char *a = argv[i];
-        if (i == 0 || done || strncmp(a, "--xmpi-", 7)) {
-            if (i > 0 && !strcmp(a, "--")) done = 1;
-            continue;
+    /* Two passes over argv: the names first (the command line wins, so the environment is
+     * read only for the options it leaves unset), then the values, in order. */
+    for (int pass = 0; pass < 2; pass++) {
+        if (pass == 1 && parse_env(&work, envp, given, err, errlen)) return -1;
+        done = 0;
+        for (int i = 0; argv && i < n; i++) {
+            const char *a = argv[i];
+            if (i == 0 || done || strncmp(a, "--xmpi-", 7)) {
+                if (i > 0 && !strcmp(a, "--")) done = 1;
+                continue;
+            }
+            const char *name = a + 7;
+            const char *eq = strchr(name, '=');
+            size_t len = eq ? (size_t)(eq - name) : strlen(name);
+            const struct optdef *d = lookup(name, len, 0);
+            char where[128];
+            snprintf(where, sizeof where, "option --xmpi-%.*s", (int)len, name);
+            if (!d) {
+                char acc[512];
+                list_accepted(acc, sizeof acc, 0);
+                snprintf(err, errlen, "xmpi: unknown %s; accepted: %s", where, acc);
+                return -1;
+            }
+            if (pass == 0) given[d - table] = 1;
+            else if (apply(&work, d, eq ? eq + 1 : NULL, where, err, errlen)) return -1;
         }
-        const char *name = a + 7;
-        const char *eq = strchr(name, '=');
-        size_t len = eq ? (size_t)(eq - name) : strlen(name);
-        const struct optdef *d = lookup(name, len, 0);
-        char where[128];
-        snprintf(where, sizeof where, "option --xmpi-%.*s", (int)len, name);
-        if (!d) {
-            char acc[512];
-            list_accepted(acc, sizeof acc, 0);
-            snprintf(err, errlen, "xmpi: unknown %s; accepted: %s", where, acc);
-            return -1;
-        }
-        if (apply(&work, d, eq ? eq + 1 : NULL, where, err, errlen)) return -1;
     }
 
     if (remove && argv && argc) {
@@ -416,12 +435,43 @@ int xmpi_options_format(const struct xmpi_options *o, const char *name, char *bu
     return n < 0 || (size_t)n >= len ? -1 : 0;
 }
 
+/* Every option that names a file the job reads (an option added to the table that does must
+ * be added here): 1 the value is the path, 2 the path follows "SCHEME:" (--xmpi-rms). */
+static const struct {
+    const char *name;
+    int kind;
+} inputs[] = {{"calibration", 1}, {"work-profile", 1}, {"resources", 1}, {"rms", 2}};
+
+int xmpi_options_inputs(const struct xmpi_options *o, struct xmpi_input_file *out, int max)
+{
+    int n = 0;
+    for (size_t i = 0; i < sizeof inputs / sizeof inputs[0]; i++) {
+        const struct optdef *d = lookup(inputs[i].name, strlen(inputs[i].name), 0);
+        const char *v = (const char *)o + d->offset;
+        if (!v[0]) continue;
+        int lock = 0;
+        if (inputs[i].kind == 2) {
+            /* --xmpi-rms: schedule:FILE, or file:PATH with the lock beside it (rms_state.c). */
+            const char *colon = strchr(v, ':');
+            if (!colon || !colon[1]) continue;
+            lock = !strncmp(v, "file:", 5);
+            v = colon + 1;
+        }
+        for (int k = 0; k <= lock && n < max; k++, n++) {
+            snprintf(out[n].option, sizeof out[n].option, "option --xmpi-%s", d->name);
+            snprintf(out[n].path, sizeof out[n].path, "%s%s", v, k ? ".lock" : "");
+        }
+    }
+    return n;
+}
+
 void xmpi_options_help(FILE *out, const char *progname)
 {
     fprintf(out,
             "libxmpi options for %s\n"
             "  Give them after the program name as --xmpi-NAME=VALUE, or in the environment\n"
-            "  as XMPI_NAME=VALUE (upper case, '-' as '_'); the command line wins.\n\n",
+            "  as XMPI_NAME=VALUE (upper case, '-' as '_'). The command line wins: the variable\n"
+            "  of an option also given as --xmpi-NAME is not read, not even checked.\n\n",
             progname ? progname : "this program");
     for (size_t i = 0; i < NOPTS; i++) {
         const struct optdef *d = &table[i];
@@ -460,7 +510,9 @@ void xmpi_options_markdown(FILE *out)
           "\n"
           "Every option is given after the program name on the `mpirun` line as\n"
           "`--xmpi-NAME=VALUE`, or in the environment as `XMPI_NAME=VALUE` (upper case, `-` as\n"
-          "`_`). When both set an option, the command line wins. `MPI_Init` removes the `--xmpi-`\n"
+          "`_`). When both set an option, the command line wins: the variable is not read, not\n"
+          "even checked (`XMPI_SI=0` with `--xmpi-si=5` runs with 5); an unknown `XMPI_` name is\n"
+          "refused all the same. `MPI_Init` removes the `--xmpi-`\n"
           "arguments from `argv` before `main` sees them; arguments after a literal `--` are left\n"
           "to the program. With `MPI_Init(NULL, NULL)` the options are read from\n"
           "`/proc/self/cmdline` but cannot be removed. Spawned processes inherit the options of\n"

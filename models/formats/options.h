@@ -1,5 +1,5 @@
 /* Run-time options: --xmpi-NAME=VALUE on the command line or XMPI_NAME in the
- * environment (argv wins). Pure parsing, no MPI, so it is unit tested directly. */
+ * environment (argv wins; an overridden variable is not read). Pure parsing, no MPI, so it is unit tested directly. */
 #ifndef XMPIR_OPTIONS_H
 #define XMPIR_OPTIONS_H
 
@@ -50,7 +50,8 @@ int xmpi_options_goal(const char *v, double *seconds, double *pct);
 void xmpi_options_defaults(struct xmpi_options *o);
 
 /* Applies environ-style `envp` (NULL allowed), then the --xmpi- arguments of
- * argv. When `remove` is set the recognised arguments are taken out of argv and
+ * argv. The variable of an option that argv sets is skipped, not checked; unknown XMPI_
+ * names are refused. When `remove` is set the recognised arguments are taken out of argv and
  * *argc is lowered; arguments after a literal "--" are left alone. On an error
  * returns -1 with one message in err (naming the option and what is accepted)
  * and leaves argv as it was; 0 on success. */
@@ -60,6 +61,18 @@ int xmpi_options_parse(struct xmpi_options *o, int *argc, char **argv, int remov
 /* The value of option `name` as text, as --xmpi-NAME would give it (choices by name, flags
  * as 0/1). Returns 0, or -1 for an unknown name or a buffer too small. */
 int xmpi_options_format(const struct xmpi_options *o, const char *name, char *buf, size_t len);
+
+/* A file the job reads, named by an option: the trace must never replace one. */
+struct xmpi_input_file {
+    char option[48];                  /* who names it: "option --xmpi-calibration", ... */
+    char path[XMPIR_PATH_MAX + 8];
+};
+#define XMPIR_INPUTS_MAX 8
+
+/* The input files that the options in `o` name (calibration, work profile, resources, the
+ * rms schedule or state file and the state's lock file PATH.lock), at most `max`; returns
+ * how many. Options left unset name none. */
+int xmpi_options_inputs(const struct xmpi_options *o, struct xmpi_input_file *out, int max);
 
 /* The --xmpi-help text. */
 void xmpi_options_help(FILE *out, const char *progname);

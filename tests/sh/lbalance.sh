@@ -55,6 +55,29 @@ check "... naming what is missing" grep -q "xmpi-lb=nnz needs a registered distr
 rc=$?
 check "--xmpi-lb=weight without a weight array is refused (exit 1)" test $rc = 1
 check "... naming what is missing" grep -q "xmpi-lb=weight needs a weight array" "$TMP/w"
+# ... and refused at the first evaluation call, not at the first imbalanced interval: on a
+# balanced job (--xmpi-lb-th1=100 never rebalances) the run stops at once, with exit 1, one
+# line naming the option, what is missing and what is accepted, and no interval of work done
+# (the trace's only row is the partial one MPI_Finalize writes, at iteration 1).
+for call in "" -d; do
+    name=XMPI_Eval_lbalance; [ -n "$call" ] && name=XMPI_Eval_reconfig
+    "$LAUNCH" -np 2 "$J" -n 600 -i 400 -b $call --xmpi-si=10 --xmpi-lb=nnz --xmpi-lb-th1=100 \
+        "--xmpi-trace=$TMP/first.csv" >"$TMP/nnz" 2>&1
+    rc=$?
+    check "--xmpi-lb=nnz on a balanced job is refused at $name's first call (exit $rc)" \
+        sh -c "test $rc = 1 && test \$(grep -c \"^xmpi: $name: option --xmpi-lb: 'nnz' is not accepted; --xmpi-lb=nnz needs a registered distributed sparse matrix and no process has one; expected a CSR or CSC matrix registered with XMPI_Register_sparse(..., XMPI_DISTRIBUTED) before the first evaluation call, or --xmpi-lb=rows\$\" '$TMP/nnz') = 1"
+    [ $rc = 1 ] || sed 's/^/# /' "$TMP/nnz" | head -20
+    check "... before any interval of work ($name)" \
+        awk -F, 'NR > 1 && $2 > 1 { bad = 1 } END { exit bad }' "$TMP/first.csv"
+    "$LAUNCH" -np 2 "$J" -n 600 -i 400 -b $call --xmpi-si=10 --xmpi-lb=weight --xmpi-lb-th1=100 \
+        "--xmpi-trace=$TMP/first.csv" >"$TMP/w" 2>&1
+    rc=$?
+    check "--xmpi-lb=weight on a balanced job is refused at $name's first call (exit $rc)" \
+        sh -c "test $rc = 1 && test \$(grep -c \"^xmpi: $name: option --xmpi-lb: 'weight' is not accepted; --xmpi-lb=weight needs a weight array and rank 0 holds 300 rows but passed weight NULL; expected one weight per row of its block in the evaluation call's weight argument on every process that holds rows, or --xmpi-lb=rows\$\" '$TMP/w') = 1"
+    [ $rc = 1 ] || sed 's/^/# /' "$TMP/w" | head -20
+    check "... before any interval of work ($name)" \
+        awk -F, 'NR > 1 && $2 > 1 { bad = 1 } END { exit bad }' "$TMP/first.csv"
+done
 "$LAUNCH" -np 2 "$J" -n 100 -i 5 --xmpi-lb=fastest >"$TMP/bad" 2>&1
 rc=$?
 check "an unknown --xmpi-lb policy stops the job before any work" \

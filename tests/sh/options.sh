@@ -50,6 +50,21 @@ check "argv (si=4) wins over XMPI_SI=7" grep -q '^100%: Checks: 3' "$TMP/out"
 check "XMPI_VERBOSE=1 from the environment prints one progress line per interval" \
     test "$(grep -c '^xmpi: interval ' "$TMP/out")" = 3
 
+# The command line wins outright: a variable it overrides is not even checked, for every kind
+# of option (integer, choice, file name, checked syntax); only the effective value is.
+XMPI_SI=0 XMPI_LB=fastest XMPI_TRACE= XMPI_EVENTS=A,,B XMPI_VERBOSE=7 "$LAUNCH" -np 2 \
+    "$ROOT/$BUILD/tests/test_monitor" --xmpi-si=4 --xmpi-lb=rows "--xmpi-trace=$TMP/t2.csv" \
+    --xmpi-events=PAPI_TOT_CYC --xmpi-verbose=0 >"$TMP/out" 2>&1
+rc=$?
+check "bad XMPI_SI, XMPI_LB, XMPI_TRACE, XMPI_EVENTS, XMPI_VERBOSE overridden on the command line: the job runs (exit $rc)" \
+    sh -c "test $rc = 0 && grep -q '^100%: Checks: 3' '$TMP/out' && ! grep -q 'not accepted' '$TMP/out'"
+check "... with the command line's values (si=4: 3 trace rows, verbose=0: no progress line)" \
+    sh -c "test \$(wc -l <'$TMP/t2.csv') = 4 && ! grep -q '^xmpi: interval ' '$TMP/out'"
+expect_stop "a bad variable the command line does not override is still refused" \
+    "environment variable XMPI_VERBOSE: '7' is not accepted" XMPI_SI=0 XMPI_VERBOSE=7 -- --xmpi-si=5
+expect_stop "an unknown XMPI_ variable is refused even beside an overridden one" \
+    "unknown environment variable XMPI_SII" XMPI_SI=0 XMPI_SII=1 -- --xmpi-si=5
+
 "$LAUNCH" -np 2 "$PROG" --xmpi-help >"$TMP/help" 2>&1
 rc=$?
 check "--xmpi-help exits 0" test $rc = 0
