@@ -239,8 +239,9 @@ static int reconfigure(struct xmpi_ctx *cx, const struct xmpi_interval *s,
         rc = spawn_processes(cx, command, argv, plan->count, MPI_INFO_NULL, classes);
         /* Processes that did start wait for their rows, even when a later one failed. */
         if (cx->size > before) {
+            /* A failed move is the error to report: the new processes get it too. */
             int moved = spread_after_spawn(cx, app, power);
-            if (rc == XMPI_SUCCESS) rc = moved;
+            if (moved != XMPI_SUCCESS) rc = moved;
         }
         free(power);
     } else {
@@ -280,6 +281,13 @@ int xmpi_pipeline_interval_end(struct xmpi_ctx *cx, const struct xmpi_app *app)
             xmpi_policy_decide(cx, s, app, &plan);
             decided = 1;
         }
+        /* After MPI refused a spawn, a policy that grows would only try again every interval;
+         * the job is balanced instead. The flag is the same on every process (join_packet). */
+        if (plan.action == XMPIR_PLAN_SPAWN && cx->world.spawn_refused) {
+            plan.action = XMPIR_PLAN_KEEP;
+            snprintf(plan.why, sizeof plan.why, "a spawn of %d is not tried: MPI refused an "
+                     "earlier one", plan.count);
+        }
         if (plan.action == XMPIR_PLAN_KEEP) {
             rc = xmpi_balancer_decide(cx, s, app, &blocks, why, sizeof why);
             if (rc) xmpi_note(cx, 0, "%s: %s", app->reconfig ? "XMPI_Eval_reconfig" :
@@ -287,21 +295,23 @@ int xmpi_pipeline_interval_end(struct xmpi_ctx *cx, const struct xmpi_app *app)
         }
     }
     t_decide = PMPI_Wtime() - t_decide;
-    /* After MPI refused a spawn, a policy that grows would only try again every interval. */
-    if (plan.action == XMPIR_PLAN_SPAWN && cx->world.spawn_refused) plan.action = XMPIR_PLAN_KEEP;
     /* act */
-    if (plan.action != XMPIR_PLAN_KEEP) rc = reconfigure(cx, s, app, &plan);
-    /* A policy's spawn that MPI refused leaves the job as it was (or with the processes that
-     * did start) and is not the program's error: rank 0 said why; policies stop spawning. */
-    if (plan.action == XMPIR_PLAN_SPAWN && rc == XMPI_ERR_SPAWN) {
-        char pol[16] = "";
-        xmpi_options_format(&cx->opts, "policy", pol, sizeof pol);
-        cx->world.spawn_refused = 1;
-        xmpi_note(cx, 0, "XMPI_Eval_reconfig: --xmpi-policy=%s spawns no more processes in this "
-                  "run", pol);
-        rc = XMPI_SUCCESS;
+    if (plan.action != XMPIR_PLAN_KEEP) {
+        rc = reconfigure(cx, s, app, &plan);
+        /* A policy's spawn that MPI refused leaves the job as it was (or with the processes
+         * that did start, rows spread) and is not the program's error: rank 0 said why, and
+         * policies spawn no more. */
+        if (plan.action == XMPIR_PLAN_SPAWN && rc == XMPI_ERR_SPAWN) {
+            char pol[16] = "";
+            xmpi_options_format(&cx->opts, "policy", pol, sizeof pol);
+            cx->world.spawn_refused = 1;
+            xmpi_note(cx, 0, "XMPI_Eval_reconfig: --xmpi-policy=%s spawns no more processes in "
+                      "this run", pol);
+            rc = XMPI_SUCCESS;
+        }
+    } else if (!rc && blocks) {
+        rc = rebalance(cx, s, app, blocks);
     }
-    else if (!rc && blocks) rc = rebalance(cx, s, app, blocks);
     free(blocks);
     /* record */
     record(cx, s, &plan, decided, t_decide, classes, rate, rate_procs);
@@ -518,8 +528,8 @@ static int usable(const struct xmpi_ctx *cx, const char *call)
 }
 
 /* Rank 0: the checks of XMPI_Spawn's arguments and the placement of the new processes. */
-static int check_spawn(struct xmpi_ctx *cx, const char *command, int nprocs, char *node_class[],
-                       int **hosts, char *why, size_t len)
+static int check_spawn(struct xmpi_ctx *cx, const char *command, int nprocs, MPI_Info info,
+                       char *node_class[], int **hosts, char *why, size_t len)
 {
     if (nprocs < 1) {
         snprintf(why, len, "nprocs is %d; expected at least 1", nprocs);
@@ -540,7 +550,7 @@ static int check_spawn(struct xmpi_ctx *cx, const char *command, int nprocs, cha
     }
     int s = xmpi_sched_place(&cx->world.sched, node_class, nprocs, *hosts, why, len);
     if (s) return sched_error(s);
-    return cx->opts.spawn_check == 0 ? xmpi_world_spawn_precheck(cx, *hosts, nprocs, why, len)
+    return cx->opts.spawn_check == 0 ? xmpi_world_spawn_precheck(cx, nprocs, info, why, len)
                                      : XMPI_SUCCESS;
 }
 
@@ -558,7 +568,7 @@ static int spawn_processes(struct xmpi_ctx *cx, const char *command, char *argv[
     int rc = XMPI_SUCCESS;
     char why[768] = "";
     int *hosts = NULL, n = nprocs;
-    if (cx->rank == 0) rc = check_spawn(cx, command, nprocs, node_class, &hosts, why, sizeof why);
+    if (cx->rank == 0) rc = check_spawn(cx, command, nprocs, info, node_class, &hosts, why, sizeof why);
     if ((rc = agree(cx, rc, "XMPI_Spawn", why))) {
         free(hosts);
         return rc;

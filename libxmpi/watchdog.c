@@ -72,8 +72,14 @@ void xmpi_watchdog_arm(struct xmpi_watchdog *w, int seconds, int rank, const cha
 {
     if (seconds <= 0) return;
     pthread_mutex_lock(&w->mu);
-    if (!w->started && !w->quit)
+    if (!w->started && !w->quit) {
+        /* Signals sent to the process stay with the program's threads. */
+        sigset_t all, old;
+        sigfillset(&all);
+        pthread_sigmask(SIG_SETMASK, &all, &old);
         w->started = pthread_create(&w->thread, NULL, watch, w) == 0;
+        pthread_sigmask(SIG_SETMASK, &old, NULL);
+    }
     w->armed = w->started;
     w->seconds = seconds;
     w->rank = rank;

@@ -2,7 +2,9 @@
  * exclusion to shrink it, and the join protocol of new processes. */
 #include "world.h"
 
+#include <ctype.h>
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -20,6 +22,7 @@ struct join_packet {
     int nnew;                  /* processes that joined in this merge */
     struct xmpi_join join;     /* new processes count on from here */
     struct xmpi_options opts;  /* children inherit their parents' options */
+    int spawn_refused;         /* and whether policies may still spawn */
 };
 
 /* Makes `world` the new XMPI_COMM_WORLD (freeing the previous one) with its private twin. */
@@ -91,29 +94,6 @@ static void report_emulation(struct xmpi_ctx *cx, int worst, const char *msg)
               msg && msg[0] ? msg : "no writable cgroup cpu controller on some host; running at full speed");
 }
 
-/* A host name without its domain, as launchers compare them. */
-static void short_name(char *dst, const char *src)
-{
-    size_t k = strcspn(src, ".");
-    if (k >= MPI_MAX_PROCESSOR_NAME) k = MPI_MAX_PROCESSOR_NAME - 1;
-    memcpy(dst, src, k);
-    dst[k] = '\0';
-}
-
-/* Rank 0: the distinct hosts mpirun started the job on. */
-static void remember_launch_hosts(struct xmpi_world *w, const char *names, int n)
-{
-    w->launch_hosts = calloc((size_t)n, sizeof *w->launch_hosts);
-    w->nlaunch = 0;
-    for (int i = 0; w->launch_hosts && i < n; i++) {
-        char s[MPI_MAX_PROCESSOR_NAME];
-        short_name(s, names + (size_t)i * MPI_MAX_PROCESSOR_NAME);
-        int seen = 0;
-        for (int j = 0; j < w->nlaunch && !seen; j++) seen = !strcmp(w->launch_hosts[j], s);
-        if (!seen) memcpy(w->launch_hosts[w->nlaunch++], s, sizeof s);
-    }
-}
-
 int xmpi_world_start_initial(struct xmpi_ctx *cx, char *err, size_t errlen)
 {
     struct xmpi_world *w = &cx->world;
@@ -162,7 +142,6 @@ int xmpi_world_start_initial(struct xmpi_ctx *cx, char *err, size_t errlen)
     }
     PMPI_Scatter(emu, (int)sizeof *emu, MPI_BYTE, &w->initial_emu, (int)sizeof *emu, MPI_BYTE, 0,
                  cx->comm);
-    if (cx->rank == 0 && names) remember_launch_hosts(w, names, cx->size);
     free(names);
     free(emu);
     return rc;
@@ -191,6 +170,7 @@ static void after_merge(struct xmpi_ctx *cx, MPI_Comm merged, struct join_packet
     int mine = 0, worst = 0;
     if (joined >= 0) {
         cx->opts = pk->opts;
+        cx->world.spawn_refused = pk->spawn_refused;
         mine = emulate_self(cx, sp ? &sp[joined] : NULL, msg, sizeof msg);
     }
     free(sp);
@@ -243,13 +223,23 @@ static int spawn_from_root(const char *command, char *argv[], int n, MPI_Info *i
  * intracommunicator of the job's members first and the new processes after, in the order
  * of their own MPI_COMM_WORLD. `local` is the side's own communicator; `newcomer` says
  * which side this is. */
-static MPI_Comm join_sides(MPI_Comm local, MPI_Comm bridge, int newcomer)
+static MPI_Comm join_sides(const struct xmpi_ctx *cx, MPI_Comm local, MPI_Comm bridge,
+                           int newcomer)
 {
-    MPI_Comm inter, merged;
+    MPI_Comm inter = MPI_COMM_NULL, merged = MPI_COMM_NULL;
     /* The bridge ranks the job's rank 0 first (low) and the first new process next. */
-    PMPI_Intercomm_create(local, 0, bridge == MPI_COMM_NULL ? local : bridge, newcomer ? 0 : 1,
-                          JOIN_TAG, &inter);
-    PMPI_Intercomm_merge(inter, newcomer, &merged);
+    int rc = PMPI_Intercomm_create(local, 0, bridge == MPI_COMM_NULL ? local : bridge,
+                                   newcomer ? 0 : 1, JOIN_TAG, &inter);
+    if (rc == MPI_SUCCESS) rc = PMPI_Intercomm_merge(inter, newcomer, &merged);
+    if (rc != MPI_SUCCESS) {
+        /* Half a join cannot be undone: some processes may have their new communicator. */
+        char msg[MPI_MAX_ERROR_STRING] = "";
+        int len = 0;
+        PMPI_Error_string(rc, msg, &len);
+        fprintf(stderr, "xmpi: rank %d: joining new processes failed in MPI (%s); the job "
+                "cannot go on\n", cx->rank, msg);
+        PMPI_Abort(MPI_COMM_WORLD, 3);
+    }
     PMPI_Comm_free(&inter);
     return merged;
 }
@@ -261,9 +251,15 @@ static int spawn_round(struct xmpi_ctx *cx, const char *command, char *argv[], i
 {
     int rc = MPI_SUCCESS;
     MPI_Comm bridge = MPI_COMM_NULL;
+    /* One round at a time: a job spawning many processes one by one may take long in all,
+     * while each round is quick. */
+    char what[160];
+    snprintf(what, sizeof what, "XMPI_Spawn (starting and joining %d new process(es))", n);
+    xmpi_watchdog_arm(&cx->watch, cx->opts.wait_timeout, cx->rank, what);
     if (cx->rank == 0) {
-        MPI_Comm inter;
+        MPI_Comm inter = MPI_COMM_NULL;
         rc = spawn_from_root(command, argv, n, infos, &inter);
+        /* After a failure the handle is not one to free (Open MPI leaves an invalid one). */
         if (rc == MPI_SUCCESS) {
             PMPI_Intercomm_merge(inter, 0, &bridge);
             /* Open MPI 4.1 hangs disconnecting a merged intracommunicator: disconnect the
@@ -272,8 +268,11 @@ static int spawn_round(struct xmpi_ctx *cx, const char *command, char *argv[], i
         }
     }
     PMPI_Bcast(&rc, 1, MPI_INT, 0, cx->comm);
-    if (rc != MPI_SUCCESS) return XMPI_ERR_SPAWN;
-    MPI_Comm merged = join_sides(cx->comm, bridge, 0);
+    if (rc != MPI_SUCCESS) {
+        xmpi_watchdog_disarm(&cx->watch);
+        return XMPI_ERR_SPAWN;
+    }
+    MPI_Comm merged = join_sides(cx, cx->comm, bridge, 0);
     if (bridge != MPI_COMM_NULL) PMPI_Comm_free(&bridge);
     struct join_packet pk = {0};
     if (cx->rank == 0) {
@@ -281,8 +280,10 @@ static int spawn_round(struct xmpi_ctx *cx, const char *command, char *argv[], i
         pk.nnew = n;
         pk.join = *join;
         pk.opts = cx->opts;
+        pk.spawn_refused = cx->world.spawn_refused;
     }
     after_merge(cx, merged, &pk, emu, -1);
+    xmpi_watchdog_disarm(&cx->watch);
     return XMPI_SUCCESS;
 }
 
@@ -291,15 +292,17 @@ void xmpi_world_start_child(struct xmpi_ctx *cx, MPI_Comm parent, struct xmpi_jo
     MPI_Comm bridge;
     int me;   /* index among the processes of this MPI_Comm_spawn */
     PMPI_Comm_rank(MPI_COMM_WORLD, &me);
+    /* Its own options until its parents' arrive with the join packet. */
     xmpi_watchdog_arm(&cx->watch, cx->opts.wait_timeout, -1, "joining the job (a spawned process)");
     PMPI_Intercomm_merge(parent, 1, &bridge);
     PMPI_Comm_disconnect(&parent);
     if (me == 0) xmpi_fault("join");
-    MPI_Comm merged = join_sides(MPI_COMM_WORLD, bridge, 1);
+    MPI_Comm merged = join_sides(cx, MPI_COMM_WORLD, bridge, 1);
     PMPI_Comm_free(&bridge);
     cx->status = XMPI_NEWLY_SPAWNED;
     struct join_packet pk;
     after_merge(cx, merged, &pk, NULL, me);
+    xmpi_watchdog_disarm(&cx->watch);
     *join = pk.join;
     /* Later spawns of the same call take every member of the grown XMPI_COMM_WORLD. */
     while (pk.more > 0) {
@@ -307,23 +310,63 @@ void xmpi_world_start_child(struct xmpi_ctx *cx, MPI_Comm parent, struct xmpi_jo
         if (spawn_round(cx, NULL, NULL, 1, NULL, more - 1, NULL, join) != XMPI_SUCCESS) break;
         pk.more = more - 1;
     }
-    xmpi_watchdog_disarm(&cx->watch);
 }
 
 #ifdef OPEN_MPI
-/* Is the environment variable set to a true value (Open MPI's MCA booleans)? */
-static int env_true(const char *name)
+/* An MCA boolean as Open MPI reads it. */
+static int mca_true(const char *v)
 {
-    const char *v = getenv(name);
-    return v && (!strcmp(v, "1") || !strcasecmp(v, "true") || !strcasecmp(v, "yes"));
+    static const char *const yes[] = {"1", "true", "yes", "on", "t", "y", "enabled", NULL};
+    while (v && (*v == ' ' || *v == '\t')) v++;
+    for (int i = 0; v && yes[i]; i++) {
+        size_t k = strlen(yes[i]);
+        if (!strncasecmp(v, yes[i], k) && (v[k] == '\0' || v[k] == '\n' || v[k] == ' ' ||
+                                           v[k] == '\t' || v[k] == '\r'))
+            return 1;
+    }
+    return 0;
 }
 
-/* Open MPI: may this job place more processes than its slots? */
+/* The value of MCA parameter `name` in an Open MPI parameter file, or NULL. */
+static const char *mca_file_value(const char *path, const char *name, char *buf, size_t len)
+{
+    FILE *f = path ? fopen(path, "r") : NULL;
+    const char *found = NULL;
+    char line[512];
+    size_t k = strlen(name);
+    while (f && fgets(line, sizeof line, f)) {
+        char *p = line;
+        while (*p == ' ' || *p == '\t') p++;
+        if (strncmp(p, name, k) != 0) continue;
+        p += k;
+        while (*p == ' ' || *p == '\t') p++;
+        if (*p != '=') continue;
+        snprintf(buf, len, "%s", p + 1);
+        found = buf;   /* the last one wins, as in Open MPI */
+    }
+    if (f) fclose(f);
+    return found;
+}
+
+/* Open MPI: may this job place more processes than its slots? The environment (mpirun
+ * --oversubscribe sets it), the mapping policy, then the parameter files mpirun read. */
 static int ompi_oversubscribes(void)
 {
     const char *map = getenv("OMPI_MCA_rmaps_base_mapping_policy");
-    return env_true("OMPI_MCA_rmaps_base_oversubscribe") ||
-           (map && (strstr(map, "OVERSUBSCRIBE") || strstr(map, "oversubscribe")));
+    char low[256];
+    size_t k = 0;
+    for (; map && map[k] && k + 1 < sizeof low; k++) low[k] = (char)tolower((unsigned char)map[k]);
+    low[k] = '\0';
+    if (strstr(low, "oversubscribe") && !strstr(low, "nooversubscribe")) return 1;
+    const char *env = getenv("OMPI_MCA_rmaps_base_oversubscribe");
+    if (env) return mca_true(env);
+    char buf[128], user[4096];
+    const char *home = getenv("HOME");
+    snprintf(user, sizeof user, "%s/.openmpi/mca-params.conf", home ? home : "/nonexistent");
+    const char *v = mca_file_value(user, "rmaps_base_oversubscribe", buf, sizeof buf);
+    if (!v) v = mca_file_value("/etc/openmpi/openmpi-mca-params.conf", "rmaps_base_oversubscribe",
+                               buf, sizeof buf);
+    return v && mca_true(v);
 }
 #endif
 
@@ -346,12 +389,18 @@ void xmpi_world_spawn_hint(const struct xmpi_ctx *cx, char *buf, size_t len)
     );
 }
 
-int xmpi_world_spawn_precheck(const struct xmpi_ctx *cx, const int *hosts, int n, char *why,
+int xmpi_world_spawn_precheck(const struct xmpi_ctx *cx, int n, MPI_Info info, char *why,
                               size_t len)
 {
 #ifdef OPEN_MPI
-    const struct xmpi_world *w = &cx->world;
-    int *usize = NULL, flag = 0;
+    /* Open MPI's "add-host" and "add-hostfile" keys grow the allocation with the spawn. */
+    int flag = 0;
+    char v[8];
+    if (info != MPI_INFO_NULL) PMPI_Info_get(info, "add-host", (int)sizeof v - 1, v, &flag);
+    if (!flag && info != MPI_INFO_NULL)
+        PMPI_Info_get(info, "add-hostfile", (int)sizeof v - 1, v, &flag);
+    if (flag) return XMPI_SUCCESS;
+    int *usize = NULL;
     PMPI_Comm_get_attr(MPI_COMM_WORLD, MPI_UNIVERSE_SIZE, &usize, &flag);
     int slots = flag && usize ? *usize : 0;
     if (slots > 0 && !ompi_oversubscribes() && cx->size + n > slots) {
@@ -363,34 +412,10 @@ int xmpi_world_spawn_precheck(const struct xmpi_ctx *cx, const int *hosts, int n
                  slots, cx->size, cx->size < slots ? cx->size : slots, n);
         return XMPI_ERR_SPAWN;
     }
-    /* The allocation holds only the hosts the job started on: any other is unknown to
-     * mpirun (Open MPI 4.1 spawns only onto hosts declared at launch). */
-    const char *nn = getenv("OMPI_MCA_orte_num_nodes");
-    int nodes = nn ? atoi(nn) : 0;
-    if (nodes < 1 || nodes > w->nlaunch) return XMPI_SUCCESS;
-    for (int i = 0; i < n; i++) {
-        const char *name = w->pool.hosts[hosts[i]].name;
-        char s[MPI_MAX_PROCESSOR_NAME];
-        short_name(s, name);
-        int known = !strcmp(name, "localhost") || !strcmp(name, "127.0.0.1");
-        for (int j = 0; j < w->nlaunch && !known; j++) known = !strcmp(w->launch_hosts[j], s);
-        if (known) continue;
-        char list[256] = "";
-        for (int j = 0; j < w->nlaunch; j++) {
-            size_t k = strlen(list);
-            snprintf(list + k, sizeof list - k, "%s%s", j ? ", " : "", w->launch_hosts[j]);
-        }
-        snprintf(why, len, "host '%s' of --xmpi-resources is not in the job's allocation (mpirun "
-                 "started it on %s and knows no other host); no process started. Declare every "
-                 "host of the pool at launch (mpirun --host or --hostfile), or give "
-                 "--xmpi-spawn-check=off if the launcher knows hosts this check cannot see",
-                 name, list);
-        return XMPI_ERR_SPAWN;
-    }
 #else
     (void)cx;
-    (void)hosts;
     (void)n;
+    (void)info;
     (void)why;
     (void)len;
 #endif
@@ -444,9 +469,6 @@ int xmpi_world_spawn(struct xmpi_ctx *cx, const char *command, char *argv[], con
             if (emu) assign(w, hosts[i], &emu[i]);
         }
     }
-    char what[160];
-    snprintf(what, sizeof what, "XMPI_Spawn (starting and joining %d new process(es))", n);
-    xmpi_watchdog_arm(&cx->watch, cx->opts.wait_timeout, cx->rank, what);
     if (cx->opts.spawn == 1) {
         rc = spawn_round(cx, command, argv, n, infos, 0, emu, join);
         if (rc == XMPI_SUCCESS) *done = n;
@@ -457,7 +479,6 @@ int xmpi_world_spawn(struct xmpi_ctx *cx, const char *command, char *argv[], con
             if (rc == XMPI_SUCCESS) (*done)++;
         }
     }
-    xmpi_watchdog_disarm(&cx->watch);
     if (cx->rank == 0) {
         if (*done > 0) xmpi_sched_add(&w->sched, hosts, *done, cx->opts.spawn == 1);
         for (int i = 0; infos && i < n; i++)
@@ -496,9 +517,6 @@ void xmpi_world_stop(struct xmpi_ctx *cx)
         xmpi_pool_free(&w->pool);
         w->have_sched = 0;
     }
-    free(w->launch_hosts);
-    w->launch_hosts = NULL;
-    w->nlaunch = 0;
     adopt(cx, MPI_COMM_NULL);
 }
 

@@ -28,8 +28,6 @@ struct xmpi_world {
     char jobkey[24];           /* rank 0: names the job's shared quota groups */
     int emulation_reported;    /* rank 0 said once that emulation is unavailable */
     int spawn_refused;         /* MPI refused a policy's spawn: policies spawn no more */
-    char (*launch_hosts)[MPI_MAX_PROCESSOR_NAME];   /* rank 0: hosts of the initial */
-    int nlaunch;                                     /* processes, short names, distinct */
 };
 
 /* What a new process learns from its parents to count on with them. */
@@ -53,11 +51,11 @@ void xmpi_world_emulate_initial(struct xmpi_ctx *cx);
  * and merges them in; *done receives how many joined. XMPI_ERR_SPAWN when MPI refused. */
 int xmpi_world_spawn(struct xmpi_ctx *cx, const char *command, char *argv[], const int *hosts,
                      int n, MPI_Info info, const struct xmpi_join *join, int *done);
-/* Rank 0, before spawning onto pool hosts `hosts`: XMPI_SUCCESS, or XMPI_ERR_SPAWN with the
- * reason when the launcher will refuse the spawn (Open MPI: no free slot, a host outside
- * the job's allocation). Open MPI 4.1's mpirun never exits after a refused spawn, so what
- * can be checked is checked first. */
-int xmpi_world_spawn_precheck(const struct xmpi_ctx *cx, const int *hosts, int n, char *why,
+/* Rank 0, before spawning n processes (info: the caller's, or MPI_INFO_NULL): XMPI_SUCCESS,
+ * or XMPI_ERR_SPAWN with the reason when the launcher has no slot for them (Open MPI, not
+ * allowed to oversubscribe). Open MPI 4.1's mpirun never exits after a refused spawn, so
+ * what can be checked is checked first. */
+int xmpi_world_spawn_precheck(const struct xmpi_ctx *cx, int n, MPI_Info info, char *why,
                               size_t len);
 /* Rank 0, after MPI refused a spawn: how to launch the job so that spawning works, as far
  * as this process can tell (Open MPI's slots and oversubscription). */
