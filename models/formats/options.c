@@ -63,9 +63,9 @@ static const struct optdef table[] = {
      "MPI_Comm_spawn for all processes of a call (cheaper, removable only together)",
      NULL, spawn_modes},
     {"spawn-check", K_CHOICE, 0, 0, OFF(spawn_check), 0, "on", "on or off",
-     "on: before spawning, check that Open MPI has a free slot and knows the host, and refuse "
+     "on: before spawning, check that Open MPI has a free slot for each new process, and refuse "
      "the spawn with the reason otherwise (Open MPI 4.1's mpirun never exits after a spawn it "
-     "refused); off: leave it to MPI_Comm_spawn, for launchers that grant slots or hosts the "
+     "refused); off: leave it to MPI_Comm_spawn, for launchers that grant slots in ways the "
      "check cannot see", NULL, on_off},
     {"wait-timeout", K_INT, 0, 86400, OFF(wait_timeout), 0, "300",
      "an integer number of seconds from 0 to 86400 (0: no limit)",
