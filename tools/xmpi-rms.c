@@ -13,6 +13,7 @@
 
 #include "../models/formats/resources.h"
 #include "../models/formats/rms_state.h"
+#include "../models/formats/textfile.h"
 
 #define PROG "xmpi-rms"
 #define N_MAX 1000000
@@ -332,8 +333,9 @@ int main(int argc, char **argv)
             state = a + 8;
         } else {
             free(ops);
+            char shown[XMPIR_TEXT_ECHO_SIZE];
             return usage_error("unknown option '%s'; accepted: --state PATH, --force, --help",
-                               a);
+                               xmpi_text_echo(shown, a));
         }
     }
     if (help) {
@@ -373,8 +375,9 @@ int main(int argc, char **argv)
             goto out;
         }
         if (parse_n(ops[2], &n) != 0) {
-            rc = usage_error("N: '%.40s%s' is not accepted; expected a whole number from 1 to %d",
-                             ops[2], strlen(ops[2]) > 40 ? "..." : "", N_MAX);
+            char shown[XMPIR_TEXT_ECHO_SIZE];
+            rc = usage_error("N: '%s' is not accepted; expected a whole number from 1 to %d",
+                             xmpi_text_echo(shown, ops[2]), N_MAX);
             goto out;
         }
         rc = cmd_op(state, strcmp(cmd, "reclaim") == 0, ops[1], n);
@@ -385,8 +388,9 @@ int main(int argc, char **argv)
         }
         rc = cmd_status(state);
     } else {
-        rc = usage_error("unknown command '%.40s%s'; expected init, offer, reclaim or status",
-                         cmd, strlen(cmd) > 40 ? "..." : "");
+        char shown[XMPIR_TEXT_ECHO_SIZE];
+        rc = usage_error("unknown command '%s'; expected init, offer, reclaim or status",
+                         xmpi_text_echo(shown, cmd));
     }
 out:
     free(ops);

@@ -226,12 +226,14 @@ static int check_state(const struct xmpi_rms_state *st, const char *path, char *
 {
     for (int i = 0; i < st->n; i++) {
         const struct xmpi_rms_entry *x = &st->e[i];
+        char sh[XMPIR_TEXT_ECHO_SIZE], sc[XMPIR_TEXT_ECHO_SIZE];
         if (!name_ok(x->host) || !name_ok(x->cls))
             return xmpi_text_error(err, errlen,
-                                   "%s: entry %d: host '%.40s' class '%.40s' cannot be "
+                                   "%s: entry %d: host '%s' class '%s' cannot be "
                                    "written; expected names of 1 to %d characters without "
                                    "blanks or '#'",
-                                   path, i + 1, x->host, x->cls, XMPIR_NAME_MAX - 1);
+                                   path, i + 1, xmpi_text_echo(sh, x->host),
+                                   xmpi_text_echo(sc, x->cls), XMPIR_NAME_MAX - 1);
         const int v[4] = {x->pes, x->free, x->allocated, x->reclaim};
         for (int k = 0; k < 4; k++)
             if (v[k] < 0 || v[k] > COUNT_MAX)
@@ -485,10 +487,10 @@ static int check_class(const struct xmpi_rms_state *st, const char *cls, char *e
 {
     for (int i = 0; i < st->n; i++)
         if (cls && strcmp(st->e[i].cls, cls) == 0) return 0;
-    char known[512];
+    char known[512], shown[XMPIR_TEXT_ECHO_SIZE];
     class_list(st, known, sizeof known);
-    return xmpi_text_error(err, errlen, "unknown class '%.40s'; known classes: %s",
-                           cls ? cls : "(null)", known);
+    return xmpi_text_error(err, errlen, "unknown class '%s'; known classes: %s",
+                           xmpi_text_echo(shown, cls), known);
 }
 
 static int spare(const struct xmpi_rms_entry *x)
@@ -576,9 +578,10 @@ static int find_entry(const struct xmpi_rms_state *st, const char *host, const c
     int i = xmpi_rms_state_find(st, host, cls);
     if (i >= 0) return i;
     if (check_class(st, cls, err, errlen) != 0) return -1;
+    char shown[XMPIR_TEXT_ECHO_SIZE];
     return xmpi_text_error(err, errlen,
-                           "no host '%.40s' of class %s in the state; expected a host of it",
-                           host ? host : "(null)", cls);
+                           "no host '%s' of class %s in the state; expected a host of it",
+                           xmpi_text_echo(shown, host), cls);
 }
 
 int xmpi_rms_take(struct xmpi_rms_state *st, const char *host, const char *cls, int n,

@@ -32,7 +32,10 @@ int xmpi_text_line_error(const struct xmpi_text_lines *r, char *err, size_t errl
 int xmpi_text_field_error(const struct xmpi_text_lines *r, char *err, size_t errlen,
                           const char *field, const char *value, const char *expected, ...)
     __attribute__((format(printf, 6, 7)));
-/* v as a message shows it: cut to XMPIR_TEXT_ECHO_MAX characters and "..." when longer. */
+/* v as a message shows it, safe to print on a terminal: printable ASCII and well-formed
+ * UTF-8 characters as themselves, any other byte (control characters, escape sequences,
+ * binary data) and the backslash as \xNN; cut to XMPIR_TEXT_ECHO_MAX bytes and "..." when
+ * longer, never in the middle of an escape or a character. */
 const char *xmpi_text_echo(char out[XMPIR_TEXT_ECHO_SIZE], const char *v);
 
 void xmpi_text_lines_init(struct xmpi_text_lines *r, FILE *f, const char *fname);
