@@ -16,6 +16,8 @@ struct xmpi_rms_entry {
     int free;        /* offered to the job, not yet taken */
     int allocated;   /* held by the job */
     int reclaim;     /* of the allocated ones, to be given back at the next interval */
+    int initial;     /* of the allocated ones, held by the job's initial processes, which
+                      * never leave (a reclaim cannot ask them back); 0 in a v1 file */
 };
 
 struct xmpi_rms_state {
@@ -23,7 +25,8 @@ struct xmpi_rms_state {
     struct xmpi_rms_entry *e;    /* malloc'ed */
 };
 
-/* Invariants of every entry: 0 <= free, 0 <= reclaim <= allocated, free + allocated <= pes. */
+/* Invariants of every entry: 0 <= free, 0 <= initial <= allocated,
+ * 0 <= reclaim <= allocated - initial, free + allocated <= pes. */
 
 int xmpi_rms_state_parse(struct xmpi_rms_state *st, FILE *f, const char *fname, char *err,
                          size_t errlen);
@@ -47,14 +50,16 @@ int xmpi_rms_update(const char *path, int create,
 /* Operations on a state (pure). Each returns 0, or -1 with a message and st unchanged. */
 /* Offers n more PEs of class cls, spread over its hosts (most spare capacity first). */
 int xmpi_rms_offer(struct xmpi_rms_state *st, const char *cls, int n, char *err, size_t errlen);
-/* Asks n PEs of class cls back: offered-but-untaken ones first, then marks allocated ones. */
+/* Asks n PEs of class cls back: offered-but-untaken ones first, then marks allocated ones
+ * that are not the initial processes'. Refused when fewer than n can be asked back. */
 int xmpi_rms_reclaim(struct xmpi_rms_state *st, const char *cls, int n, char *err,
                      size_t errlen);
 /* The job took n offered PEs on (host, cls) (it spawned there); allocated += n. Taking
  * more than is free is allowed only with `force` (oversubscription is the job's choice). */
 int xmpi_rms_take(struct xmpi_rms_state *st, const char *host, const char *cls, int n,
                   int force, char *err, size_t errlen);
-/* The job gave n PEs on (host, cls) back: allocated -= n, reclaim lowered by as much. */
+/* The job gave n PEs on (host, cls) back: allocated -= n, reclaim lowered by as much (and
+ * initial and reclaim kept within the invariants). */
 int xmpi_rms_give(struct xmpi_rms_state *st, const char *host, const char *cls, int n,
                   char *err, size_t errlen);
 

@@ -150,23 +150,34 @@ int xmpi_text_fields(const struct xmpi_text_lines *r, char *line, char **tok, in
                      const char *const *names, const char *synopsis, char *err,
                      size_t errlen)
 {
+    return xmpi_text_fields_range(r, line, tok, n, n, names, synopsis, err, errlen) < 0 ? -1
+                                                                                          : 0;
+}
+
+int xmpi_text_fields_range(const struct xmpi_text_lines *r, char *line, char **tok, int nmin,
+                           int n, const char *const *names, const char *synopsis, char *err,
+                           size_t errlen)
+{
+    char count[32];
+    if (nmin < n) snprintf(count, sizeof count, "%d or %d", nmin, n);
+    else snprintf(count, sizeof count, "%d", n);
     int nt = 0;
     for (char *p = line;;) {
         while (*p && isspace((unsigned char)*p)) p++;
         if (!*p) break;
         if (nt == n)
             return xmpi_text_line_error(r, err, errlen,
-                                        "more than %d fields are not accepted; expected %d "
+                                        "more than %d fields are not accepted; expected %s "
                                         "fields: %s",
-                                        n, n, synopsis);
+                                        n, count, synopsis);
         tok[nt++] = p;
         while (*p && !isspace((unsigned char)*p)) p++;
         if (*p) *p++ = '\0';
     }
-    if (nt < n)
-        return xmpi_text_line_error(r, err, errlen, "field %s: missing; expected %d fields: %s",
-                                    names[nt], n, synopsis);
-    return 0;
+    if (nt < nmin)
+        return xmpi_text_line_error(r, err, errlen, "field %s: missing; expected %s fields: %s",
+                                    names[nt], count, synopsis);
+    return nt;
 }
 
 int xmpi_text_name_ok(const char *s)

@@ -53,6 +53,12 @@ int xmpi_text_fields(const struct xmpi_text_lines *r, char *line, char **tok, in
                      const char *const *names, const char *synopsis, char *err,
                      size_t errlen);
 
+/* The same for a line of nmin to n fields (nmin < n: the last ones optional, as a column a
+ * later version of a format added): the number of fields, or -1 with the message. */
+int xmpi_text_fields_range(const struct xmpi_text_lines *r, char *line, char **tok, int nmin,
+                           int n, const char *const *names, const char *synopsis, char *err,
+                           size_t errlen);
+
 /* 1 for 1 to XMPIR_NAME_MAX - 1 letters, digits, '.', '_' and '-': the host and class
  * names of the resources and schedule files (the state file allows more). */
 int xmpi_text_name_ok(const char *s);

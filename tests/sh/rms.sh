@@ -52,10 +52,10 @@ EOF
 # ---- init ----
 expect "init creates the state" 0 "3 host entries, 9 PEs" --state "$S" init "$TMP/res.txt"
 cat >"$TMP/want" <<'EOF'
-# xmpi-rms state v1: host class pes free allocated reclaim
-n1 fast 4 0 0 0
-n2 fast 2 0 0 0
-n1 slow 3 0 0 0
+# xmpi-rms state v2: host class pes free allocated reclaim initial
+n1 fast 4 0 0 0 0
+n2 fast 2 0 0 0 0
+n1 slow 3 0 0 0 0
 EOF
 check "init: one line per host and class, nothing offered or allocated" cmp -s "$S" "$TMP/want"
 refused "init refuses to overwrite an existing state" 1 "already exists" \
@@ -79,22 +79,22 @@ expect "offer continues from the new spares" 0 "offered 2 PEs of class fast (n1 
     --state "$S" offer fast 2
 run --state "$S" status
 cat >"$TMP/want" <<'EOF'
-host     class  pes  free  allocated  reclaim
-n1       fast     4     4          0        0
-n2       fast     2     1          0        0
-n1       slow     3     0          0        0
-(total)  fast     6     5          0        0
-(total)  slow     3     0          0        0
+host     class  pes  free  allocated  reclaim  initial
+n1       fast     4     4          0        0        0
+n2       fast     2     1          0        0        0
+n1       slow     3     0          0        0        0
+(total)  fast     6     5          0        0        0
+(total)  slow     3     0          0        0        0
 EOF
 check "status prints the table and the class totals" cmp -s "$TMP/out" "$TMP/want"
 check "status exits 0" test "$rc" = 0
 expect "reclaim withdraws untaken offers first, most free first" 0 \
     "reclaiming 2 PEs of class fast: 2 offers withdrawn (n1 -2)" --state "$S" reclaim fast 2
 cat >"$TMP/want" <<'EOF'
-# xmpi-rms state v1: host class pes free allocated reclaim
-n1 fast 4 2 0 0
-n2 fast 2 1 0 0
-n1 slow 3 0 0 0
+# xmpi-rms state v2: host class pes free allocated reclaim initial
+n1 fast 4 2 0 0 0
+n2 fast 2 1 0 0 0
+n1 slow 3 0 0 0 0
 EOF
 check "the file after offer and reclaim" cmp -s "$S" "$TMP/want"
 
@@ -109,15 +109,34 @@ expect "reclaim beyond the offers marks allocated PEs, most held first" 0 \
     "1 offer withdrawn (a -1); 3 to be given back at the next sampling interval (a +1, b +2)" \
     --state "$TMP/held.rms" reclaim fast 4
 check "hand-edited state rewritten canonically" \
-    grep -qx 'a fast 8 0 4 2' "$TMP/held.rms"
-check "... with b's two asked back" grep -qx 'b fast 8 0 5 2' "$TMP/held.rms"
+    grep -qx 'a fast 8 0 4 2 0' "$TMP/held.rms"
+check "... with b's two asked back" grep -qx 'b fast 8 0 5 2 0' "$TMP/held.rms"
+
+# The PEs of a job's initial processes (the column initial, which the job writes when it
+# starts) can never be given back: the tool refuses such a reclaim and says why.
+cat >"$TMP/init.rms" <<'EOF'
+# xmpi-rms state v2: host class pes free allocated reclaim initial
+n1 fast 2 0 2 0 2
+n1 slow 3 0 2 0 1
+EOF
+S_SAVE=$S; S="$TMP/init.rms"
+refused "reclaim of PEs only the initial processes hold is refused, saying why" 1 \
+    "class fast: cannot reclaim 1 PEs; none can be (nothing offered and not taken, nothing allocated and not already reclaimed; 2 held by the job's initial processes, which never leave" \
+    --state "$S" reclaim fast 1
+refused "reclaim beyond the spawned PEs is refused, counting the initial ones apart" 1 \
+    "cannot reclaim 2 PEs; only 1 can be (0 offered and not taken, 1 allocated and not already reclaimed; 1 held by the job's initial processes" \
+    --state "$S" reclaim slow 2
+expect "reclaim of a spawned PE beside the initial ones is accepted" 0 \
+    "1 to be given back at the next sampling interval (n1 +1)" --state "$S" reclaim slow 1
+check "... and marks it" grep -qx 'n1 slow 3 0 2 1 1' "$S"
+S=$S_SAVE
 
 # ---- refusals: exit 1, file untouched ----
 refused "unknown class is refused, naming the known ones" 1 \
     "unknown class 'gpu'; known classes: fast, slow" --state "$S" offer gpu 1
 refused "offer beyond capacity says how much is spare" 1 \
     "cannot offer 4 more PEs; only 3 of its 6 PEs are spare" --state "$S" offer fast 4
-refused "reclaim beyond what is offered or held" 1 "cannot reclaim 1 PEs; only 0 can be" \
+refused "reclaim beyond what is offered or held" 1 "cannot reclaim 1 PEs; none can be" \
     --state "$S" reclaim slow 1
 refused "reclaim of an unknown class" 1 "unknown class 'fats'" --state "$S" reclaim fats 1
 expect "status of a missing state says how to create it" 1 \
@@ -215,7 +234,7 @@ check "two concurrent loops of 200 offers: none refused" \
 # 400 offers of one onto spares 300/200/100: levelled to 67 each (399), the last to a.
 run --state "$C" status
 check "no lost update: 400 offered, spread 234/133/33" \
-    grep -qx '(total)  fast   600   400          0        0' "$TMP/out"
+    grep -qx '(total)  fast   600   400          0        0        0' "$TMP/out"
 check "... per host exactly as one sequence of 400 offers" \
     test "$(awk '$2 == "fast" && $1 != "(total)" { printf "%s ", $4 }' "$TMP/out")" = "234 133 33 "
 read -r polls badpolls <"$TMP/reader.result"
@@ -250,9 +269,9 @@ check "interleaved offers and reclaims: none refused" \
     test "$(cat "$TMP/l1" "$TMP/l2" "$TMP/l3" | tr -d '\n')" = 000
 run --state "$C" status
 check "interleaved: fast nets 80 + 160 = 240 offered" \
-    grep -qx '(total)  fast   600   240          0        0' "$TMP/out"
+    grep -qx '(total)  fast   600   240          0        0        0' "$TMP/out"
 check "interleaved: slow nets 40" \
-    grep -qx '(total)  slow    50    40          0        0' "$TMP/out"
+    grep -qx '(total)  slow    50    40          0        0        0' "$TMP/out"
 read -r polls badpolls <"$TMP/reader.result"
 check "status during interleaved updates never failed ($polls polls)" \
     test "$badpolls" = 0 -a "$polls" -gt 0

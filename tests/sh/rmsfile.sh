@@ -8,7 +8,8 @@ H=$(hostname)
 S="$TMP/state"
 printf '%s:fast:2:1\n%s:slow:3:1\n' "$H" "$H" >"$TMP/res"
 
-# total COLUMN CLASS: a column of the state's (total) line for CLASS (5 allocated, 6 reclaim).
+# total COLUMN CLASS: a column of the state's (total) line for CLASS (5 allocated, 6 reclaim,
+# 7 initial).
 total() { "$RMS" --state "$S" status | awk -v c="$2" -v k="$1" '$1 == "(total)" && $2 == c { print $k }'; }
 # wait_for DESCRIPTION COMMAND...: polls for up to 60 s (the job checks every 5 iterations),
 # and gives up at once if the job has ended. If the job is still running when it gives up,
@@ -83,8 +84,37 @@ attempt() {
         return
     done
 }
+# A reclaim the job can never honour (PEs only its initial processes hold) does not fail
+# the job: the tool refuses it (the state records the initial processes' PEs), and one
+# written around the tool (a hand edit, a v1 line without the column initial) is answered
+# with one line on rank 0 and cleared from the state, and the job goes on.
+impossible_reclaim() {
+    "$RMS" --state "$S" --force init "$TMP/res" >/dev/null
+    start "file:$S"
+    wait_for "impossible reclaim: the state records the 2 fast PEs of the initial processes" \
+        bash -c "test \"\$(total 5 fast) \$(total 7 fast)\" = '2 2'"
+    cp "$S" "$TMP/state.before"
+    "$RMS" --state "$S" reclaim fast 1 >"$TMP/tool.out" 2>&1
+    local trc=$?
+    check "impossible reclaim: xmpi-rms refuses it (exit 1) and says the initial processes never leave" \
+        sh -c "test $trc = 1 && grep -q 'held by the job.s initial processes, which never leave' '$TMP/tool.out'"
+    check "... and leaves the state as it was" cmp -s "$S" "$TMP/state.before"
+    # Around the tool: v1 lines (no column initial) asking one fast PE back.
+    flock "$S.lock" sh -c "printf '$H fast 2 0 2 1\n$H slow 3 0 0 0\n' >'$S.new' && mv '$S.new' '$S'"
+    wait_for "impossible reclaim: the job says once what it cannot give back, and why" \
+        grep -q "asks 1 PE(s) of class 'fast' back, but no process of that class may leave" "$TMP/err"
+    wait_for "... and clears the reclaim from the state" \
+        bash -c "test \"\$(total 6 fast)\" = 0"
+    sleep 1
+    check "... said once, and no XMPI_Remove was refused" \
+        sh -c "test \$(grep -c 'asks 1 PE' '$TMP/err') = 1 && ! grep -q 'XMPI_Remove' '$TMP/err'"
+    finish "impossible reclaim: "
+    check "impossible reclaim: the job kept its 2 processes" test "$(awk '{ printf "%s ", $2 }' "$TMP/out")" = "2 "
+}
+
 attempt live live_file
 attempt schedule scheduled
+attempt impossible impossible_reclaim
 
 printf '10 spawn 2 slow\n30 shrink 1 slow\n' >"$TMP/badevents"
 "$LAUNCH" -np 2 "$ROOT/$BUILD/tests/test_rmsfollow" "$TMP/stop" "--xmpi-resources=$TMP/res" \
