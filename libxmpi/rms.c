@@ -3,12 +3,33 @@
  * or to the schedule's availability). */
 #include "rms.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "../models/formats/rms_state.h"
 #include "context.h"
 #include "xmpi.h"
+
+/* How long the job waits for the state file's lock (held by xmpi-rms, or by someone who
+ * took it by hand): bounded, so that a forgotten `flock PATH.lock` cannot hang the job. */
+#define LOCK_WAIT_S 10.0
+
+static void say_waiting(void *arg, const char *lock, long holder, double seconds)
+{
+    char who[64] = "";
+    if (holder > 0) snprintf(who, sizeof who, ", held by pid %ld", holder);
+    xmpi_note(arg, 0, "waiting for the lock file %s of the resource manager's state%s (up to "
+              "%g s)", lock, who, seconds);
+}
+
+static int update(struct xmpi_ctx *cx, int create,
+                  int (*fn)(struct xmpi_rms_state *, void *, char *, size_t), void *arg,
+                  char *err, size_t errlen)
+{
+    struct xmpi_rms_wait w = {LOCK_WAIT_S, say_waiting, cx};
+    return xmpi_rms_update_wait(cx->rms.path, create, &w, fn, arg, err, errlen);
+}
 
 struct adopt_arg {
     const struct xmpi_sched *s;
@@ -76,7 +97,7 @@ int xmpi_rms_start(struct xmpi_ctx *cx, char *err, size_t errlen)
     r->kind = RMS_FILE;
     r->path = spec + 5;
     struct adopt_arg a = {s};
-    return xmpi_rms_update(r->path, 1, adopt_initial, &a, err, errlen);
+    return update(cx, 1, adopt_initial, &a, err, errlen);
 }
 
 struct change {
@@ -120,7 +141,7 @@ static void write_back(struct xmpi_ctx *cx, const int *hosts, int n, int give)
     if (r->kind != RMS_FILE || n <= 0) return;
     char err[512];
     struct change c = {pool, hosts, n, give};
-    if (xmpi_rms_update(r->path, 0, apply_change, &c, err, sizeof err))
+    if (update(cx, 0, apply_change, &c, err, sizeof err))
         xmpi_note(cx, 0, "cannot record the %s in %s: %s", give ? "removal" : "spawn", r->path, err);
 }
 
@@ -215,7 +236,7 @@ static void honour_shrink(struct xmpi_ctx *cx, XMPI_System_status *st)
     if (r->kind == RMS_FILE) {
         char uerr[512];
         struct cap_reclaim c = {st->node_class, k};
-        if (xmpi_rms_update(r->path, 0, cap_reclaim, &c, uerr, sizeof uerr))
+        if (update(cx, 0, cap_reclaim, &c, uerr, sizeof uerr))
             snprintf(rest, sizeof rest, "; the state could not be updated (%.150s)", uerr);
         else
             snprintf(rest, sizeof rest, k ? "; the other %d are cleared from the state"

@@ -35,6 +35,7 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "textfile.h"
@@ -409,7 +410,26 @@ int xmpi_rms_state_from_pool(struct xmpi_rms_state *st, const struct xmpi_pool *
 
 /* ---- locked update ---- */
 
-static int lock_path(const char *path, char *err, size_t errlen)
+static double now_s(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + t.tv_nsec / 1e9;
+}
+
+/* The pid the holder wrote into the lock file, or 0 (a hand-taken lock writes none). */
+static long lock_holder(int fd)
+{
+    char buf[32];
+    ssize_t k = pread(fd, buf, sizeof buf - 1, 0);
+    if (k <= 0) return 0;
+    buf[k] = '\0';
+    long pid = 0;
+    for (char *p = buf; *p >= '0' && *p <= '9' && pid < 100000000; p++) pid = pid * 10 + (*p - '0');
+    return pid;
+}
+
+int xmpi_rms_lock(const char *path, const struct xmpi_rms_wait *w, char *err, size_t errlen)
 {
     size_t plen = strlen(path);
     char *lp = malloc(plen + 6);
@@ -423,21 +443,76 @@ static int lock_path(const char *path, char *err, size_t errlen)
         free(lp);
         return -1;
     }
-    int rc;
-    while ((rc = flock(fd, LOCK_EX)) != 0 && errno == EINTR) {}
-    if (rc != 0) {
-        xmpi_text_error(err, errlen, "%s: cannot lock '%s': %s", path, lp, strerror(errno));
-        close(fd);
-        free(lp);
-        return -1;
+    double limit = w ? w->seconds : -1, t0 = now_s(), pause = 0.005;
+    int said = 0;
+    for (;;) {
+        if (flock(fd, LOCK_EX | LOCK_NB) == 0) break;
+        if (errno == EINTR) continue;
+        if (errno != EWOULDBLOCK) {
+            xmpi_text_error(err, errlen, "%s: cannot lock '%s': %s", path, lp, strerror(errno));
+            goto fail;
+        }
+        long holder = lock_holder(fd);
+        char who[64] = "";
+        if (holder > 0) snprintf(who, sizeof who, " (pid %ld)", holder);
+        double waited = now_s() - t0;
+        if (limit >= 0 && waited >= limit) {
+            if (limit == 0)
+                xmpi_text_error(err, errlen, "%s: the lock file '%s' is held by another "
+                                "process%s; not waiting (wait 0 s); nothing was changed",
+                                path, lp, who);
+            else
+                xmpi_text_error(err, errlen, "%s: the lock file '%s' is held by another "
+                                "process%s and was not released within %g s; nothing was "
+                                "changed", path, lp, who, limit);
+            goto fail;
+        }
+        /* Writers hold the lock for milliseconds: only a wait beyond that is news. */
+        double grace = limit >= 0 && limit < 1 ? limit / 2 : 0.5;
+        if (!said && waited >= grace) {
+            if (w && w->waiting) w->waiting(w->arg, lp, holder, limit);
+            said = 1;
+        }
+        double left = limit >= 0 ? limit - waited : pause;
+        double nap = pause < left ? pause : left;
+        struct timespec ts = {(time_t)nap, (long)((nap - (double)(time_t)nap) * 1e9)};
+        nanosleep(&ts, NULL);
+        if (pause < 0.1) pause *= 2;
+    }
+    /* Say who holds it, for the next process that has to wait. */
+    char me[32];
+    int k = snprintf(me, sizeof me, "%ld\n", (long)getpid());
+    if (ftruncate(fd, 0) == 0 && pwrite(fd, me, (size_t)k, 0) != k) {
+        /* Only a courtesy: the lock is held all the same. */
     }
     free(lp);
     return fd;
+fail:
+    close(fd);
+    free(lp);
+    return -1;
+}
+
+void xmpi_rms_unlock(int fd)
+{
+    if (fd < 0) return;
+    if (ftruncate(fd, 0) != 0) {
+        /* The pid stays behind; the next holder overwrites it. */
+    }
+    close(fd);   /* releases the lock */
 }
 
 int xmpi_rms_update(const char *path, int create,
                     int (*fn)(struct xmpi_rms_state *st, void *arg, char *err, size_t errlen),
                     void *arg, char *err, size_t errlen)
+{
+    return xmpi_rms_update_wait(path, create, NULL, fn, arg, err, errlen);
+}
+
+int xmpi_rms_update_wait(const char *path, int create, const struct xmpi_rms_wait *w,
+                         int (*fn)(struct xmpi_rms_state *st, void *arg, char *err,
+                                   size_t errlen),
+                         void *arg, char *err, size_t errlen)
 {
     if (!path || !*path)
         return xmpi_text_error(err, errlen, "no state file named; expected a path");
@@ -448,7 +523,7 @@ int xmpi_rms_update(const char *path, int create,
     if (!create && stat(path, &sb) != 0 && errno == ENOENT)
         return xmpi_text_error(err, errlen,
                                "%s: no such state file (create it with xmpi-rms init)", path);
-    int fd = lock_path(path, err, errlen);
+    int fd = xmpi_rms_lock(path, w, err, errlen);
     if (fd < 0) return -1;
     struct xmpi_rms_state st = {0, NULL};
     int missing, rc = -1;
@@ -463,7 +538,7 @@ int xmpi_rms_update(const char *path, int create,
     rc = xmpi_rms_state_write(path, &st, err, errlen);
 out:
     xmpi_rms_state_free(&st);
-    close(fd);   /* releases the lock */
+    xmpi_rms_unlock(fd);
     return rc;
 }
 

@@ -40,12 +40,31 @@ void xmpi_rms_state_free(struct xmpi_rms_state *st);
 int xmpi_rms_state_from_pool(struct xmpi_rms_state *st, const struct xmpi_pool *pool);
 int xmpi_rms_state_find(const struct xmpi_rms_state *st, const char *host, const char *cls);
 
-/* Read-modify-write under the exclusive lock: reads PATH (a missing file is an empty
+/* How long to wait for PATH.lock when another process holds it: seconds < 0 forever, 0 not
+ * at all, else up to that long; `waiting` (may be NULL) is called once when the wait has
+ * lasted half a second (half the limit when shorter: writers hold it for milliseconds),
+ * with the lock file, the holder's pid as it wrote it there (0 when unknown) and the limit. */
+struct xmpi_rms_wait {
+    double seconds;
+    void (*waiting)(void *arg, const char *lock, long holder, double seconds);
+    void *arg;
+};
+/* Takes the exclusive lock PATH.lock (created if missing) and writes the caller's pid into
+ * it: the file descriptor to pass to xmpi_rms_unlock, or -1 with a message (naming the
+ * holder's pid when known) when it cannot be had within w's limit. w NULL: wait forever. */
+int xmpi_rms_lock(const char *path, const struct xmpi_rms_wait *w, char *err, size_t errlen);
+void xmpi_rms_unlock(int fd);
+
+/* Read-modify-write under the exclusive lock (waiting for it as w says; NULL: forever): reads PATH (a missing file is an empty
  * state when `create` is set, else an error), calls fn, writes when fn returns 0. fn
  * returns < 0 to abort without writing (it fills err). Returns 0 or -1. */
 int xmpi_rms_update(const char *path, int create,
                     int (*fn)(struct xmpi_rms_state *st, void *arg, char *err, size_t errlen),
                     void *arg, char *err, size_t errlen);
+int xmpi_rms_update_wait(const char *path, int create, const struct xmpi_rms_wait *w,
+                         int (*fn)(struct xmpi_rms_state *st, void *arg, char *err,
+                                   size_t errlen),
+                         void *arg, char *err, size_t errlen);
 
 /* Operations on a state (pure). Each returns 0, or -1 with a message and st unchanged. */
 /* Offers n more PEs of class cls, spread over its hosts (most spare capacity first). */

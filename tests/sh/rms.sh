@@ -172,9 +172,40 @@ refused "empty --state" 2 "option --state: '' is not accepted" --state= status
 refused "--force outside init" 2 "option --force applies to init only" \
     --state "$S" --force offer fast 1
 
+# ---- a lock held by another process: said once, bounded by --wait, nothing changed ----
+echo 4242 >"$S.lock"     # as a holder that wrote its pid (xmpi-rms and the job do)
+flock "$S.lock" sleep 4 &
+holder=$!
+sleep 0.3
+start=$(date +%s.%N)
+refused "a busy lock: gives up after --wait=1 with exit 1, state unchanged" 1 \
+    "the lock file '$S.lock' is held by another process (pid 4242) and was not released within 1 s; nothing was changed" \
+    --state "$S" --wait=1 offer fast 1
+took=$(echo "$(date +%s.%N) - $start" | bc)
+check "... after about 1 s (took $took s)" sh -c "echo '$took < 3' | bc | grep -qx 1"
+check "... saying once on stderr that it waits for the lock file and for whom" \
+    test "$(grep -c "^xmpi-rms: waiting for the lock file $S.lock, held by pid 4242 (up to 1 s" "$TMP/err")" = 1
+refused "--wait 0 does not wait" 1 "is held by another process (pid 4242); not waiting" \
+    --state "$S" --wait 0 reclaim fast 1
+check "... and says nothing of waiting" sh -c "! grep -q 'waiting for' '$TMP/err'"
+refused "init --force waits the same way" 1 "was not released within 0.5 s" \
+    --state "$S" --wait=0.5 --force init "$TMP/res.txt"
+expect "the default wait outlasts a short hold: the offer is made once the lock is free" 0 \
+    "offered 1 PE of class fast" --state "$S" offer fast 1
+check "... after saying that it waited (up to 30 s by default)" \
+    grep -q "waiting for the lock file $S.lock, held by pid 4242 (up to 30 s" "$TMP/err"
+wait $holder
+check "the lock file is left empty (no stale pid) once released" test ! -s "$S.lock"
+refused "--wait with a negative value" 2 "option --wait: '-1' is not accepted; expected seconds" \
+    --state "$S" --wait=-1 status
+refused "--wait with junk" 2 "option --wait: '1s' is not accepted" --state "$S" --wait 1s status
+refused "--wait beyond a day" 2 "option --wait: '86401' is not accepted" \
+    --state "$S" --wait 86401 status
+refused "--wait without its value" 2 "option --wait needs a value" status --wait
+
 run --help
 check "--help exits 0" test "$rc" = 0
-for w in init offer reclaim status --state --force LIBXMPI_RMS_STATE "EXIT STATUS"; do
+for w in init offer reclaim status --state --force --wait LIBXMPI_RMS_STATE "EXIT STATUS" initial; do
     check "--help documents $w" grep -qF -- "$w" "$TMP/out"
 done
 

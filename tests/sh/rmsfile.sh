@@ -112,9 +112,31 @@ impossible_reclaim() {
     check "impossible reclaim: the job kept its 2 processes" test "$(awk '{ printf "%s ", $2 }' "$TMP/out")" = "2 "
 }
 
+# The state's lock held by someone else (a forgotten `flock PATH.lock`): the job says that
+# it waits and for whom, gives up after 10 s without the update, goes on, and makes the
+# update at a later interval once the lock is free.
+locked_state() {
+    "$RMS" --state "$S" --force init "$TMP/res" >/dev/null
+    start "file:$S"
+    wait_for "locked state: the job starts" bash -c "test \"\$(total 7 fast)\" = 2"
+    echo 4242 >"$S.lock"
+    flock "$S.lock" sh -c "printf '$H fast 2 0 2 1\n$H slow 3 0 0 0\n' >'$S.new' && mv '$S.new' '$S'; sleep 13" &
+    local holder=$!
+    wait_for "locked state: the job says it waits for the lock file and for whom" \
+        grep -qF "waiting for the lock file $S.lock of the resource manager's state, held by pid 4242 (up to 10 s)" "$TMP/err"
+    wait_for "... gives up after 10 s, saying the state was not updated" \
+        grep -qF "the state could not be updated ($S: the lock file '$S.lock' is held by another process (pid 4242) and was not released within 10 s" "$TMP/err"
+    check "... and is still running" kill -0 "$job"
+    wait "$holder"
+    wait_for "locked state: once the lock is free the reclaim is cleared" \
+        bash -c "test \"\$(total 6 fast)\" = 0"
+    finish "locked state: "
+}
+
 attempt live live_file
 attempt schedule scheduled
 attempt impossible impossible_reclaim
+attempt locked locked_state
 
 printf '10 spawn 2 slow\n30 shrink 1 slow\n' >"$TMP/badevents"
 "$LAUNCH" -np 2 "$ROOT/$BUILD/tests/test_rmsfollow" "$TMP/stop" "--xmpi-resources=$TMP/res" \
