@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "../models/formats/rms_state.h"
+#include "../policies/malleability.h"
 #include "context.h"
 #include "xmpi.h"
 
@@ -79,15 +80,11 @@ int xmpi_rms_start(struct xmpi_ctx *cx, char *err, size_t errlen)
         r->path = spec + 9;
         if (xmpi_rms_schedule_load(&r->schedule, r->path, err, errlen)) return -1;
         /* A file is checked whole before any work: an event the job could never act on is a
-         * mistake in the file, not something to discover at its iteration. */
-        for (int i = 0; i < r->schedule.n; i++) {
-            const struct xmpi_rms_event *ev = &r->schedule.ev[i];
-            if (xmpi_pool_find_class(s->pool, ev->cls) >= 0) continue;
-            char classes[256];
-            xmpi_pool_classes(s->pool, classes, sizeof classes);
-            snprintf(err, errlen, "%s: the event at iteration %ld names class '%s', which the "
-                     "job's pool does not have; expected one of: %s", r->path, ev->iteration,
-                     ev->cls, classes);
+         * mistake in the file, not something to discover at its iteration after hours. */
+        int from_lines = cx->opts.policy == XMPIR_POLICY_SMP ||
+                         cx->opts.policy == XMPIR_POLICY_HPMP;
+        if (xmpi_rms_schedule_check(&r->schedule, r->path, s->pool, cx->opts.oversubscribe,
+                                    from_lines, err, errlen)) {
             xmpi_rms_schedule_free(&r->schedule);
             r->kind = RMS_NONE;
             return -1;

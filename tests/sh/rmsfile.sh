@@ -144,3 +144,26 @@ printf '10 spawn 2 slow\n30 shrink 1 slow\n' >"$TMP/badevents"
 rc=$?
 check "schedule: a malformed events file stops the job at start-up, naming line and field" \
     sh -c "test $rc -ne 0 -a $rc -ne 124 && grep -q 'badevents:2: field action' '$TMP/bad'"
+
+# Events no run could honour are refused at start-up, naming the file, the line and what is
+# accepted, before any work (not at their iteration): a class the pool lacks, a removal of
+# more processes than the job can ever hold beside its initial ones.
+never_valid() { # never_valid DESCRIPTION EVENTS MESSAGE
+    printf "$2" >"$TMP/never"
+    "$LAUNCH" -np 2 "$ROOT/$BUILD/tests/test_rmsfollow" "$TMP/stop" "--xmpi-resources=$TMP/res" \
+        "--xmpi-rms=schedule:$TMP/never" >"$TMP/never.out" 2>&1
+    local rc=$?
+    if [ $rc -ne 0 ] && [ $rc -ne 124 ] && grep -qF -- "$3" "$TMP/never.out" &&
+        ! grep -q '^size ' "$TMP/never.out"; then
+        ok "schedule: $1"
+    else
+        notok "schedule: $1 (exit $rc)"; sed 's/^/#   /' "$TMP/never.out" | head -5
+    fi
+}
+never_valid "a class not in the pool is refused at start-up" '10 spawn 1 slow\n5000 spawn 1 gpu\n' \
+    "xmpi: option --xmpi-rms: $TMP/never:2: field class: 'gpu' is not accepted; expected a class of the job's pool: fast, slow"
+never_valid "removing more than the job can ever hold is refused at start-up" \
+    '10 spawn 2 slow\n# later\n5000 remove 4 slow\n' \
+    "xmpi: option --xmpi-rms: $TMP/never:3: field count: '4' is not accepted; expected at most 3: the job can never hold more than 3 processes of class slow"
+never_valid "spawning beyond the pool is refused at start-up" '10 spawn 1 fast\n' \
+    "$TMP/never:1: field count: '1' is not accepted; expected at most 0: class fast has 2 PEs and the initial processes use 2 of them"
