@@ -274,6 +274,16 @@ int xmpi_rms_state_write(const char *path, const struct xmpi_rms_state *st, char
     if (!path || !*path)
         return xmpi_text_error(err, errlen, "no state file named; expected a path");
     if (check_state(st, path, err, errlen) != 0) return -1;
+    /* A rename would replace a file nobody may write as easily as any other: a state made
+     * read-only (for everyone, or for this user) is refused, not replaced. */
+    struct stat sb;
+    int exists = stat(path, &sb) == 0;
+    if (exists && (!(sb.st_mode & (S_IWUSR | S_IWGRP | S_IWOTH)) || access(path, W_OK) != 0))
+        return xmpi_text_error(err, errlen,
+                               "%s: the state file is read-only (mode %04o, owner uid %ld); "
+                               "nothing was changed; expected a state file this user may "
+                               "write (e.g. chmod u+w %s)",
+                               path, (unsigned)(sb.st_mode & 07777), (long)sb.st_uid, path);
 
     size_t plen = strlen(path);
     char *tmp = malloc(plen + 32);
@@ -286,9 +296,15 @@ int xmpi_rms_state_write(const char *path, const struct xmpi_rms_state *st, char
         free(tmp);
         return -1;
     }
-    /* Keep the permissions someone gave the state (e.g. group-writable for an operator). */
-    struct stat sb;
-    if (stat(path, &sb) == 0) (void)fchmod(fd, sb.st_mode & 07777);
+    /* Keep the permissions, owner and group someone gave the state (e.g. group-writable for
+     * an operator): the owner where the caller may (root), else at least the group. */
+    if (exists) {
+        if ((sb.st_uid != geteuid() || sb.st_gid != getegid()) &&
+            fchown(fd, sb.st_uid, sb.st_gid) != 0 && fchown(fd, (uid_t)-1, sb.st_gid) != 0) {
+            /* Not a member of its group: the replaced file is the caller's, as any new one. */
+        }
+        (void)fchmod(fd, sb.st_mode & 07777);
+    }
     FILE *f = fdopen(fd, "w");
     if (!f) {
         xmpi_text_error(err, errlen, "%s: cannot write '%s': %s", path, tmp, strerror(errno));

@@ -172,6 +172,26 @@ refused "empty --state" 2 "option --state: '' is not accepted" --state= status
 refused "--force outside init" 2 "option --force applies to init only" \
     --state "$S" --force offer fast 1
 
+# ---- a read-only state is refused, not replaced; a replaced one keeps mode and owner ----
+cp "$S" "$TMP/ro.rms"
+chmod 0444 "$TMP/ro.rms"
+S_SAVE=$S; S="$TMP/ro.rms"
+refused "a read-only (0444) state is refused with exit 1, unchanged" 1 \
+    "$S: the state file is read-only (mode 0444, owner uid $(id -u)); nothing was changed; expected a state file this user may write" \
+    --state "$S" offer fast 1
+refused "... reclaim too" 1 "the state file is read-only (mode 0444" --state "$S" reclaim fast 1
+refused "... and init --force too" 1 "the state file is read-only (mode 0444" \
+    --state "$S" --force init "$TMP/res.txt"
+check "... its mode is still 0444" test "$(stat -c %a "$S")" = 444
+chmod 0640 "$S"
+if [ "$(id -u)" = 0 ]; then chown 1:1 "$S"; fi
+expect "a writable state is replaced" 0 "offered 1 PE" --state "$S" offer fast 1
+check "... keeping its mode 0640" test "$(stat -c %a "$S")" = 640
+if [ "$(id -u)" = 0 ]; then
+    check "... and its owner and group (replaced by root)" test "$(stat -c %u:%g "$S")" = 1:1
+fi
+S=$S_SAVE
+
 # ---- a lock held by another process: said once, bounded by --wait, nothing changed ----
 echo 4242 >"$S.lock"     # as a holder that wrote its pid (xmpi-rms and the job do)
 flock "$S.lock" sleep 4 &

@@ -167,3 +167,13 @@ never_valid "removing more than the job can ever hold is refused at start-up" \
     "xmpi: option --xmpi-rms: $TMP/never:3: field count: '4' is not accepted; expected at most 3: the job can never hold more than 3 processes of class slow"
 never_valid "spawning beyond the pool is refused at start-up" '10 spawn 1 fast\n' \
     "$TMP/never:1: field count: '1' is not accepted; expected at most 0: class fast has 2 PEs and the initial processes use 2 of them"
+
+# A read-only state file is not replaced by the job either: it stops at start-up, saying why.
+"$RMS" --state "$TMP/ro.state" init "$TMP/res" >/dev/null
+chmod 0444 "$TMP/ro.state"
+cp "$TMP/ro.state" "$TMP/ro.before"
+"$LAUNCH" -np 2 "$ROOT/$BUILD/tests/test_rmsfollow" "$TMP/stop" "--xmpi-resources=$TMP/res" \
+    "--xmpi-rms=file:$TMP/ro.state" >"$TMP/ro.out" 2>&1
+rc=$?
+check "file: a read-only state stops the job at start-up, saying so, the file unchanged" \
+    sh -c "test $rc -ne 0 -a $rc -ne 124 && grep -qF 'xmpi: option --xmpi-rms: $TMP/ro.state: the state file is read-only (mode 0444' '$TMP/ro.out' && ! grep -q '^size ' '$TMP/ro.out' && cmp -s '$TMP/ro.state' '$TMP/ro.before'"

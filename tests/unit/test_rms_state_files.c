@@ -5,6 +5,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "rms_util.h"
 #include "rng.h"
@@ -168,6 +170,42 @@ START_TEST(test_write_errors)
 }
 END_TEST
 
+/* A state nobody may write (mode 0444) is refused, not replaced by the rename, and stays as
+ * it was; a writable one keeps its mode (and its owner and group where the writer may). */
+START_TEST(test_write_read_only)
+{
+    char d[512], p[600];
+    test_dir(d, sizeof d);
+    snprintf(p, sizeof p, "%s/ro.state", d);
+    struct xmpi_rms_state st;
+    mk(&st, "n1 fast 8 2 4 3\n");
+    ck_assert_int_eq(xmpi_rms_state_write(p, &st, err, sizeof err), 0);
+    char *before = slurp(p, NULL);
+    ck_assert_int_eq(chmod(p, 0444), 0);
+    st.e[0].free = 1;
+    ck_assert_int_eq(xmpi_rms_state_write(p, &st, err, sizeof err), -1);
+    assert_err_has("ro.state: the state file is read-only (mode 0444, owner uid ");
+    assert_err_has("nothing was changed; expected a state file this user may write");
+    char *after = slurp(p, NULL);
+    ck_assert_str_eq(after, before);
+    struct stat sb;
+    ck_assert_int_eq(stat(p, &sb), 0);
+    ck_assert_int_eq(sb.st_mode & 07777, 0444);
+    ck_assert_int_eq(count_entries(d), 1);
+    free(after);
+
+    ck_assert_int_eq(chmod(p, 0640), 0);
+    int root = geteuid() == 0;
+    if (root) ck_assert_int_eq(chown(p, 1, 1), 0);
+    ck_assert_msg(xmpi_rms_state_write(p, &st, err, sizeof err) == 0, "%s", err);
+    ck_assert_int_eq(stat(p, &sb), 0);
+    ck_assert_int_eq(sb.st_mode & 07777, 0640);
+    if (root) ck_assert(sb.st_uid == 1 && sb.st_gid == 1);
+    free(before);
+    xmpi_rms_state_free(&st);
+}
+END_TEST
+
 START_TEST(test_print)
 {
     struct xmpi_rms_state st;
@@ -229,6 +267,7 @@ Suite *rms_state_files_suite(void)
     tcase_add_test(tc, test_read_errors);
     tcase_add_test(tc, test_write_errors);
     tcase_add_test(tc, test_print);
+    tcase_add_test(tc, test_write_read_only);
     tcase_add_test(tc, test_from_pool);
     suite_add_tcase(s, tc);
     return s;
