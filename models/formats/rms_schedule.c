@@ -202,19 +202,14 @@ int xmpi_rms_schedule_check(const struct xmpi_rms_schedule *s, const char *fname
                 initial += pool->hosts[h].procs;
             }
         long room = pes > initial ? pes - initial : 0;
-        const char *act = ev->action == XMPIR_RMS_ACT_SPAWN    ? "spawn"
-                          : ev->action == XMPIR_RMS_ACT_SHRINK ? "remove"
-                          : ev->action == XMPIR_RMS_SCHED_OFFER ? "offer"
-                                                                : "reclaim";
         int grows = ev->action == XMPIR_RMS_ACT_SPAWN || ev->action == XMPIR_RMS_SCHED_OFFER;
         if (!oversubscribe && ev->count > room) {
             if (grows)
                 rc = xmpi_text_error(err, errlen, "%s:%ld: field count: '%d' is not accepted; "
                                      "expected at most %ld: class %s has %ld PEs and the "
-                                     "initial processes use %ld of them, so a %s of more can "
-                                     "never be honoured (--xmpi-oversubscribe allows more)",
-                                     fname, ev->line, ev->count, room, ev->cls, pes, initial,
-                                     act);
+                                     "initial processes use %ld of them, so the job can never "
+                                     "take more (--xmpi-oversubscribe allows more)",
+                                     fname, ev->line, ev->count, room, ev->cls, pes, initial);
             else
                 rc = xmpi_text_error(err, errlen, "%s:%ld: field count: '%d' is not accepted; "
                                      "expected at most %ld: the job can never hold more than "

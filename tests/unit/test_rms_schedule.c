@@ -301,7 +301,7 @@ static const struct {
      "slow"},
     {"# a comment\n\n5 spawn 3 fast\n", 0, 0,
      "t.sched:3: field count: '3' is not accepted; expected at most 2: class fast has 4 PEs "
-     "and the initial processes use 2 of them, so a spawn of more can never be honoured "
+     "and the initial processes use 2 of them, so the job can never take more "
      "(--xmpi-oversubscribe allows more)"},
     {"5 spawn 3 fast\n", 1, 0, NULL},
     {"5 offer 4 slow\n", 0, 0, "t.sched:1: field count: '4' is not accepted; expected at most 3"},
