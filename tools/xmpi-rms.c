@@ -1,13 +1,10 @@
 /* xmpi-rms: the operator's side of the embedded resource manager. It creates the state
  * file a job reads with --xmpi-rms=file:PATH, offers and reclaims PEs, and prints it. */
-#define _DEFAULT_SOURCE   /* flock() hides behind _POSIX_C_SOURCE alone */
 #include <errno.h>
-#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
