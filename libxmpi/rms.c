@@ -3,12 +3,34 @@
  * or to the schedule's availability). */
 #include "rms.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "../models/formats/rms_state.h"
+#include "../policies/malleability.h"
 #include "context.h"
 #include "xmpi.h"
+
+/* How long the job waits for the state file's lock (held by xmpi-rms, or by someone who
+ * took it by hand): bounded, so that a forgotten `flock PATH.lock` cannot hang the job. */
+#define LOCK_WAIT_S 10.0
+
+static void say_waiting(void *arg, const char *lock, long holder, double seconds)
+{
+    char who[64] = "";
+    if (holder > 0) snprintf(who, sizeof who, ", held by pid %ld", holder);
+    xmpi_note(arg, 0, "waiting for the lock file %s of the resource manager's state%s (up to "
+              "%g s)", lock, who, seconds);
+}
+
+static int update(struct xmpi_ctx *cx, int create,
+                  int (*fn)(struct xmpi_rms_state *, void *, char *, size_t), void *arg,
+                  char *err, size_t errlen)
+{
+    struct xmpi_rms_wait w = {LOCK_WAIT_S, say_waiting, cx};
+    return xmpi_rms_update_wait(cx->rms.path, create, &w, fn, arg, err, errlen);
+}
 
 struct adopt_arg {
     const struct xmpi_sched *s;
@@ -38,6 +60,7 @@ static int adopt_initial(struct xmpi_rms_state *st, void *arg, char *err, size_t
         }
         struct xmpi_rms_entry *en = &st->e[e];
         en->allocated = ph->procs;
+        en->initial = ph->procs;   /* never leave: the operator's tool refuses to reclaim them */
         en->reclaim = 0;
         if (en->pes < en->allocated) en->pes = en->allocated;
         if (en->free > en->pes - en->allocated) en->free = en->pes - en->allocated;
@@ -57,15 +80,11 @@ int xmpi_rms_start(struct xmpi_ctx *cx, char *err, size_t errlen)
         r->path = spec + 9;
         if (xmpi_rms_schedule_load(&r->schedule, r->path, err, errlen)) return -1;
         /* A file is checked whole before any work: an event the job could never act on is a
-         * mistake in the file, not something to discover at its iteration. */
-        for (int i = 0; i < r->schedule.n; i++) {
-            const struct xmpi_rms_event *ev = &r->schedule.ev[i];
-            if (xmpi_pool_find_class(s->pool, ev->cls) >= 0) continue;
-            char classes[256];
-            xmpi_pool_classes(s->pool, classes, sizeof classes);
-            snprintf(err, errlen, "%s: the event at iteration %ld names class '%s', which the "
-                     "job's pool does not have; expected one of: %s", r->path, ev->iteration,
-                     ev->cls, classes);
+         * mistake in the file, not something to discover at its iteration after hours. */
+        int from_lines = cx->opts.policy == XMPIR_POLICY_SMP ||
+                         cx->opts.policy == XMPIR_POLICY_HPMP;
+        if (xmpi_rms_schedule_check(&r->schedule, r->path, s->pool, cx->opts.oversubscribe,
+                                    from_lines, err, errlen)) {
             xmpi_rms_schedule_free(&r->schedule);
             r->kind = RMS_NONE;
             return -1;
@@ -75,7 +94,7 @@ int xmpi_rms_start(struct xmpi_ctx *cx, char *err, size_t errlen)
     r->kind = RMS_FILE;
     r->path = spec + 5;
     struct adopt_arg a = {s};
-    return xmpi_rms_update(r->path, 1, adopt_initial, &a, err, errlen);
+    return update(cx, 1, adopt_initial, &a, err, errlen);
 }
 
 struct change {
@@ -119,7 +138,7 @@ static void write_back(struct xmpi_ctx *cx, const int *hosts, int n, int give)
     if (r->kind != RMS_FILE || n <= 0) return;
     char err[512];
     struct change c = {pool, hosts, n, give};
-    if (xmpi_rms_update(r->path, 0, apply_change, &c, err, sizeof err))
+    if (update(cx, 0, apply_change, &c, err, sizeof err))
         xmpi_note(cx, 0, "cannot record the %s in %s: %s", give ? "removal" : "spawn", r->path, err);
 }
 
@@ -137,6 +156,104 @@ void xmpi_rms_stop(struct xmpi_ctx *cx)
 {
     if (cx->rms.kind == RMS_SCHEDULE) xmpi_rms_schedule_free(&cx->rms.schedule);
     cx->rms.kind = RMS_NONE;
+}
+
+/* Rank 0: how many of n processes of class cls can leave now, the initial ones never and a
+ * group spawned together whole or not at all (the test XMPI_Remove makes). */
+static int can_remove(const struct xmpi_ctx *cx, const char *cls, int n)
+{
+    if (!cx->world.have_sched || n < 1) return 0;
+    const struct xmpi_sched *sc = &cx->world.sched;
+    int room = xmpi_sched_removable(sc);
+    if (n > room) n = room;
+    if (n < 1) return 0;
+    char **c = malloc(sizeof *c * (size_t)n);
+    int *ranks = malloc(sizeof *ranks * (size_t)n);
+    int k = 0;
+    if (c && ranks) {
+        for (int i = 0; i < n; i++) c[i] = (char *)cls;
+        for (k = n; k > 0; k--)
+            if (xmpi_sched_pick_remove(sc, c, k, ranks, NULL, 0) == XMPIR_SCHED_OK) break;
+    }
+    free(c);
+    free(ranks);
+    return k;
+}
+
+struct cap_reclaim {
+    const char *cls;
+    int keep;
+};
+
+/* The class's reclaim lowered to what the job can give back; the rest of it is cleared so it
+ * is not asked again at every interval (the operator sees it gone in xmpi-rms status). */
+static int cap_reclaim(struct xmpi_rms_state *st, void *arg, char *err, size_t errlen)
+{
+    (void)err;
+    (void)errlen;
+    const struct cap_reclaim *c = arg;
+    long total = 0;
+    for (int i = 0; i < st->n; i++)
+        if (!strcmp(st->e[i].cls, c->cls)) total += st->e[i].reclaim;
+    for (int i = st->n - 1; i >= 0 && total > c->keep; i--) {
+        struct xmpi_rms_entry *x = &st->e[i];
+        if (strcmp(x->cls, c->cls)) continue;
+        int cut = total - c->keep < x->reclaim ? (int)(total - c->keep) : x->reclaim;
+        x->reclaim -= cut;
+        total -= cut;
+    }
+    return 0;
+}
+
+/* Rank 0: a shrink the resource manager asks for, cut to what the job can honour. Nothing the
+ * operator's file says may fail the job (a program aborts on an error of XMPI_Remove or
+ * XMPI_Eval_reconfig): it gives back what it can and says once what it could not, and why. */
+static void honour_shrink(struct xmpi_ctx *cx, XMPI_System_status *st)
+{
+    struct xmpi_rms *r = &cx->rms;
+    int asked = st->nprocs, k = can_remove(cx, st->node_class, asked);
+    if (k >= asked) return;
+    int spawned = 0;
+    if (cx->world.have_sched)
+        for (int i = 0; i < cx->world.sched.nprocs; i++)
+            spawned += cx->world.sched.procs[i].group > 0 &&
+                       !strcmp(cx->world.pool.hosts[cx->world.sched.procs[i].host].cls,
+                               st->node_class);
+    char why[160];
+    if (spawned == 0)
+        snprintf(why, sizeof why, "no process of that class may leave (the initial processes "
+                 "never do)");
+    else if (k < spawned)
+        snprintf(why, sizeof why, "%d of its %d spawned process(es) may leave without splitting a "
+                 "group spawned together (the initial processes never leave)", k, spawned);
+    else
+        snprintf(why, sizeof why, "only %d process(es) of that class were spawned (the initial "
+                 "processes never leave)", spawned);
+    char rest[200] = "";
+    if (r->kind == RMS_FILE) {
+        char uerr[512];
+        struct cap_reclaim c = {st->node_class, k};
+        if (update(cx, 0, cap_reclaim, &c, uerr, sizeof uerr))
+            snprintf(rest, sizeof rest, "; the state could not be updated (%.150s)", uerr);
+        else
+            snprintf(rest, sizeof rest, k ? "; the other %d are cleared from the state"
+                                           : "; the reclaim is cleared from the state",
+                     asked - k);
+    } else if (r->kind == RMS_SCHEDULE) {
+        for (int i = 0; i < r->schedule.nav; i++)
+            if (!strcmp(r->schedule.av[i].cls, st->node_class) && r->schedule.av[i].reclaim > k)
+                r->schedule.av[i].reclaim = k;
+    }
+    xmpi_note(cx, 0, "the resource manager (%s) asks %d PE(s) of class '%s' back, but %s: "
+              "%s%s; the job goes on", r->path, asked, st->node_class, why,
+              k ? "giving back what it can" : "nothing given back", rest);
+    if (k > 0) {
+        st->nprocs = k;
+    } else {
+        st->action = XMPI_SYSTEM_NONE;
+        st->nprocs = 0;
+        st->node_class[0] = '\0';
+    }
 }
 
 int xmpi_rms_poll(struct xmpi_ctx *cx, XMPI_System_status *st, char *err, size_t errlen)
@@ -158,6 +275,7 @@ int xmpi_rms_poll(struct xmpi_ctx *cx, XMPI_System_status *st, char *err, size_t
                                                   : XMPI_SYSTEM_NONE;
         xmpi_rms_state_free(&s);
     }
+    if (st->action == XMPI_SYSTEM_SHRINK) honour_shrink(cx, st);
     return XMPI_SUCCESS;
 }
 

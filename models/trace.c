@@ -11,6 +11,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "formats/textfile.h"
+
 const char xmpi_trace_header[] =
     "interval,iteration,nprocs,t_real_max,t_real_min,t_cpu_sum,work_sum,work_source,"
     "comm_time_max,comm_bytes_sum,action,elapsed,iterations,t_real_ranks,t_cpu_ranks,"
@@ -261,8 +263,9 @@ int xmpi_trace_read_profile(FILE *f, const char *fname, double **out, int *n, ch
         double it = strtod(a, &ea), w = strtod(b, &eb);
         if (ea == a || *ea || eb == b || *eb || errno || !isfinite(it) || !isfinite(w) ||
             !(it > 0) || w < 0) {
+            char sa[XMPIR_TEXT_ECHO_SIZE], sb[XMPIR_TEXT_ECHO_SIZE];
             snprintf(err, errlen, "%s:%d: iterations '%s', work_sum '%s': expected iterations > 0 "
-                     "and work_sum >= 0", fname, ln, a, b);
+                     "and work_sum >= 0", fname, ln, xmpi_text_echo(sa, a), xmpi_text_echo(sb, b));
             free(v);
             return -1;
         }

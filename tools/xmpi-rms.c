@@ -1,18 +1,16 @@
 /* xmpi-rms: the operator's side of the embedded resource manager. It creates the state
  * file a job reads with --xmpi-rms=file:PATH, offers and reclaims PEs, and prints it. */
-#define _DEFAULT_SOURCE   /* flock() hides behind _POSIX_C_SOURCE alone */
 #include <errno.h>
-#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "../models/formats/resources.h"
 #include "../models/formats/rms_state.h"
+#include "../models/formats/textfile.h"
 
 #define PROG "xmpi-rms"
 #define N_MAX 1000000
@@ -20,19 +18,23 @@
 /* Not XMPI_*: the library refuses XMPI_ variables it does not know, and the job and this
  * tool often share an environment. */
 #define STATE_ENV "LIBXMPI_RMS_STATE"
+#define WAIT_DEFAULT 30
+#define WAIT_MAX 86400
+#define STR_(x) #x
+#define STR(x) STR_(x)
 
 static const char usage_line[] =
-    "usage: " PROG " [--state PATH] {[--force] init RESOURCE_FILE | offer CLASS N | "
-    "reclaim CLASS N | status}   (" PROG " --help for details)\n";
+    "usage: " PROG " [--state PATH] [--wait SECONDS] {[--force] init RESOURCE_FILE | "
+    "offer CLASS N | reclaim CLASS N | status}   (" PROG " --help for details)\n";
 
 static const char help_text[] =
     "NAME\n"
     "    " PROG " - drive the embedded resource manager of a malleable libxmpi job\n"
     "\n"
     "SYNOPSIS\n"
-    "    " PROG " [--state PATH] [--force] init RESOURCE_FILE\n"
-    "    " PROG " [--state PATH] offer CLASS N\n"
-    "    " PROG " [--state PATH] reclaim CLASS N\n"
+    "    " PROG " [--state PATH] [--wait SECONDS] [--force] init RESOURCE_FILE\n"
+    "    " PROG " [--state PATH] [--wait SECONDS] offer CLASS N\n"
+    "    " PROG " [--state PATH] [--wait SECONDS] reclaim CLASS N\n"
     "    " PROG " [--state PATH] status\n"
     "    " PROG " --help\n"
     "\n"
@@ -63,7 +65,9 @@ static const char help_text[] =
     "        Ask for N PEs of class CLASS back. Offers the job has not taken yet are\n"
     "        withdrawn first (from the hosts with the most of them); the rest are marked\n"
     "        to be given back at the job's next sampling interval (from the hosts where\n"
-    "        it holds the most). Fails if fewer than N can be reclaimed.\n"
+    "        it holds the most). Fails if fewer than N can be reclaimed, saying why: the\n"
+    "        PEs of the job's initial processes (column initial) are never given back,\n"
+    "        since those processes cannot leave.\n"
     "\n"
     "    status\n"
     "        Print the state as a table (host class pes free allocated reclaim), then\n"
@@ -75,6 +79,14 @@ static const char help_text[] =
     "        ./" DEFAULT_STATE ".\n"
     "    --force\n"
     "        With init: replace an existing state.\n"
+    "    --wait SECONDS, --wait=SECONDS\n"
+    "        How long init, offer and reclaim wait for the lock PATH.lock when another\n"
+    "        process (the job, another copy of this tool, someone's flock) holds it.\n"
+    "        A wait of more than half a second is said once on stderr, naming the lock\n"
+    "        file and the pid that holds it (when that process wrote it there).\n"
+    "        After SECONDS the command gives up with exit status 1 and changes\n"
+    "        nothing. 0: do not wait. A whole or decimal number from 0 to " STR(WAIT_MAX) ".\n"
+    "        Default: " STR(WAIT_DEFAULT) ".\n"
     "    -h, --help\n"
     "        Print this help and exit.\n"
     "    --\n"
@@ -85,9 +97,14 @@ static const char help_text[] =
     "STATE FILE\n"
     "    Text, one entry per line, '#' starts a comment; it may be edited by hand\n"
     "    (take the lock, e.g. with flock PATH.lock, while the job runs):\n"
-    "        # xmpi-rms state v1: host class pes free allocated reclaim\n"
-    "        node1 fast 8 2 4 1\n"
-    "    Every line keeps 0 <= reclaim <= allocated and free + allocated <= pes.\n"
+    "        # xmpi-rms state v2: host class pes free allocated reclaim initial\n"
+    "        node1 fast 8 2 4 1 2\n"
+    "    initial is how many of the allocated PEs the job's initial processes hold\n"
+    "    (the job writes it when it starts; a v1 line without it reads as 0). Every\n"
+    "    line keeps initial <= allocated, reclaim <= allocated - initial and\n"
+    "    free + allocated <= pes. The file is replaced by rename: the tool refuses\n"
+    "    to change a state file its user may not write (e.g. mode 0444), and keeps\n"
+    "    the file's mode and group when it replaces it.\n"
     "\n"
     "ENVIRONMENT\n"
     "    " STATE_ENV "\n"
@@ -95,7 +112,8 @@ static const char help_text[] =
     "\n"
     "EXIT STATUS\n"
     "    0 on success, 1 when the operation failed (unknown class, not enough PEs, a\n"
-    "    missing or malformed file; nothing is changed then), 2 on bad usage.\n"
+    "    missing, malformed or read-only file, the lock not released within --wait;\n"
+    "    nothing is changed then), 2 on bad usage.\n"
     "\n"
     "EXAMPLES\n"
     "    " PROG " --state /tmp/job.rms init resources.txt\n"
@@ -138,10 +156,38 @@ static int parse_n(const char *s, int *out)
     return 0;
 }
 
+/* Digits with at most one '.', from 0 to WAIT_MAX: no signs, exponents or "inf". */
+static int parse_seconds(const char *s, double *out)
+{
+    int digits = 0, dots = 0;
+    for (const char *p = s; *p; p++) {
+        if (*p >= '0' && *p <= '9') digits++;
+        else if (*p == '.' && !dots) dots++;
+        else return -1;
+    }
+    if (!digits) return -1;
+    double v = strtod(s, NULL);
+    if (!(v >= 0 && v <= WAIT_MAX)) return -1;
+    *out = v;
+    return 0;
+}
+
 /* ---- init ---- */
 
 /* Not xmpi_rms_update: that reads the old state first, and --force must be able to
  * replace a state too damaged to read. Same lock file, same protocol. */
+/* Once, when the lock is busy: who holds it and how long this command will wait. */
+static void say_waiting(void *arg, const char *lock, long holder, double seconds)
+{
+    (void)arg;
+    char who[64] = "";
+    if (holder > 0) snprintf(who, sizeof who, ", held by pid %ld", holder);
+    fprintf(stderr, PROG ": waiting for the lock file %s%s (up to %g s; --wait=SECONDS to "
+            "change)\n", lock, who, seconds);
+}
+
+static struct xmpi_rms_wait lock_wait = {WAIT_DEFAULT, say_waiting, NULL};
+
 static int cmd_init(const char *path, const char *resources, int force)
 {
     char err[1024];
@@ -156,23 +202,9 @@ static int cmd_init(const char *path, const char *resources, int force)
     xmpi_pool_free(&pool);
 
     int rc = 1;
-    size_t plen = strlen(path);
-    char *lock = malloc(plen + 6);
-    if (!lock) {
-        xmpi_rms_state_free(&st);
-        return op_error("out of memory");
-    }
-    snprintf(lock, plen + 6, "%s.lock", path);
-    int fd = open(lock, O_RDWR | O_CREAT, 0666);
+    int fd = xmpi_rms_lock(path, &lock_wait, err, sizeof err);
     if (fd < 0) {
-        fprintf(stderr, PROG ": %s: cannot open the lock file '%s': %s\n", path, lock,
-                strerror(errno));
-        goto out;
-    }
-    int lrc;
-    while ((lrc = flock(fd, LOCK_EX)) != 0 && errno == EINTR) {}
-    if (lrc != 0) {
-        fprintf(stderr, PROG ": %s: cannot lock '%s': %s\n", path, lock, strerror(errno));
+        op_error(err);
         goto out;
     }
     struct stat sb;
@@ -193,8 +225,7 @@ static int cmd_init(const char *path, const char *resources, int force)
            force ? "wrote" : "created", path, resources, st.n, st.n == 1 ? "y" : "ies", pes);
     rc = 0;
 out:
-    if (fd >= 0) close(fd);
-    free(lock);
+    xmpi_rms_unlock(fd);
     xmpi_rms_state_free(&st);
     return rc;
 }
@@ -280,7 +311,8 @@ static int cmd_op(const char *path, int reclaim, const char *cls, int n)
 {
     struct op o = {reclaim, cls, n, ""};
     char err[1024];
-    if (xmpi_rms_update(path, 0, apply, &o, err, sizeof err) != 0) return op_error(err);
+    if (xmpi_rms_update_wait(path, 0, &lock_wait, apply, &o, err, sizeof err) != 0)
+        return op_error(err);
     printf(PROG ": %s\n", o.msg);
     return 0;
 }
@@ -330,10 +362,24 @@ int main(int argc, char **argv)
             state = argv[++i];
         } else if (strncmp(a, "--state=", 8) == 0) {
             state = a + 8;
+        } else if (strcmp(a, "--wait") == 0 || strncmp(a, "--wait=", 7) == 0) {
+            const char *v = a[6] == '=' ? a + 7 : NULL;
+            if (!v && i + 1 >= argc) {
+                free(ops);
+                return usage_error("option --wait needs a value; expected --wait SECONDS");
+            }
+            if (!v) v = argv[++i];
+            if (parse_seconds(v, &lock_wait.seconds) != 0) {
+                char shown[XMPIR_TEXT_ECHO_SIZE];
+                free(ops);
+                return usage_error("option --wait: '%s' is not accepted; expected seconds, a "
+                                   "number from 0 to %d", xmpi_text_echo(shown, v), WAIT_MAX);
+            }
         } else {
             free(ops);
-            return usage_error("unknown option '%s'; accepted: --state PATH, --force, --help",
-                               a);
+            char shown[XMPIR_TEXT_ECHO_SIZE];
+            return usage_error("unknown option '%s'; accepted: --state PATH, --wait SECONDS, "
+                               "--force, --help", xmpi_text_echo(shown, a));
         }
     }
     if (help) {
@@ -373,8 +419,9 @@ int main(int argc, char **argv)
             goto out;
         }
         if (parse_n(ops[2], &n) != 0) {
-            rc = usage_error("N: '%.40s%s' is not accepted; expected a whole number from 1 to %d",
-                             ops[2], strlen(ops[2]) > 40 ? "..." : "", N_MAX);
+            char shown[XMPIR_TEXT_ECHO_SIZE];
+            rc = usage_error("N: '%s' is not accepted; expected a whole number from 1 to %d",
+                             xmpi_text_echo(shown, ops[2]), N_MAX);
             goto out;
         }
         rc = cmd_op(state, strcmp(cmd, "reclaim") == 0, ops[1], n);
@@ -385,8 +432,9 @@ int main(int argc, char **argv)
         }
         rc = cmd_status(state);
     } else {
-        rc = usage_error("unknown command '%.40s%s'; expected init, offer, reclaim or status",
-                         cmd, strlen(cmd) > 40 ? "..." : "");
+        char shown[XMPIR_TEXT_ECHO_SIZE];
+        rc = usage_error("unknown command '%s'; expected init, offer, reclaim or status",
+                         xmpi_text_echo(shown, cmd));
     }
 out:
     free(ops);

@@ -94,6 +94,7 @@ int xmpi_rms_schedule_parse(struct xmpi_rms_schedule *s, FILE *f, const char *fn
             goto out;
         }
         memcpy(ev.cls, tok[3], strlen(tok[3]) + 1);
+        ev.line = rd.lineno;
         if (n == cap) {
             long nc = cap ? 2 * cap : 16;
             if (nc > INT_MAX) {
@@ -170,6 +171,67 @@ void xmpi_rms_schedule_free(struct xmpi_rms_schedule *s)
     s->n = 0;
     s->next = 0;
     s->nav = 0;
+}
+
+int xmpi_rms_schedule_check(const struct xmpi_rms_schedule *s, const char *fname,
+                            const struct xmpi_pool *pool, int oversubscribe, int from_lines,
+                            char *err, size_t errlen)
+{
+    if (!fname) fname = "(schedule)";
+    int nh = pool ? pool->nhosts : 0;
+    /* Per pool entry (the first of each class stands for it): what the lines before have
+     * spawned or offered, for from_lines. */
+    long *added = calloc((size_t)(nh ? nh : 1), sizeof *added);
+    if (!added) return xmpi_text_error(err, errlen, "%s: out of memory", fname);
+    int rc = 0;
+    for (int i = 0; s && i < s->n && !rc; i++) {
+        const struct xmpi_rms_event *ev = &s->ev[i];
+        int c = xmpi_pool_find_class(pool, ev->cls);
+        if (c < 0) {
+            char classes[256];
+            xmpi_pool_classes(pool, classes, sizeof classes);
+            rc = xmpi_text_error(err, errlen, "%s:%ld: field class: '%s' is not accepted; "
+                                 "expected a class of the job's pool: %s",
+                                 fname, ev->line, ev->cls, classes);
+            break;
+        }
+        long pes = 0, initial = 0;
+        for (int h = 0; h < nh; h++)
+            if (!strcmp(pool->hosts[h].cls, ev->cls)) {
+                pes += pool->hosts[h].pes;
+                initial += pool->hosts[h].procs;
+            }
+        long room = pes > initial ? pes - initial : 0;
+        int grows = ev->action == XMPIR_RMS_ACT_SPAWN || ev->action == XMPIR_RMS_SCHED_OFFER;
+        if (!oversubscribe && ev->count > room) {
+            if (grows)
+                rc = xmpi_text_error(err, errlen, "%s:%ld: field count: '%d' is not accepted; "
+                                     "expected at most %ld: class %s has %ld PEs and the "
+                                     "initial processes use %ld of them, so the job can never "
+                                     "take more (--xmpi-oversubscribe allows more)",
+                                     fname, ev->line, ev->count, room, ev->cls, pes, initial);
+            else
+                rc = xmpi_text_error(err, errlen, "%s:%ld: field count: '%d' is not accepted; "
+                                     "expected at most %ld: the job can never hold more than "
+                                     "%ld processes of class %s beside its %ld initial ones "
+                                     "(%ld PEs), and the initial processes never leave",
+                                     fname, ev->line, ev->count, room, room, ev->cls, initial,
+                                     pes);
+            break;
+        }
+        if (grows) {
+            added[c] += ev->count;
+        } else if (from_lines && ev->count > added[c]) {
+            rc = xmpi_text_error(err, errlen, "%s:%ld: field count: '%d' is not accepted; "
+                                 "expected at most %ld: the spawn and offer lines before it "
+                                 "add up to %ld processes of class %s, and the initial "
+                                 "processes never leave",
+                                 fname, ev->line, ev->count, added[c], added[c], ev->cls);
+            break;
+        }
+    }
+    free(added);
+    return rc;
 }
 
 const struct xmpi_rms_event *xmpi_rms_schedule_due(struct xmpi_rms_schedule *s, long iteration)

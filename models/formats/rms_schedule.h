@@ -13,6 +13,7 @@ struct xmpi_rms_event {
     int action;                 /* XMPIR_RMS_ACT_SPAWN/SHRINK (rms_state.h) or XMPIR_RMS_SCHED_* */
     int count;                  /* >= 1 */
     char cls[XMPIR_NAME_MAX];
+    long line;                  /* in the file, for messages */
 };
 
 /* The availability lines' actions, beside rms_state.h's XMPIR_RMS_ACT_SPAWN and _SHRINK. */
@@ -40,6 +41,16 @@ int xmpi_rms_schedule_parse(struct xmpi_rms_schedule *s, FILE *f, const char *fn
 int xmpi_rms_schedule_load(struct xmpi_rms_schedule *s, const char *path, char *err,
                            size_t errlen);
 void xmpi_rms_schedule_free(struct xmpi_rms_schedule *s);
+/* The events no run of the job could honour, refused before any work with "FILE:LINE: field
+ * ...: '...' is not accepted; expected ...": a class not in the pool; with oversubscribe
+ * unset, a spawn or offer of more PEs than the class has beside the initial processes
+ * (pool->hosts[].procs), or a remove or reclaim of more processes than the job could ever
+ * hold there beyond its initial ones (which never leave); with from_lines set (the job spawns
+ * only what the schedule asks: SMP, HPMP), a remove or reclaim of more than the spawn and
+ * offer lines before it add up to. 0, or -1 with the message. */
+int xmpi_rms_schedule_check(const struct xmpi_rms_schedule *s, const char *fname,
+                            const struct xmpi_pool *pool, int oversubscribe, int from_lines,
+                            char *err, size_t errlen);
 /* The next event due at `iteration` (iteration >= its iteration), or NULL; advances. */
 const struct xmpi_rms_event *xmpi_rms_schedule_due(struct xmpi_rms_schedule *s, long iteration);
 /* What the schedule asks of the job at `iteration`: the due offer/reclaim lines are applied in

@@ -3,9 +3,9 @@
  *
  * File format (one entry per line, fields separated by blanks, '#' starts a comment):
  *
- *     # xmpi-rms state v1: host class pes free allocated reclaim
- *     vm fast 2 0 1 0
- *     vm slow 2 1 1 0
+ *     # xmpi-rms state v2: host class pes free allocated reclaim initial
+ *     vm fast 2 0 1 0 1
+ *     vm slow 2 1 1 0 0
  *
  *   host, class  names without blanks or '#', 1 to XMPIR_NAME_MAX - 1 characters; a
  *                (host, class) pair appears once
@@ -14,7 +14,11 @@
  *   allocated    held by the job (it spawned there)
  *   reclaim      of the allocated ones, how many the job must give back at its next
  *                sampling interval
- *   with 0 <= reclaim <= allocated and free + allocated <= pes on every line.
+ *   initial      of the allocated ones, how many the job's initial processes hold: they
+ *                never leave, so a reclaim cannot ask for them (v2; a v1 line has six
+ *                fields and reads as initial 0)
+ *   with 0 <= initial <= allocated, 0 <= reclaim <= allocated - initial and
+ *   free + allocated <= pes on every line.
  *
  * The file is meant to be read and edited by people (xmpi-rms status prints it as a
  * table), so the parser names FILE:LINE and the field of any mistake. Writers replace it
@@ -31,6 +35,7 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "textfile.h"
@@ -39,8 +44,8 @@
  * and a class's total fits an int for every realistic pool. */
 #define COUNT_MAX 1000000
 
-#define FIELDS "host class pes free allocated reclaim"
-#define HEADER "# xmpi-rms state v1: " FIELDS "\n"
+#define FIELDS "host class pes free allocated reclaim [initial]"
+#define HEADER "# xmpi-rms state v2: host class pes free allocated reclaim initial\n"
 
 /* ---- names and numbers ---- */
 
@@ -77,19 +82,24 @@ int xmpi_rms_state_find(const struct xmpi_rms_state *st, const char *host, const
 static void invariant_problem(const struct xmpi_rms_entry *e, char *buf, size_t len)
 {
     buf[0] = '\0';
-    if (e->reclaim > e->allocated)
-        snprintf(buf, len, "reclaim (%d) exceeds allocated (%d)", e->reclaim, e->allocated);
+    if (e->initial > e->allocated)
+        snprintf(buf, len, "initial (%d) exceeds allocated (%d)", e->initial, e->allocated);
+    else if (e->reclaim > e->allocated - e->initial)
+        snprintf(buf, len, "reclaim (%d) exceeds allocated - initial (%d)", e->reclaim,
+                 e->allocated - e->initial);
     else if ((long)e->free + e->allocated > e->pes)
         snprintf(buf, len, "free + allocated (%ld) exceeds pes (%d)",
                  (long)e->free + e->allocated, e->pes);
 }
 
-#define INVARIANTS "expected 0 <= reclaim <= allocated and free + allocated <= pes"
+#define INVARIANTS                                                                        \
+    "expected initial <= allocated, reclaim <= allocated - initial (the initial processes " \
+    "never leave) and free + allocated <= pes"
 
 /* ---- parsing ---- */
 
 static const char *const field_names[] = {"host", "class", "pes", "free", "allocated",
-                                          "reclaim"};
+                                          "reclaim", "initial"};
 
 /* Grows *e by one slot; the array doubles so a long file parses in linear time. */
 static struct xmpi_rms_entry *append(struct xmpi_rms_entry **e, int *n, int *cap)
@@ -119,9 +129,9 @@ int xmpi_rms_state_parse(struct xmpi_rms_state *st, FILE *f, const char *fname, 
 
     xmpi_text_lines_init(&rd, f, fname);
     while ((got = xmpi_text_next(&rd, &line)) > 0) {
-        char *tok[6];
-        if (xmpi_text_fields(&rd, line, tok, 6, field_names, FIELDS, err, errlen) != 0)
-            goto out;
+        char *tok[7];
+        int nf = xmpi_text_fields_range(&rd, line, tok, 6, 7, field_names, FIELDS, err, errlen);
+        if (nf < 0) goto out;
         for (int k = 0; k < 2; k++)
             if (!name_ok(tok[k])) {
                 xmpi_text_field_error(&rd, err, errlen, field_names[k], tok[k],
@@ -129,8 +139,8 @@ int xmpi_rms_state_parse(struct xmpi_rms_state *st, FILE *f, const char *fname, 
                                       XMPIR_NAME_MAX - 1);
                 goto out;
             }
-        long v[4];
-        for (int k = 0; k < 4; k++)
+        long v[5] = {0};
+        for (int k = 0; k < nf - 2; k++)
             if (xmpi_text_parse_long(tok[2 + k], 0, COUNT_MAX, &v[k]) != 0) {
                 xmpi_text_field_error(&rd, err, errlen, field_names[2 + k], tok[2 + k],
                                       "a whole number from 0 to %d", COUNT_MAX);
@@ -152,6 +162,7 @@ int xmpi_rms_state_parse(struct xmpi_rms_state *st, FILE *f, const char *fname, 
         x->free = (int)v[1];
         x->allocated = (int)v[2];
         x->reclaim = (int)v[3];
+        x->initial = (int)v[4];
         char why[128];
         invariant_problem(x, why, sizeof why);
         if (why[0]) {
@@ -214,8 +225,8 @@ static void write_entries(FILE *out, const struct xmpi_rms_state *st)
     fputs(HEADER, out);
     for (int i = 0; i < st->n; i++) {
         const struct xmpi_rms_entry *x = &st->e[i];
-        fprintf(out, "%s %s %d %d %d %d\n", x->host, x->cls, x->pes, x->free, x->allocated,
-                x->reclaim);
+        fprintf(out, "%s %s %d %d %d %d %d\n", x->host, x->cls, x->pes, x->free, x->allocated,
+                x->reclaim, x->initial);
     }
 }
 
@@ -226,14 +237,16 @@ static int check_state(const struct xmpi_rms_state *st, const char *path, char *
 {
     for (int i = 0; i < st->n; i++) {
         const struct xmpi_rms_entry *x = &st->e[i];
+        char sh[XMPIR_TEXT_ECHO_SIZE], sc[XMPIR_TEXT_ECHO_SIZE];
         if (!name_ok(x->host) || !name_ok(x->cls))
             return xmpi_text_error(err, errlen,
-                                   "%s: entry %d: host '%.40s' class '%.40s' cannot be "
+                                   "%s: entry %d: host '%s' class '%s' cannot be "
                                    "written; expected names of 1 to %d characters without "
                                    "blanks or '#'",
-                                   path, i + 1, x->host, x->cls, XMPIR_NAME_MAX - 1);
-        const int v[4] = {x->pes, x->free, x->allocated, x->reclaim};
-        for (int k = 0; k < 4; k++)
+                                   path, i + 1, xmpi_text_echo(sh, x->host),
+                                   xmpi_text_echo(sc, x->cls), XMPIR_NAME_MAX - 1);
+        const int v[5] = {x->pes, x->free, x->allocated, x->reclaim, x->initial};
+        for (int k = 0; k < 5; k++)
             if (v[k] < 0 || v[k] > COUNT_MAX)
                 return xmpi_text_error(err, errlen,
                                        "%s: entry %d (host %s class %s): %s %d cannot be "
@@ -261,6 +274,16 @@ int xmpi_rms_state_write(const char *path, const struct xmpi_rms_state *st, char
     if (!path || !*path)
         return xmpi_text_error(err, errlen, "no state file named; expected a path");
     if (check_state(st, path, err, errlen) != 0) return -1;
+    /* A rename would replace a file nobody may write as easily as any other: a state made
+     * read-only (for everyone, or for this user) is refused, not replaced. */
+    struct stat sb;
+    int exists = stat(path, &sb) == 0;
+    if (exists && (!(sb.st_mode & (S_IWUSR | S_IWGRP | S_IWOTH)) || access(path, W_OK) != 0))
+        return xmpi_text_error(err, errlen,
+                               "%s: the state file is read-only (mode %04o, owner uid %ld); "
+                               "nothing was changed; expected a state file this user may "
+                               "write (e.g. chmod u+w %s)",
+                               path, (unsigned)(sb.st_mode & 07777), (long)sb.st_uid, path);
 
     size_t plen = strlen(path);
     char *tmp = malloc(plen + 32);
@@ -273,9 +296,15 @@ int xmpi_rms_state_write(const char *path, const struct xmpi_rms_state *st, char
         free(tmp);
         return -1;
     }
-    /* Keep the permissions someone gave the state (e.g. group-writable for an operator). */
-    struct stat sb;
-    if (stat(path, &sb) == 0) (void)fchmod(fd, sb.st_mode & 07777);
+    /* Keep the permissions, owner and group someone gave the state (e.g. group-writable for
+     * an operator): the owner where the caller may (root), else at least the group. */
+    if (exists) {
+        if ((sb.st_uid != geteuid() || sb.st_gid != getegid()) &&
+            fchown(fd, sb.st_uid, sb.st_gid) != 0 && fchown(fd, (uid_t)-1, sb.st_gid) != 0) {
+            /* Not a member of its group: the replaced file is the caller's, as any new one. */
+        }
+        (void)fchmod(fd, sb.st_mode & 07777);
+    }
     FILE *f = fdopen(fd, "w");
     if (!f) {
         xmpi_text_error(err, errlen, "%s: cannot write '%s': %s", path, tmp, strerror(errno));
@@ -323,7 +352,7 @@ void xmpi_rms_state_print(FILE *out, const struct xmpi_rms_state *st)
     /* Class totals, in the order the classes first appear. */
     int ncls = 0;
     int *first = n ? malloc((size_t)n * sizeof *first) : NULL;
-    long(*sum)[4] = n ? calloc((size_t)n, sizeof *sum) : NULL;
+    long(*sum)[5] = n ? calloc((size_t)n, sizeof *sum) : NULL;
     if (n && (!first || !sum)) {
         /* Without memory for totals, the entries alone still tell the truth. */
         free(first);
@@ -340,9 +369,10 @@ void xmpi_rms_state_print(FILE *out, const struct xmpi_rms_state *st)
         sum[c][1] += x->free;
         sum[c][2] += x->allocated;
         sum[c][3] += x->reclaim;
+        sum[c][4] += x->initial;
     }
 
-    int w[6] = {4, 5, 3, 4, 9, 7};   /* the header words */
+    int w[7] = {4, 5, 3, 4, 9, 7, 7};   /* the header words */
     if (ncls) w[0] = (int)strlen(total);
     for (int i = 0; i < n; i++) {
         const struct xmpi_rms_entry *x = &st->e[i];
@@ -352,21 +382,22 @@ void xmpi_rms_state_print(FILE *out, const struct xmpi_rms_state *st)
         w[3] = maxi(w[3], digits(x->free));
         w[4] = maxi(w[4], digits(x->allocated));
         w[5] = maxi(w[5], digits(x->reclaim));
+        w[6] = maxi(w[6], digits(x->initial));
     }
     for (int c = 0; c < ncls; c++)
-        for (int k = 0; k < 4; k++) w[2 + k] = maxi(w[2 + k], digits(sum[c][k]));
+        for (int k = 0; k < 5; k++) w[2 + k] = maxi(w[2 + k], digits(sum[c][k]));
 
-    fprintf(out, "%-*s  %-*s  %*s  %*s  %*s  %*s\n", w[0], "host", w[1], "class", w[2], "pes",
-            w[3], "free", w[4], "allocated", w[5], "reclaim");
+    fprintf(out, "%-*s  %-*s  %*s  %*s  %*s  %*s  %*s\n", w[0], "host", w[1], "class", w[2],
+            "pes", w[3], "free", w[4], "allocated", w[5], "reclaim", w[6], "initial");
     for (int i = 0; i < n; i++) {
         const struct xmpi_rms_entry *x = &st->e[i];
-        fprintf(out, "%-*s  %-*s  %*d  %*d  %*d  %*d\n", w[0], x->host, w[1], x->cls, w[2],
-                x->pes, w[3], x->free, w[4], x->allocated, w[5], x->reclaim);
+        fprintf(out, "%-*s  %-*s  %*d  %*d  %*d  %*d  %*d\n", w[0], x->host, w[1], x->cls, w[2],
+                x->pes, w[3], x->free, w[4], x->allocated, w[5], x->reclaim, w[6], x->initial);
     }
     for (int c = 0; c < ncls; c++)
-        fprintf(out, "%-*s  %-*s  %*ld  %*ld  %*ld  %*ld\n", w[0], total, w[1],
+        fprintf(out, "%-*s  %-*s  %*ld  %*ld  %*ld  %*ld  %*ld\n", w[0], total, w[1],
                 st->e[first[c]].cls, w[2], sum[c][0], w[3], sum[c][1], w[4], sum[c][2], w[5],
-                sum[c][3]);
+                sum[c][3], w[6], sum[c][4]);
     free(first);
     free(sum);
 }
@@ -395,7 +426,26 @@ int xmpi_rms_state_from_pool(struct xmpi_rms_state *st, const struct xmpi_pool *
 
 /* ---- locked update ---- */
 
-static int lock_path(const char *path, char *err, size_t errlen)
+static double now_s(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + t.tv_nsec / 1e9;
+}
+
+/* The pid the holder wrote into the lock file, or 0 (a hand-taken lock writes none). */
+static long lock_holder(int fd)
+{
+    char buf[32];
+    ssize_t k = pread(fd, buf, sizeof buf - 1, 0);
+    if (k <= 0) return 0;
+    buf[k] = '\0';
+    long pid = 0;
+    for (char *p = buf; *p >= '0' && *p <= '9' && pid < 100000000; p++) pid = pid * 10 + (*p - '0');
+    return pid;
+}
+
+int xmpi_rms_lock(const char *path, const struct xmpi_rms_wait *w, char *err, size_t errlen)
 {
     size_t plen = strlen(path);
     char *lp = malloc(plen + 6);
@@ -409,21 +459,76 @@ static int lock_path(const char *path, char *err, size_t errlen)
         free(lp);
         return -1;
     }
-    int rc;
-    while ((rc = flock(fd, LOCK_EX)) != 0 && errno == EINTR) {}
-    if (rc != 0) {
-        xmpi_text_error(err, errlen, "%s: cannot lock '%s': %s", path, lp, strerror(errno));
-        close(fd);
-        free(lp);
-        return -1;
+    double limit = w ? w->seconds : -1, t0 = now_s(), pause = 0.005;
+    int said = 0;
+    for (;;) {
+        if (flock(fd, LOCK_EX | LOCK_NB) == 0) break;
+        if (errno == EINTR) continue;
+        if (errno != EWOULDBLOCK) {
+            xmpi_text_error(err, errlen, "%s: cannot lock '%s': %s", path, lp, strerror(errno));
+            goto fail;
+        }
+        long holder = lock_holder(fd);
+        char who[64] = "";
+        if (holder > 0) snprintf(who, sizeof who, " (pid %ld)", holder);
+        double waited = now_s() - t0;
+        if (limit >= 0 && waited >= limit) {
+            if (limit == 0)
+                xmpi_text_error(err, errlen, "%s: the lock file '%s' is held by another "
+                                "process%s; not waiting (wait 0 s); nothing was changed",
+                                path, lp, who);
+            else
+                xmpi_text_error(err, errlen, "%s: the lock file '%s' is held by another "
+                                "process%s and was not released within %g s; nothing was "
+                                "changed", path, lp, who, limit);
+            goto fail;
+        }
+        /* Writers hold the lock for milliseconds: only a wait beyond that is news. */
+        double grace = limit >= 0 && limit < 1 ? limit / 2 : 0.5;
+        if (!said && waited >= grace) {
+            if (w && w->waiting) w->waiting(w->arg, lp, holder, limit);
+            said = 1;
+        }
+        double left = limit >= 0 ? limit - waited : pause;
+        double nap = pause < left ? pause : left;
+        struct timespec ts = {(time_t)nap, (long)((nap - (double)(time_t)nap) * 1e9)};
+        nanosleep(&ts, NULL);
+        if (pause < 0.1) pause *= 2;
+    }
+    /* Say who holds it, for the next process that has to wait. */
+    char me[32];
+    int k = snprintf(me, sizeof me, "%ld\n", (long)getpid());
+    if (ftruncate(fd, 0) == 0 && pwrite(fd, me, (size_t)k, 0) != k) {
+        /* Only a courtesy: the lock is held all the same. */
     }
     free(lp);
     return fd;
+fail:
+    close(fd);
+    free(lp);
+    return -1;
+}
+
+void xmpi_rms_unlock(int fd)
+{
+    if (fd < 0) return;
+    if (ftruncate(fd, 0) != 0) {
+        /* The pid stays behind; the next holder overwrites it. */
+    }
+    close(fd);   /* releases the lock */
 }
 
 int xmpi_rms_update(const char *path, int create,
                     int (*fn)(struct xmpi_rms_state *st, void *arg, char *err, size_t errlen),
                     void *arg, char *err, size_t errlen)
+{
+    return xmpi_rms_update_wait(path, create, NULL, fn, arg, err, errlen);
+}
+
+int xmpi_rms_update_wait(const char *path, int create, const struct xmpi_rms_wait *w,
+                         int (*fn)(struct xmpi_rms_state *st, void *arg, char *err,
+                                   size_t errlen),
+                         void *arg, char *err, size_t errlen)
 {
     if (!path || !*path)
         return xmpi_text_error(err, errlen, "no state file named; expected a path");
@@ -434,7 +539,7 @@ int xmpi_rms_update(const char *path, int create,
     if (!create && stat(path, &sb) != 0 && errno == ENOENT)
         return xmpi_text_error(err, errlen,
                                "%s: no such state file (create it with xmpi-rms init)", path);
-    int fd = lock_path(path, err, errlen);
+    int fd = xmpi_rms_lock(path, w, err, errlen);
     if (fd < 0) return -1;
     struct xmpi_rms_state st = {0, NULL};
     int missing, rc = -1;
@@ -449,7 +554,7 @@ int xmpi_rms_update(const char *path, int create,
     rc = xmpi_rms_state_write(path, &st, err, errlen);
 out:
     xmpi_rms_state_free(&st);
-    close(fd);   /* releases the lock */
+    xmpi_rms_unlock(fd);
     return rc;
 }
 
@@ -485,10 +590,10 @@ static int check_class(const struct xmpi_rms_state *st, const char *cls, char *e
 {
     for (int i = 0; i < st->n; i++)
         if (cls && strcmp(st->e[i].cls, cls) == 0) return 0;
-    char known[512];
+    char known[512], shown[XMPIR_TEXT_ECHO_SIZE];
     class_list(st, known, sizeof known);
-    return xmpi_text_error(err, errlen, "unknown class '%.40s'; known classes: %s",
-                           cls ? cls : "(null)", known);
+    return xmpi_text_error(err, errlen, "unknown class '%s'; known classes: %s",
+                           xmpi_text_echo(shown, cls), known);
 }
 
 static int spare(const struct xmpi_rms_entry *x)
@@ -533,19 +638,31 @@ int xmpi_rms_reclaim(struct xmpi_rms_state *st, const char *cls, int n, char *er
 {
     if (check_n(n, "reclaiming", err, errlen) != 0) return -1;
     if (check_class(st, cls, err, errlen) != 0) return -1;
-    long fr = 0, held = 0, asked = 0;
+    long fr = 0, held = 0, asked = 0, initial = 0;
     for (int i = 0; i < st->n; i++)
         if (strcmp(st->e[i].cls, cls) == 0) {
             fr += st->e[i].free;
-            held += st->e[i].allocated - st->e[i].reclaim;
+            held += st->e[i].allocated - st->e[i].initial - st->e[i].reclaim;
             asked += st->e[i].reclaim;
+            initial += st->e[i].initial;
         }
-    if (n > fr + held)
+    if (n > fr + held) {
+        char init[160] = "";
+        if (initial)
+            snprintf(init, sizeof init, "; %ld held by the job's initial processes, which never "
+                     "leave", initial);
+        if (fr + held == 0)
+            return xmpi_text_error(err, errlen,
+                                   "class %s: cannot reclaim %d PEs; none can be (nothing "
+                                   "offered and not taken, nothing allocated and not already "
+                                   "reclaimed%s; %ld being reclaimed)",
+                                   cls, n, init, asked);
         return xmpi_text_error(err, errlen,
                                "class %s: cannot reclaim %d PEs; only %ld can be (%ld offered "
-                               "and not taken, %ld allocated and not already reclaimed; %ld "
+                               "and not taken, %ld allocated and not already reclaimed%s; %ld "
                                "being reclaimed); expected a count from 1 to %ld",
-                               cls, n, fr + held, fr, held, asked, fr + held);
+                               cls, n, fr + held, fr, held, init, asked, fr + held);
+    }
     /* Withdrawing an offer costs the job nothing, so it goes first; then the hosts where
      * the job holds the most, as balance-all would remove from them. */
     for (int k = 0; k < n; k++) {
@@ -560,9 +677,10 @@ int xmpi_rms_reclaim(struct xmpi_rms_state *st, const char *cls, int n, char *er
         }
         for (int i = 0; i < st->n; i++) {
             const struct xmpi_rms_entry *x = &st->e[i];
-            if (strcmp(x->cls, cls) == 0 && x->allocated > x->reclaim &&
-                (best < 0 || x->allocated - x->reclaim >
-                                 st->e[best].allocated - st->e[best].reclaim))
+            if (strcmp(x->cls, cls) == 0 && x->allocated - x->initial > x->reclaim &&
+                (best < 0 || x->allocated - x->initial - x->reclaim >
+                                 st->e[best].allocated - st->e[best].initial -
+                                     st->e[best].reclaim))
                 best = i;
         }
         st->e[best].reclaim++;
@@ -576,9 +694,10 @@ static int find_entry(const struct xmpi_rms_state *st, const char *host, const c
     int i = xmpi_rms_state_find(st, host, cls);
     if (i >= 0) return i;
     if (check_class(st, cls, err, errlen) != 0) return -1;
+    char shown[XMPIR_TEXT_ECHO_SIZE];
     return xmpi_text_error(err, errlen,
-                           "no host '%.40s' of class %s in the state; expected a host of it",
-                           host ? host : "(null)", cls);
+                           "no host '%s' of class %s in the state; expected a host of it",
+                           xmpi_text_echo(shown, host), cls);
 }
 
 int xmpi_rms_take(struct xmpi_rms_state *st, const char *host, const char *cls, int n,
@@ -621,6 +740,9 @@ int xmpi_rms_give(struct xmpi_rms_state *st, const char *host, const char *cls, 
                                host, cls, n, x->allocated, x->allocated);
     x->allocated -= n;
     x->reclaim = x->reclaim > n ? x->reclaim - n : 0;
+    /* A hand-edited initial count may be wrong; the file keeps its invariants regardless. */
+    if (x->initial > x->allocated) x->initial = x->allocated;
+    if (x->reclaim > x->allocated - x->initial) x->reclaim = x->allocated - x->initial;
     return 0;
 }
 

@@ -57,10 +57,42 @@ int xmpi_text_field_error(const struct xmpi_text_lines *r, char *err, size_t err
     return -1;
 }
 
+/* How many bytes at p a terminal shows as themselves: 1 for printable ASCII, 2 to 4 for a
+ * well-formed UTF-8 character that is not a control (no C1 controls U+0080..U+009F, no
+ * overlong forms, no surrogates, nothing above U+10FFFF); 0 for anything else, which is
+ * shown as \xNN: control characters, escape sequences, the bytes of a binary file. The
+ * backslash is escaped too, so that what is shown reads back unambiguously. */
+static size_t shown_raw(const unsigned char *p)
+{
+    if (p[0] < 0x80) return p[0] >= 0x20 && p[0] < 0x7f && p[0] != '\\';
+    size_t n = p[0] >= 0xc2 && p[0] <= 0xdf ? 2 : p[0] >= 0xe0 && p[0] <= 0xef ? 3
+               : p[0] >= 0xf0 && p[0] <= 0xf4 ? 4 : 0;
+    for (size_t k = 1; k < n; k++)
+        if ((p[k] & 0xc0) != 0x80) return 0;
+    if (n == 2 && p[0] == 0xc2 && p[1] < 0xa0) return 0;          /* C1 controls */
+    if (n == 3 && p[0] == 0xe0 && p[1] < 0xa0) return 0;          /* overlong */
+    if (n == 3 && p[0] == 0xed && p[1] >= 0xa0) return 0;         /* surrogates */
+    if (n == 4 && p[0] == 0xf0 && p[1] < 0x90) return 0;          /* overlong */
+    if (n == 4 && p[0] == 0xf4 && p[1] >= 0x90) return 0;         /* above U+10FFFF */
+    return n;
+}
+
 const char *xmpi_text_echo(char out[XMPIR_TEXT_ECHO_SIZE], const char *v)
 {
-    if (strlen(v) <= XMPIR_TEXT_ECHO_MAX) snprintf(out, XMPIR_TEXT_ECHO_SIZE, "%s", v);
-    else snprintf(out, XMPIR_TEXT_ECHO_SIZE, "%.*s...", XMPIR_TEXT_ECHO_MAX, v);
+    size_t w = 0;
+    if (!v) v = "(null)";
+    for (const unsigned char *p = (const unsigned char *)v; *p;) {
+        size_t raw = shown_raw(p), need = raw ? raw : 4;
+        if (w + need > XMPIR_TEXT_ECHO_MAX) {
+            memcpy(out + w, "...", 4);
+            return out;
+        }
+        if (raw) memcpy(out + w, p, raw);
+        else snprintf(out + w, 5, "\\x%02x", *p);
+        w += need;
+        p += raw ? raw : 1;
+    }
+    out[w] = '\0';
     return out;
 }
 
@@ -118,23 +150,34 @@ int xmpi_text_fields(const struct xmpi_text_lines *r, char *line, char **tok, in
                      const char *const *names, const char *synopsis, char *err,
                      size_t errlen)
 {
+    return xmpi_text_fields_range(r, line, tok, n, n, names, synopsis, err, errlen) < 0 ? -1
+                                                                                          : 0;
+}
+
+int xmpi_text_fields_range(const struct xmpi_text_lines *r, char *line, char **tok, int nmin,
+                           int n, const char *const *names, const char *synopsis, char *err,
+                           size_t errlen)
+{
+    char count[32];
+    if (nmin < n) snprintf(count, sizeof count, "%d or %d", nmin, n);
+    else snprintf(count, sizeof count, "%d", n);
     int nt = 0;
     for (char *p = line;;) {
         while (*p && isspace((unsigned char)*p)) p++;
         if (!*p) break;
         if (nt == n)
             return xmpi_text_line_error(r, err, errlen,
-                                        "more than %d fields are not accepted; expected %d "
+                                        "more than %d fields are not accepted; expected %s "
                                         "fields: %s",
-                                        n, n, synopsis);
+                                        n, count, synopsis);
         tok[nt++] = p;
         while (*p && !isspace((unsigned char)*p)) p++;
         if (*p) *p++ = '\0';
     }
-    if (nt < n)
-        return xmpi_text_line_error(r, err, errlen, "field %s: missing; expected %d fields: %s",
-                                    names[nt], n, synopsis);
-    return 0;
+    if (nt < nmin)
+        return xmpi_text_line_error(r, err, errlen, "field %s: missing; expected %s fields: %s",
+                                    names[nt], count, synopsis);
+    return nt;
 }
 
 int xmpi_text_name_ok(const char *s)

@@ -32,7 +32,10 @@ int xmpi_text_line_error(const struct xmpi_text_lines *r, char *err, size_t errl
 int xmpi_text_field_error(const struct xmpi_text_lines *r, char *err, size_t errlen,
                           const char *field, const char *value, const char *expected, ...)
     __attribute__((format(printf, 6, 7)));
-/* v as a message shows it: cut to XMPIR_TEXT_ECHO_MAX characters and "..." when longer. */
+/* v as a message shows it, safe to print on a terminal: printable ASCII and well-formed
+ * UTF-8 characters as themselves, any other byte (control characters, escape sequences,
+ * binary data) and the backslash as \xNN; cut to XMPIR_TEXT_ECHO_MAX bytes and "..." when
+ * longer, never in the middle of an escape or a character. */
 const char *xmpi_text_echo(char out[XMPIR_TEXT_ECHO_SIZE], const char *v);
 
 void xmpi_text_lines_init(struct xmpi_text_lines *r, FILE *f, const char *fname);
@@ -49,6 +52,12 @@ void xmpi_text_lines_free(struct xmpi_text_lines *r);
 int xmpi_text_fields(const struct xmpi_text_lines *r, char *line, char **tok, int n,
                      const char *const *names, const char *synopsis, char *err,
                      size_t errlen);
+
+/* The same for a line of nmin to n fields (nmin < n: the last ones optional, as a column a
+ * later version of a format added): the number of fields, or -1 with the message. */
+int xmpi_text_fields_range(const struct xmpi_text_lines *r, char *line, char **tok, int nmin,
+                           int n, const char *const *names, const char *synopsis, char *err,
+                           size_t errlen);
 
 /* 1 for 1 to XMPIR_NAME_MAX - 1 letters, digits, '.', '_' and '-': the host and class
  * names of the resources and schedule files (the state file allows more). */

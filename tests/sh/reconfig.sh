@@ -1,6 +1,7 @@
 # XMPI_Eval_reconfig: the thesis's SPMD example (xmpi-spmd) grows and shrinks under the smp and
 # hpmp policies with nothing but that call, and ends with the static run's vector bit for bit;
-# caps, reclaims of processes that cannot leave; a schedule naming a class outside the pool is refused at MPI_Init.
+# caps; a schedule naming a class outside the pool, or removing processes that cannot leave, is
+# refused at MPI_Init.
 # The schedule's offer/reclaim lines and a live state file are offered again until taken.
 . "$(dirname "$0")/lib.sh"
 require_spawn "XMPI_Eval_reconfig (xmpi-spmd)"
@@ -45,16 +46,19 @@ check "smp with --xmpi-max-procs=3: takes 1 of 2 offered" test "$(sizes "$TMP/ca
 check "smp with --xmpi-max-procs=3: says why" grep -q 'spawning 1 (--xmpi-max-procs=3)' "$TMP/cap.out.err"
 check "smp with a cap: same checksum" test "$(sum "$TMP/cap.out")" = "$ref"
 
+# Under smp the job spawns only what the schedule asks: a removal with nothing spawned before it
+# can never be honoured (mpirun's processes never leave), and is refused before any work.
 run initial smp '20 remove 1 local\n'
-check "a reclaim of mpirun's processes removes nothing" test "$(sizes "$TMP/initial.csv")" = "2"
-check "... and says the initial processes stay" grep -q 'initial processes stay' "$TMP/initial.out.err"
+check "a scheduled removal of mpirun's processes stops the job at MPI_Init" \
+    grep -qF "initial.events:1: field count: '1' is not accepted; expected at most 0: the spawn and offer lines before it add up to 0 processes of class local, and the initial processes never leave" "$TMP/initial.out.err"
+check "... before any work" test -z "$(sum "$TMP/initial.out")"
 
 printf '20 spawn 1 nosuchclass\n' >"$TMP/unknown.events"
 "$LAUNCH" -np 2 "$S" $N $IT --xmpi-policy=smp "--xmpi-rms=schedule:$TMP/unknown.events" \
     >"$TMP/unknown.out" 2>&1
 rc=$?
 check "a schedule naming a class outside the pool stops the job at MPI_Init" \
-    test $rc -ne 0 -a "$(grep -c "names class 'nosuchclass', which the job's pool does not have; expected one of: local" "$TMP/unknown.out")" = 1
+    test $rc -ne 0 -a "$(grep -c "unknown.events:1: field class: 'nosuchclass' is not accepted; expected a class of the job's pool: local" "$TMP/unknown.out")" = 1
 check "... before any work" test -z "$(sum "$TMP/unknown.out")"
 
 run hpmp hpmp '20 spawn 2 local\n'

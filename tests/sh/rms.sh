@@ -52,10 +52,10 @@ EOF
 # ---- init ----
 expect "init creates the state" 0 "3 host entries, 9 PEs" --state "$S" init "$TMP/res.txt"
 cat >"$TMP/want" <<'EOF'
-# xmpi-rms state v1: host class pes free allocated reclaim
-n1 fast 4 0 0 0
-n2 fast 2 0 0 0
-n1 slow 3 0 0 0
+# xmpi-rms state v2: host class pes free allocated reclaim initial
+n1 fast 4 0 0 0 0
+n2 fast 2 0 0 0 0
+n1 slow 3 0 0 0 0
 EOF
 check "init: one line per host and class, nothing offered or allocated" cmp -s "$S" "$TMP/want"
 refused "init refuses to overwrite an existing state" 1 "already exists" \
@@ -79,22 +79,22 @@ expect "offer continues from the new spares" 0 "offered 2 PEs of class fast (n1 
     --state "$S" offer fast 2
 run --state "$S" status
 cat >"$TMP/want" <<'EOF'
-host     class  pes  free  allocated  reclaim
-n1       fast     4     4          0        0
-n2       fast     2     1          0        0
-n1       slow     3     0          0        0
-(total)  fast     6     5          0        0
-(total)  slow     3     0          0        0
+host     class  pes  free  allocated  reclaim  initial
+n1       fast     4     4          0        0        0
+n2       fast     2     1          0        0        0
+n1       slow     3     0          0        0        0
+(total)  fast     6     5          0        0        0
+(total)  slow     3     0          0        0        0
 EOF
 check "status prints the table and the class totals" cmp -s "$TMP/out" "$TMP/want"
 check "status exits 0" test "$rc" = 0
 expect "reclaim withdraws untaken offers first, most free first" 0 \
     "reclaiming 2 PEs of class fast: 2 offers withdrawn (n1 -2)" --state "$S" reclaim fast 2
 cat >"$TMP/want" <<'EOF'
-# xmpi-rms state v1: host class pes free allocated reclaim
-n1 fast 4 2 0 0
-n2 fast 2 1 0 0
-n1 slow 3 0 0 0
+# xmpi-rms state v2: host class pes free allocated reclaim initial
+n1 fast 4 2 0 0 0
+n2 fast 2 1 0 0 0
+n1 slow 3 0 0 0 0
 EOF
 check "the file after offer and reclaim" cmp -s "$S" "$TMP/want"
 
@@ -109,15 +109,34 @@ expect "reclaim beyond the offers marks allocated PEs, most held first" 0 \
     "1 offer withdrawn (a -1); 3 to be given back at the next sampling interval (a +1, b +2)" \
     --state "$TMP/held.rms" reclaim fast 4
 check "hand-edited state rewritten canonically" \
-    grep -qx 'a fast 8 0 4 2' "$TMP/held.rms"
-check "... with b's two asked back" grep -qx 'b fast 8 0 5 2' "$TMP/held.rms"
+    grep -qx 'a fast 8 0 4 2 0' "$TMP/held.rms"
+check "... with b's two asked back" grep -qx 'b fast 8 0 5 2 0' "$TMP/held.rms"
+
+# The PEs of a job's initial processes (the column initial, which the job writes when it
+# starts) can never be given back: the tool refuses such a reclaim and says why.
+cat >"$TMP/init.rms" <<'EOF'
+# xmpi-rms state v2: host class pes free allocated reclaim initial
+n1 fast 2 0 2 0 2
+n1 slow 3 0 2 0 1
+EOF
+S_SAVE=$S; S="$TMP/init.rms"
+refused "reclaim of PEs only the initial processes hold is refused, saying why" 1 \
+    "class fast: cannot reclaim 1 PEs; none can be (nothing offered and not taken, nothing allocated and not already reclaimed; 2 held by the job's initial processes, which never leave" \
+    --state "$S" reclaim fast 1
+refused "reclaim beyond the spawned PEs is refused, counting the initial ones apart" 1 \
+    "cannot reclaim 2 PEs; only 1 can be (0 offered and not taken, 1 allocated and not already reclaimed; 1 held by the job's initial processes" \
+    --state "$S" reclaim slow 2
+expect "reclaim of a spawned PE beside the initial ones is accepted" 0 \
+    "1 to be given back at the next sampling interval (n1 +1)" --state "$S" reclaim slow 1
+check "... and marks it" grep -qx 'n1 slow 3 0 2 1 1' "$S"
+S=$S_SAVE
 
 # ---- refusals: exit 1, file untouched ----
 refused "unknown class is refused, naming the known ones" 1 \
     "unknown class 'gpu'; known classes: fast, slow" --state "$S" offer gpu 1
 refused "offer beyond capacity says how much is spare" 1 \
     "cannot offer 4 more PEs; only 3 of its 6 PEs are spare" --state "$S" offer fast 4
-refused "reclaim beyond what is offered or held" 1 "cannot reclaim 1 PEs; only 0 can be" \
+refused "reclaim beyond what is offered or held" 1 "cannot reclaim 1 PEs; none can be" \
     --state "$S" reclaim slow 1
 refused "reclaim of an unknown class" 1 "unknown class 'fats'" --state "$S" reclaim fats 1
 expect "status of a missing state says how to create it" 1 \
@@ -153,9 +172,60 @@ refused "empty --state" 2 "option --state: '' is not accepted" --state= status
 refused "--force outside init" 2 "option --force applies to init only" \
     --state "$S" --force offer fast 1
 
+# ---- a read-only state is refused, not replaced; a replaced one keeps mode and owner ----
+cp "$S" "$TMP/ro.rms"
+chmod 0444 "$TMP/ro.rms"
+S_SAVE=$S; S="$TMP/ro.rms"
+refused "a read-only (0444) state is refused with exit 1, unchanged" 1 \
+    "$S: the state file is read-only (mode 0444, owner uid $(id -u)); nothing was changed; expected a state file this user may write" \
+    --state "$S" offer fast 1
+refused "... reclaim too" 1 "the state file is read-only (mode 0444" --state "$S" reclaim fast 1
+refused "... and init --force too" 1 "the state file is read-only (mode 0444" \
+    --state "$S" --force init "$TMP/res.txt"
+check "... its mode is still 0444" test "$(stat -c %a "$S")" = 444
+chmod 0640 "$S"
+if [ "$(id -u)" = 0 ]; then chown 1:1 "$S"; fi
+expect "a writable state is replaced" 0 "offered 1 PE" --state "$S" offer fast 1
+check "... keeping its mode 0640" test "$(stat -c %a "$S")" = 640
+if [ "$(id -u)" = 0 ]; then
+    check "... and its owner and group (replaced by root)" test "$(stat -c %u:%g "$S")" = 1:1
+fi
+S=$S_SAVE
+
+# ---- a lock held by another process: said once, bounded by --wait, nothing changed ----
+echo 4242 >"$S.lock"     # as a holder that wrote its pid (xmpi-rms and the job do)
+flock "$S.lock" sleep 4 &
+holder=$!
+sleep 0.3
+start=$(date +%s.%N)
+refused "a busy lock: gives up after --wait=1 with exit 1, state unchanged" 1 \
+    "the lock file '$S.lock' is held by another process (pid 4242) and was not released within 1 s; nothing was changed" \
+    --state "$S" --wait=1 offer fast 1
+took=$(echo "$(date +%s.%N) - $start" | bc)
+check "... after about 1 s (took $took s)" sh -c "echo '$took < 3' | bc | grep -qx 1"
+check "... saying once on stderr that it waits for the lock file and for whom" \
+    test "$(grep -c "^xmpi-rms: waiting for the lock file $S.lock, held by pid 4242 (up to 1 s" "$TMP/err")" = 1
+refused "--wait 0 does not wait" 1 "is held by another process (pid 4242); not waiting" \
+    --state "$S" --wait 0 reclaim fast 1
+check "... and says nothing of waiting" sh -c "! grep -q 'waiting for' '$TMP/err'"
+refused "init --force waits the same way" 1 "was not released within 0.5 s" \
+    --state "$S" --wait=0.5 --force init "$TMP/res.txt"
+expect "the default wait outlasts a short hold: the offer is made once the lock is free" 0 \
+    "offered 1 PE of class fast" --state "$S" offer fast 1
+check "... after saying that it waited (up to 30 s by default)" \
+    grep -q "waiting for the lock file $S.lock, held by pid 4242 (up to 30 s" "$TMP/err"
+wait $holder
+check "the lock file is left empty (no stale pid) once released" test ! -s "$S.lock"
+refused "--wait with a negative value" 2 "option --wait: '-1' is not accepted; expected seconds" \
+    --state "$S" --wait=-1 status
+refused "--wait with junk" 2 "option --wait: '1s' is not accepted" --state "$S" --wait 1s status
+refused "--wait beyond a day" 2 "option --wait: '86401' is not accepted" \
+    --state "$S" --wait 86401 status
+refused "--wait without its value" 2 "option --wait needs a value" status --wait
+
 run --help
 check "--help exits 0" test "$rc" = 0
-for w in init offer reclaim status --state --force LIBXMPI_RMS_STATE "EXIT STATUS"; do
+for w in init offer reclaim status --state --force --wait LIBXMPI_RMS_STATE "EXIT STATUS" initial; do
     check "--help documents $w" grep -qF -- "$w" "$TMP/out"
 done
 
@@ -215,7 +285,7 @@ check "two concurrent loops of 200 offers: none refused" \
 # 400 offers of one onto spares 300/200/100: levelled to 67 each (399), the last to a.
 run --state "$C" status
 check "no lost update: 400 offered, spread 234/133/33" \
-    grep -qx '(total)  fast   600   400          0        0' "$TMP/out"
+    grep -qx '(total)  fast   600   400          0        0        0' "$TMP/out"
 check "... per host exactly as one sequence of 400 offers" \
     test "$(awk '$2 == "fast" && $1 != "(total)" { printf "%s ", $4 }' "$TMP/out")" = "234 133 33 "
 read -r polls badpolls <"$TMP/reader.result"
@@ -250,9 +320,9 @@ check "interleaved offers and reclaims: none refused" \
     test "$(cat "$TMP/l1" "$TMP/l2" "$TMP/l3" | tr -d '\n')" = 000
 run --state "$C" status
 check "interleaved: fast nets 80 + 160 = 240 offered" \
-    grep -qx '(total)  fast   600   240          0        0' "$TMP/out"
+    grep -qx '(total)  fast   600   240          0        0        0' "$TMP/out"
 check "interleaved: slow nets 40" \
-    grep -qx '(total)  slow    50    40          0        0' "$TMP/out"
+    grep -qx '(total)  slow    50    40          0        0        0' "$TMP/out"
 read -r polls badpolls <"$TMP/reader.result"
 check "status during interleaved updates never failed ($polls polls)" \
     test "$badpolls" = 0 -a "$polls" -gt 0

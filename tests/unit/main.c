@@ -15,7 +15,7 @@ static Suite *(*const suites[])(void) = {
     scheduler_thesis_suite, scheduler_place_suite, scheduler_errors_suite, scheduler_remove_suite,
     scheduler_random_suite, scheduler_init_suite,
     rms_state_parse_suite, rms_state_files_suite, rms_offer_reclaim_suite, rms_take_give_suite,
-    rms_state_update_suite, rms_schedule_suite,
+    rms_state_update_suite, rms_schedule_suite, textfile_suite,
     emulate_suite,
     partition_even_suite, partition_proportional_suite, partition_weighted_edges_suite,
     partition_nnz_suite, partition_check_suite, partition_fill_suite, partition_overlap_suite,

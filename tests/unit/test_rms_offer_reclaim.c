@@ -146,7 +146,7 @@ START_TEST(test_reclaim_errors)
     assert_snap(&st, &s);
     s = take_snap(&st);
     ck_assert_int_eq(xmpi_rms_reclaim(&st, "slow", 1, err, sizeof err), -1);
-    assert_err_has("only 0 can be");
+    assert_err_has("class slow: cannot reclaim 1 PEs; none can be");
     assert_snap(&st, &s);
     s = take_snap(&st);
     ck_assert_int_eq(xmpi_rms_reclaim(&st, "fast", 0, err, sizeof err), -1);
@@ -155,6 +155,43 @@ START_TEST(test_reclaim_errors)
     ck_assert_int_eq(xmpi_rms_reclaim(&st, "fast", 6, err, sizeof err), 0);
     assert_entry(&st, 0, "a", "fast", 8, 0, 4, 4);
     assert_entry(&st, 1, "b", "fast", 8, 0, 5, 5);
+    xmpi_rms_state_free(&st);
+}
+END_TEST
+
+/* PEs the job's initial processes hold (the v2 column initial) can never be given back:
+ * a reclaim that needs them is refused with the reason, the state untouched; the rest of a
+ * class can still be reclaimed, and the hosts' spawned PEs are asked first. */
+START_TEST(test_reclaim_initial)
+{
+    struct xmpi_rms_state st;
+    mk(&st, "vm fast 2 0 2 0 2\nvm slow 3 0 1 0 0\n");
+    struct snap s = take_snap(&st);
+    ck_assert_int_eq(xmpi_rms_reclaim(&st, "fast", 1, err, sizeof err), -1);
+    ck_assert_str_eq(err, "class fast: cannot reclaim 1 PEs; none can be (nothing offered and "
+                          "not taken, nothing allocated and not already reclaimed; 2 held by "
+                          "the job's initial processes, which never leave; 0 being reclaimed)");
+    assert_snap(&st, &s);
+    xmpi_rms_state_free(&st);
+
+    mk(&st, "a fast 8 1 4 0 3\nb fast 8 0 2 0 0\n");
+    s = take_snap(&st);
+    ck_assert_int_eq(xmpi_rms_reclaim(&st, "fast", 5, err, sizeof err), -1);
+    assert_err_has("cannot reclaim 5 PEs; only 4 can be (1 offered and not taken, 3 allocated "
+                   "and not already reclaimed; 3 held by the job's initial processes, which "
+                   "never leave; 0 being reclaimed); expected a count from 1 to 4");
+    assert_snap(&st, &s);
+    /* The offer first, then b (2 spawned) twice, then a's one spawned PE. */
+    ck_assert_int_eq(xmpi_rms_reclaim(&st, "fast", 4, err, sizeof err), 0);
+    assert_entry(&st, 0, "a", "fast", 8, 0, 4, 1);
+    assert_entry(&st, 1, "b", "fast", 8, 0, 2, 2);
+    ck_assert_int_eq(st.e[0].initial, 3);
+    /* Giving back keeps initial <= allocated and reclaim <= allocated - initial even when a
+     * hand edit got initial wrong. */
+    ck_assert_int_eq(xmpi_rms_give(&st, "a", "fast", 2, err, sizeof err), 0);
+    ck_assert_int_eq(st.e[0].allocated, 2);
+    ck_assert_int_eq(st.e[0].initial, 2);
+    ck_assert_int_eq(st.e[0].reclaim, 0);
     xmpi_rms_state_free(&st);
 }
 END_TEST
@@ -250,6 +287,7 @@ Suite *rms_offer_reclaim_suite(void)
     tcase_add_test(tc, test_offer_errors);
     tcase_add_test(tc, test_reclaim_order);
     tcase_add_test(tc, test_reclaim_errors);
+    tcase_add_test(tc, test_reclaim_initial);
     tcase_add_test(tc, test_offer_reclaim_random);
     suite_add_tcase(s, tc);
     return s;

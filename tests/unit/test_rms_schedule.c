@@ -285,6 +285,61 @@ START_TEST(test_schedule_load)
 }
 END_TEST
 
+/* The pool of the checks: fast 2 + 2 PEs with 2 initial processes, slow 3 PEs with none. */
+static struct xmpi_host check_hosts[] = {
+    {"a", "fast", 2, 1, 0, 2}, {"b", "fast", 2, 1, 0, 0}, {"a", "slow", 3, 1, 0, 0}};
+static const struct xmpi_pool check_pool = {3, check_hosts};
+
+static const struct {
+    const char *text;
+    int oversubscribe, from_lines;
+    const char *want;   /* NULL: accepted */
+} checks[] = {
+    {"5 spawn 2 fast\n9 remove 2 fast\n20 offer 3 slow\n30 reclaim 3 slow\n", 0, 1, NULL},
+    {"5 spawn 2 fast\n7 spawn 1 gpu\n", 0, 0,
+     "t.sched:2: field class: 'gpu' is not accepted; expected a class of the job's pool: fast, "
+     "slow"},
+    {"# a comment\n\n5 spawn 3 fast\n", 0, 0,
+     "t.sched:3: field count: '3' is not accepted; expected at most 2: class fast has 4 PEs "
+     "and the initial processes use 2 of them, so the job can never take more "
+     "(--xmpi-oversubscribe allows more)"},
+    {"5 spawn 3 fast\n", 1, 0, NULL},
+    {"5 offer 4 slow\n", 0, 0, "t.sched:1: field count: '4' is not accepted; expected at most 3"},
+    {"5 spawn 2 fast\n6 remove 3 fast\n", 0, 0,
+     "t.sched:2: field count: '3' is not accepted; expected at most 2: the job can never hold "
+     "more than 2 processes of class fast beside its 2 initial ones (4 PEs), and the initial "
+     "processes never leave"},
+    {"5 reclaim 4 slow\n", 0, 0, "t.sched:1: field count: '4' is not accepted; expected at most 3"},
+    /* From the lines (SMP, HPMP): nothing spawned, nothing to remove. */
+    {"5 remove 1 fast\n", 0, 1,
+     "t.sched:1: field count: '1' is not accepted; expected at most 0: the spawn and offer "
+     "lines before it add up to 0 processes of class fast, and the initial processes never "
+     "leave"},
+    {"5 remove 1 fast\n", 0, 0, NULL},
+    {"5 spawn 1 slow\n6 offer 1 slow\n7 remove 2 slow\n8 reclaim 3 slow\n", 0, 1,
+     "t.sched:4: field count: '3' is not accepted; expected at most 2: the spawn and offer "
+     "lines before it add up to 2 processes of class slow"},
+    {"5 spawn 1 slow\n7 remove 1 fast\n", 1, 1, "t.sched:2: field count: '1'"},
+};
+#define NCHECKS ((int)(sizeof checks / sizeof checks[0]))
+
+START_TEST(test_schedule_check)
+{
+    struct xmpi_rms_schedule s;
+    ck_assert_msg(parse_sched(&s, checks[_i].text) == 0, "parse: %s", err);
+    err[0] = '\0';
+    int rc = xmpi_rms_schedule_check(&s, "t.sched", &check_pool, checks[_i].oversubscribe,
+                                     checks[_i].from_lines, err, sizeof err);
+    if (!checks[_i].want) {
+        ck_assert_msg(rc == 0, "refused: %s", err);
+    } else {
+        ck_assert_int_eq(rc, -1);
+        assert_err_has(checks[_i].want);
+    }
+    xmpi_rms_schedule_free(&s);
+}
+END_TEST
+
 Suite *rms_schedule_suite(void)
 {
     Suite *s = suite_create("rms_schedule");
@@ -296,6 +351,7 @@ Suite *rms_schedule_suite(void)
     tcase_add_test(tc, test_schedule_due);
     tcase_add_test(tc, test_schedule_avail);
     tcase_add_test(tc, test_schedule_load);
+    tcase_add_loop_test(tc, test_schedule_check, 0, NCHECKS);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -5,6 +5,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "rms_util.h"
 #include "rng.h"
@@ -17,14 +19,16 @@ START_TEST(test_round_trip)
     snprintf(p1, sizeof p1, "%s/a.state", d);
     snprintf(p2, sizeof p2, "%s/b.state", d);
     struct xmpi_rms_state st, back;
-    mk(&st, "# hand-edited\n n1\tfast 8 2 4 3 # note\nn2 fast 2 0 0 0\r\nn1 slow 3 3 0 0\n");
+    /* v1 lines (six fields, initial 0) and v2 lines mix; the file is written as v2. */
+    mk(&st, "# hand-edited\n n1\tfast 8 2 4 3 # note\nn2 fast 2 0 1 0 1\r\nn1 slow 3 3 0 0\n");
     ck_assert_msg(xmpi_rms_state_write(p1, &st, err, sizeof err) == 0, "%s", err);
     char *bytes = slurp(p1, NULL);
     ck_assert_ptr_nonnull(bytes);
-    ck_assert_str_eq(bytes, "# xmpi-rms state v1: host class pes free allocated reclaim\n"
-                            "n1 fast 8 2 4 3\n"
-                            "n2 fast 2 0 0 0\n"
-                            "n1 slow 3 3 0 0\n");
+    ck_assert_str_eq(bytes, "# xmpi-rms state v2: host class pes free allocated reclaim "
+                            "initial\n"
+                            "n1 fast 8 2 4 3 0\n"
+                            "n2 fast 2 0 1 0 1\n"
+                            "n1 slow 3 3 0 0 0\n");
     ck_assert_msg(xmpi_rms_state_read(p1, &back, err, sizeof err) == 0, "%s", err);
     ck_assert_int_eq(back.n, st.n);
     ck_assert(memcmp(back.e, st.e, sizeof *st.e * (size_t)st.n) == 0);
@@ -46,7 +50,8 @@ START_TEST(test_round_trip)
     struct xmpi_rms_state empty = {0, NULL};
     ck_assert_int_eq(xmpi_rms_state_write(p2, &empty, err, sizeof err), 0);
     bytes = slurp(p2, NULL);
-    ck_assert_str_eq(bytes, "# xmpi-rms state v1: host class pes free allocated reclaim\n");
+    ck_assert_str_eq(bytes, "# xmpi-rms state v2: host class pes free allocated reclaim "
+                            "initial\n");
     free(bytes);
     ck_assert_int_eq(xmpi_rms_state_read(p2, &back, err, sizeof err), 0);
     ck_assert_int_eq(back.n, 0);
@@ -136,7 +141,7 @@ START_TEST(test_write_errors)
         const char *host, *cls, *want;
     } bad[] = {
         {2, 2, 1, 0, "vm", "fast", "free + allocated (3) exceeds pes (2)"},
-        {2, 0, 1, 2, "vm", "fast", "reclaim (2) exceeds allocated (1)"},
+        {2, 0, 1, 2, "vm", "fast", "reclaim (2) exceeds allocated - initial (1)"},
         {2, -1, 1, 0, "vm", "fast", "free -1 cannot be written"},
         {2000000, 0, 1, 0, "vm", "fast", "pes 2000000 cannot be written"},
         {2, 0, 1, 0, "v m", "fast", "host 'v m' class 'fast' cannot be written"},
@@ -144,7 +149,7 @@ START_TEST(test_write_errors)
         {2, 0, 1, 0, "vm", "a#b", "class 'a#b' cannot be written"},
     };
     for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
-        struct xmpi_rms_entry e = {"", "", bad[k].pes, bad[k].fr, bad[k].al, bad[k].rc};
+        struct xmpi_rms_entry e = {"", "", bad[k].pes, bad[k].fr, bad[k].al, bad[k].rc, 0};
         snprintf(e.host, sizeof e.host, "%s", bad[k].host);
         snprintf(e.cls, sizeof e.cls, "%s", bad[k].cls);
         struct xmpi_rms_state b = {1, &e};
@@ -165,22 +170,58 @@ START_TEST(test_write_errors)
 }
 END_TEST
 
+/* A state nobody may write (mode 0444) is refused, not replaced by the rename, and stays as
+ * it was; a writable one keeps its mode (and its owner and group where the writer may). */
+START_TEST(test_write_read_only)
+{
+    char d[512], p[600];
+    test_dir(d, sizeof d);
+    snprintf(p, sizeof p, "%s/ro.state", d);
+    struct xmpi_rms_state st;
+    mk(&st, "n1 fast 8 2 4 3\n");
+    ck_assert_int_eq(xmpi_rms_state_write(p, &st, err, sizeof err), 0);
+    char *before = slurp(p, NULL);
+    ck_assert_int_eq(chmod(p, 0444), 0);
+    st.e[0].free = 1;
+    ck_assert_int_eq(xmpi_rms_state_write(p, &st, err, sizeof err), -1);
+    assert_err_has("ro.state: the state file is read-only (mode 0444, owner uid ");
+    assert_err_has("nothing was changed; expected a state file this user may write");
+    char *after = slurp(p, NULL);
+    ck_assert_str_eq(after, before);
+    struct stat sb;
+    ck_assert_int_eq(stat(p, &sb), 0);
+    ck_assert_int_eq(sb.st_mode & 07777, 0444);
+    ck_assert_int_eq(count_entries(d), 1);
+    free(after);
+
+    ck_assert_int_eq(chmod(p, 0640), 0);
+    int root = geteuid() == 0;
+    if (root) ck_assert_int_eq(chown(p, 1, 1), 0);
+    ck_assert_msg(xmpi_rms_state_write(p, &st, err, sizeof err) == 0, "%s", err);
+    ck_assert_int_eq(stat(p, &sb), 0);
+    ck_assert_int_eq(sb.st_mode & 07777, 0640);
+    if (root) ck_assert(sb.st_uid == 1 && sb.st_gid == 1);
+    free(before);
+    xmpi_rms_state_free(&st);
+}
+END_TEST
+
 START_TEST(test_print)
 {
     struct xmpi_rms_state st;
-    mk(&st, "n1 fast 8 2 4 3\nnode-two slow 3 3 0 0\nn3 fast 2 0 1 0\n");
+    mk(&st, "n1 fast 8 2 4 3\nnode-two slow 3 3 0 0\nn3 fast 2 0 1 0 1\n");
     char *buf = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&buf, &len);
     ck_assert_ptr_nonnull(f);
     xmpi_rms_state_print(f, &st);
     fclose(f);
-    ck_assert_str_eq(buf, "host      class  pes  free  allocated  reclaim\n"
-                          "n1        fast     8     2          4        3\n"
-                          "node-two  slow     3     3          0        0\n"
-                          "n3        fast     2     0          1        0\n"
-                          "(total)   fast    10     2          5        3\n"
-                          "(total)   slow     3     3          0        0\n");
+    ck_assert_str_eq(buf, "host      class  pes  free  allocated  reclaim  initial\n"
+                          "n1        fast     8     2          4        3        0\n"
+                          "node-two  slow     3     3          0        0        0\n"
+                          "n3        fast     2     0          1        0        1\n"
+                          "(total)   fast    10     2          5        3        1\n"
+                          "(total)   slow     3     3          0        0        0\n");
     free(buf);
     xmpi_rms_state_free(&st);
 
@@ -188,7 +229,7 @@ START_TEST(test_print)
     f = open_memstream(&buf, &len);
     xmpi_rms_state_print(f, &empty);
     fclose(f);
-    ck_assert_str_eq(buf, "host  class  pes  free  allocated  reclaim\n");
+    ck_assert_str_eq(buf, "host  class  pes  free  allocated  reclaim  initial\n");
     free(buf);
 }
 END_TEST
@@ -226,6 +267,7 @@ Suite *rms_state_files_suite(void)
     tcase_add_test(tc, test_read_errors);
     tcase_add_test(tc, test_write_errors);
     tcase_add_test(tc, test_print);
+    tcase_add_test(tc, test_write_read_only);
     tcase_add_test(tc, test_from_pool);
     suite_add_tcase(s, tc);
     return s;

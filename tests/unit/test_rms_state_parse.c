@@ -9,12 +9,23 @@
 START_TEST(test_parse_example)
 {
     struct xmpi_rms_state st;
+    mk(&st, "# xmpi-rms state v2: host class pes free allocated reclaim initial\n"
+            "vm fast 2 0 1 0 1\n"
+            "vm slow 2 1 1 0 0\n");
+    ck_assert_int_eq(st.n, 2);
+    assert_entry(&st, 0, "vm", "fast", 2, 0, 1, 0);
+    assert_entry(&st, 1, "vm", "slow", 2, 1, 1, 0);
+    ck_assert_int_eq(st.e[0].initial, 1);
+    ck_assert_int_eq(st.e[1].initial, 0);
+    xmpi_rms_state_free(&st);
+    /* A v1 file (six fields) still reads: nothing is known to belong to initial processes. */
     mk(&st, "# xmpi-rms state v1: host class pes free allocated reclaim\n"
             "vm fast 2 0 1 0\n"
             "vm slow 2 1 1 0\n");
     ck_assert_int_eq(st.n, 2);
     assert_entry(&st, 0, "vm", "fast", 2, 0, 1, 0);
     assert_entry(&st, 1, "vm", "slow", 2, 1, 1, 0);
+    ck_assert_int_eq(st.e[0].initial, 0);
     ck_assert_int_eq(xmpi_rms_state_find(&st, "vm", "slow"), 1);
     ck_assert_int_eq(xmpi_rms_state_find(&st, "vm", "gpu"), -1);
     ck_assert_int_eq(xmpi_rms_state_find(&st, "vm2", "fast"), -1);
@@ -75,18 +86,28 @@ static const struct bad_state bad_states[] = {
      NULL},
     {"vm fast 99999999999999999999 0 1 0\n", "t.state:1: field pes: '99999999999999999999'",
      NULL},
-    {"vm fast 2 0 1\n", "t.state:1: field reclaim: missing; expected 6 fields: host class pes "
-                        "free allocated reclaim",
+    {"vm fast 2 0 1\n", "t.state:1: field reclaim: missing; expected 6 or 7 fields: host class "
+                        "pes free allocated reclaim [initial]",
      NULL},
     {"vm\n", "t.state:1: field class: missing", NULL},
     {"vm fast\n", "t.state:1: field pes: missing", NULL},
-    {"vm fast 2 0 1 0 7\n", "t.state:1: more than 6 fields are not accepted; expected 6 fields",
+    {"vm fast 2 0 1 0 1 7\n", "t.state:1: more than 7 fields are not accepted; expected 6 or 7 "
+                             "fields",
      NULL},
-    {"vm fast 2 0 1 0 # ok\nvm slow 2 0 1 0 x\n", "t.state:2: more than 6 fields", NULL},
-    {"vm fast 2 1 2 0\n", "t.state:1: free + allocated (3) exceeds pes (2); expected 0 <= "
-                          "reclaim <= allocated and free + allocated <= pes",
+    {"vm fast 2 0 1 0 # ok\nvm slow 2 0 1 0 x\n", "t.state:2: field initial: 'x' is not "
+                                                  "accepted; expected a whole number",
      NULL},
-    {"vm fast 2 0 1 2\n", "t.state:1: reclaim (2) exceeds allocated (1); expected", NULL},
+    {"vm fast 2 0 1 0 7\n", "t.state:1: initial (7) exceeds allocated (1); expected initial <= "
+                           "allocated, reclaim <= allocated - initial (the initial processes "
+                           "never leave)",
+     NULL},
+    {"vm fast 4 0 3 2 2\n", "t.state:1: reclaim (2) exceeds allocated - initial (1); expected",
+     NULL},
+    {"vm fast 2 1 2 0\n", "t.state:1: free + allocated (3) exceeds pes (2); expected initial "
+                          "<= allocated, reclaim <= allocated - initial",
+     NULL},
+    {"vm fast 2 0 1 2\n", "t.state:1: reclaim (2) exceeds allocated - initial (1); expected",
+     NULL},
     {"vm fast 0 1 0 0\n", "t.state:1: free + allocated (1) exceeds pes (0)", NULL},
     {"vm fast 2 0 1 0\nvm slow 2 0 1 0\nvm fast 4 0 0 0\n",
      "t.state:3: host vm class fast already appears on line 1; expected each (host, class) "

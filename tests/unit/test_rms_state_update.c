@@ -70,8 +70,9 @@ START_TEST(test_update_create)
     ck_assert_msg(xmpi_rms_update(p, 1, upd_fn, &u, err, sizeof err) == 0, "%s", err);
     ck_assert_int_eq(u.seen_n, 0);
     char *bytes = slurp(p, NULL);
-    ck_assert_str_eq(bytes, "# xmpi-rms state v1: host class pes free allocated reclaim\n"
-                            "new fast 3 0 0 0\n");
+    ck_assert_str_eq(bytes, "# xmpi-rms state v2: host class pes free allocated reclaim "
+                            "initial\n"
+                            "new fast 3 0 0 0 0\n");
     free(bytes);
     ck_assert(exists(lock));
 
