@@ -87,7 +87,12 @@ check "amp: the answer is the static run's, bit for bit" \
 check "amp: the goal is fixed once and said" test "$(grep -c 'amp: goal .* s from the start (40% sooner than the static estimate, .* s, for the iterations from .* s on), constraint cost' "$TMP/amp.out.err")" = 1
 rows=$(col "$TMP/amp.csv" policy | grep -c '^amp$')
 check "amp: every interval end but the last is decided ($rows rows)" test "$rows" -ge 8
-check "amp: the trace names the goal" test "$(col "$TMP/amp.csv" event | grep -c '^goal [0-9.]* s$')" = "$rows"
+# A PCT% goal is fixed at the first balanced interval (three at most): the intervals before
+# it wait and name no goal, how many depends on the machine's pace.
+waiting=$(grep -c 'waiting for a balanced interval' "$TMP/amp.csv")
+check "amp: at most 3 intervals wait for a balanced one ($waiting)" test "$waiting" -le 3
+check "amp: the trace names the goal at every other decision" \
+    test "$(col "$TMP/amp.csv" event | grep -c '^goal [0-9.]* s$')" = "$((rows - waiting))"
 unexplained=$(paste -d'|' <(col "$TMP/amp.csv" policy) <(col "$TMP/amp.csv" why) | grep -c '^amp|$')
 check "amp: every decision is explained" test "$unexplained" = 0
 odd=$(col "$TMP/amp.csv" decision | grep -v '^$' | grep -Evc '^(keep|spawn [0-9]+|remove [0-9]+)$')
