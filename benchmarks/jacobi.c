@@ -40,6 +40,8 @@ struct options {
     double tol;
     int balance;   /* -b: register the rows and call XMPI_Eval_lbalance each iteration */
     int dynamic;   /* -d: XMPI_Eval_reconfig each iteration (grow and shrink by --xmpi-policy) */
+    long uneven;   /* -u K: the first quarter of the rows costs K times the others */
+    int no_work;   /* -w: declare no work to the library */
     double weights[MAX_WEIGHTS];   /* -p: initial blocks in proportion to these, one per rank */
     int nweights;
     int help;
@@ -54,6 +56,7 @@ struct problem {
     double *x;        /* n, replicated */
     double *xloc;     /* count */
     int *counts, *displs;
+    int hot, repeat;  /* rows [0, hot) are computed `repeat` times (-u) */
 };
 
 static void usage(FILE *out)
@@ -72,6 +75,10 @@ static void usage(FILE *out)
             "                 blocks\n"
             "  -b             balance the load: register A, b and x's rows with libxmpi and call\n"
             "                 XMPI_Eval_lbalance after each iteration (not in jacobi-plain)\n"
+            "  -u K           uneven rows: the first quarter of the rows costs K times the others\n"
+            "                 (each is computed K times; the result is the same bits), 1 to 64\n"
+            "  -w             declare no work to the library (XMPI_Monitor_add_work), so that it sees\n"
+            "                 only times; by default the work declared is what each rank computed\n"
             "  -d             malleable: call XMPI_Eval_reconfig after each iteration, so the job\n"
             "                 balances and grows or shrinks as --xmpi-policy decides (static, the\n"
             "                 default: balancing only; smp, hpmp: follow the offers and reclaims of\n"
@@ -135,7 +142,7 @@ static int parse_options(int argc, char **argv, struct options *o, struct failur
 
     opterr = 0;
     int c;
-    while ((c = getopt(argc, argv, ":n:i:s:f:t:p:bdh")) != -1) {
+    while ((c = getopt(argc, argv, ":n:i:s:f:t:p:u:wbdh")) != -1) {
         switch (c) {
         case 'n':
             if (parse_long(optarg, 1, INT_MAX, &o->order))
@@ -171,6 +178,14 @@ static int parse_options(int argc, char **argv, struct options *o, struct failur
                             "numbers, one per rank\n",
                             optarg, MAX_WEIGHTS);
             break;
+        case 'u':
+            if (parse_long(optarg, 1, 64, &o->uneven))
+                return fail(f, EXIT_USAGE, "jacobi: bad cost factor '-u %s': expected an integer from 1 "
+                            "to 64\n", optarg);
+            break;
+        case 'w':
+            o->no_work = 1;
+            break;
         case 'b':
             if (!HAVE_LBALANCE)
                 return fail(f, EXIT_USAGE, "jacobi: -b needs libxmpi; jacobi-plain cannot balance\n");
@@ -192,7 +207,7 @@ static int parse_options(int argc, char **argv, struct options *o, struct failur
             if (optopt != '-')
                 return fail(f, EXIT_USAGE,
                             "jacobi: unknown option '-%c'; accepted: -n ORDER -i ITERATIONS -s SEED -f FILE "
-                            "-t TOL -p W,W,... -b -d -h\n",
+                            "-t TOL -p W,W,... -u K -w -b -d -h\n",
                             optopt);
             /* getopt sees '--name' as an unknown '-' and does not say which word it was. */
             for (int k = 1; k < argc; k++)
@@ -427,6 +442,13 @@ out:
     return f->code ? -1 : 0;
 }
 
+/* Rows of this rank's block among the costly ones of -u. */
+static int hot_rows(const struct problem *p)
+{
+    int end = p->displ + p->count < p->hot ? p->displ + p->count : p->hot;
+    return end > p->displ ? end - p->displ : 0;
+}
+
 /* One sweep over this rank's rows. j runs in increasing order on every rank, so x comes out
  * bit-identical whatever the partition. Returns this rank's max |x_new - x_old|. */
 static double sweep(struct problem *p)
@@ -438,10 +460,15 @@ static double sweep(struct problem *p)
         const int i = p->displ + ii;
         const double *row = p->a + (size_t)ii * n;
         double s = 0.0;
-        for (int j = 0; j < i; j++)
-            s += row[j] * x[j];
-        for (int j = i + 1; j < n; j++)
-            s += row[j] * x[j];
+        for (int k = i < p->hot ? p->repeat : 1; k > 0; k--) {
+            /* -u: the same sum again; the barrier makes the compiler read row and x anew. */
+            __asm__ __volatile__("" ::: "memory");
+            s = 0.0;
+            for (int j = 0; j < i; j++)
+                s += row[j] * x[j];
+            for (int j = i + 1; j < n; j++)
+                s += row[j] * x[j];
+        }
         double v = (p->b[ii] - s) / row[i];
         double d = fabs(v - x[i]);
         if (d > diff)
@@ -786,10 +813,14 @@ int main(int argc, char **argv)
     }
 
     const int n = p.n;
+    p.hot = opt.uneven > 1 ? n / 4 : 0;
+    p.repeat = opt.uneven > 1 ? (int)opt.uneven : 1;
     while (!stop && done_iters < opt.iterations) {
         monitor_check(MONITOR_BEGIN(), "XMPI_Monitor_iter_begin", rank, &f, &warned);
         double diff = sweep(&p);
-        monitor_check(MONITOR_ADD_WORK(2.0 * p.count * n), "XMPI_Monitor_add_work", rank, &f, &warned);
+        if (!opt.no_work)
+            monitor_check(MONITOR_ADD_WORK(2.0 * n * (p.count + (double)(p.repeat - 1) * hot_rows(&p))),
+                          "XMPI_Monitor_add_work", rank, &f, &warned);
         MPI_Allgatherv(p.xloc, p.count, MPI_DOUBLE, p.x, p.counts, p.displs, MPI_DOUBLE, COMM);
         /* One reduction settles both the stopping test and whether any rank failed, and it comes
          * before iter_end so a rank that failed never leaves the others in the library's collective. */

@@ -81,7 +81,7 @@ static void lb_facts(const struct xmpi_ctx *cx, const struct xmpi_app *app, int 
 static int lb_prerequisites(int policy, int p, const int *all, int stride, int at,
                             const int *count, char *why, size_t len)
 {
-    if (policy == XMPIR_LB_ROWS) return XMPI_SUCCESS;
+    if (policy == XMPIR_LB_ROWS || policy == XMPIR_LB_TIME) return XMPI_SUCCESS;
     int sparse_all = 1, sparse_none = 1, weight_all = 1, no_sparse = -1, no_weight = -1;
     for (int i = p - 1; i >= 0; i--) {
         if (!all[stride * i + at]) sparse_all = 0, no_sparse = i;
@@ -113,7 +113,7 @@ static int lb_prerequisites(int policy, int p, const int *all, int stride, int a
 
 int xmpi_balancer_check(struct xmpi_ctx *cx, const struct xmpi_app *app)
 {
-    if (cx->opts.lb == XMPIR_LB_ROWS) return XMPI_SUCCESS;
+    if (cx->opts.lb == XMPIR_LB_ROWS || cx->opts.lb == XMPIR_LB_TIME) return XMPI_SUCCESS;
     int p = cx->size, mine[FACTS + 1], rc = XMPI_SUCCESS;
     lb_facts(cx, app, mine);
     mine[FACTS] = app->count ? *app->count : -1;
@@ -175,6 +175,56 @@ static int gather_columns(struct xmpi_ctx *cx, const struct xmpi_interval *s,
     return rc;
 }
 
+/* Rank 0: the cost map updated with this interval's blocks (NULL when it cannot be kept). */
+static double *learn_costs(struct xmpi_balancer *lb, int n, int p, const struct columns *c)
+{
+    if (n < 0) return NULL;
+    if (lb->costmap_n != n || !lb->costmap) {
+        free(lb->costmap);
+        lb->costmap = calloc((size_t)n + 1, sizeof *lb->costmap);
+        lb->costmap_n = lb->costmap ? n : 0;
+        if (!lb->costmap) return NULL;
+    }
+    double *total = malloc(sizeof *total * (size_t)p);
+    int measured = 0;
+    for (int i = 0; i < p; i++) measured |= c->work[i] > 0;
+    for (int i = 0; total && i < p; i++) {
+        double t = c->t_real[i] - c->comm[i];
+        total[i] = measured ? c->work[i] : (t > 0 ? t : 0);
+    }
+    int have_prev = lb->prev && lb->prev_total && lb->prev_p == p;
+    int bad = !total || xmpi_lb_costmap_observe(lb->costmap, n, p, c->count, c->displ, total,
+                                                have_prev ? lb->prev : NULL,
+                                                have_prev ? lb->prev + p : NULL,
+                                                have_prev ? lb->prev_total : NULL);
+    /* This interval's blocks and totals, for the next update. */
+    if (lb->prev_p != p) {
+        free(lb->prev);
+        free(lb->prev_total);
+        lb->prev = malloc(sizeof *lb->prev * 2 * (size_t)p);
+        lb->prev_total = malloc(sizeof *lb->prev_total * (size_t)p);
+        lb->prev_p = p;
+    }
+    if (lb->prev && lb->prev_total && total) {
+        memcpy(lb->prev, c->count, sizeof *lb->prev * (size_t)p);
+        memcpy(lb->prev + p, c->displ, sizeof *lb->prev * (size_t)p);
+        memcpy(lb->prev_total, total, sizeof *total * (size_t)p);
+    }
+    free(total);
+    return bad ? NULL : lb->costmap;
+}
+
+void xmpi_balancer_free(struct xmpi_balancer *lb)
+{
+    free(lb->costmap);
+    free(lb->prev);
+    free(lb->prev_total);
+    lb->costmap = NULL;
+    lb->prev = NULL;
+    lb->prev_total = NULL;
+    lb->costmap_n = lb->prev_p = 0;
+}
+
 int xmpi_balancer_decide(struct xmpi_ctx *cx, const struct xmpi_interval *s,
                          const struct xmpi_app *app, int **blocks, char *why, size_t len)
 {
@@ -198,6 +248,11 @@ int xmpi_balancer_decide(struct xmpi_ctx *cx, const struct xmpi_interval *s,
     struct xmpi_lb_input in = {p, n, c.t_real, c.t_cpu, c.comm, c.work, c.count, c.displ,
                                NULL, NULL, s->iterations,
                                app->maxit > 0 ? (double)(app->maxit - app->it - 1) : -1.0};
+    /* --xmpi-lb=time: rank 0 learns each interval's cost per row, in measured work when
+     * there is any (power then is work per second, as the thesis's), else in compute seconds
+     * (every process the same power: what the rows cost where they ran). */
+    double *costmap = NULL;
+    if (o->lb == XMPIR_LB_TIME && me == 0) costmap = learn_costs(lb, n, p, &c);
     /* Rank 0 decides and says so: a process spawned later has no history in its state, and
      * one that decided differently from the others would skip the move they start (an AMP
      * Jacobi hung so, its newest process running on past the interval end). */
@@ -206,7 +261,7 @@ int xmpi_balancer_decide(struct xmpi_ctx *cx, const struct xmpi_interval *s,
     int need = me == 0 ? xmpi_lb_assess(&prm, &lb->st, &in, &d) : 0;
     PMPI_Bcast(&need, 1, MPI_INT, 0, cx->comm);
     double *rowweight = NULL;
-    if (need > 0 && o->lb != XMPIR_LB_ROWS &&
+    if (need > 0 && (o->lb == XMPIR_LB_NNZ || o->lb == XMPIR_LB_WEIGHT) &&
         gather_weights(cx, o->lb, &c, c.count[me], app->weight, &rowweight)) {
         snprintf(why, len, "--xmpi-lb=%s needs %s on every process that holds rows",
                  o->lb == XMPIR_LB_NNZ ? "nnz" : "weight",
@@ -215,7 +270,7 @@ int xmpi_balancer_decide(struct xmpi_ctx *cx, const struct xmpi_interval *s,
     }
     int *nc = NULL;
     if (need > 0 && !rc) {
-        in.rowweight = rowweight;
+        in.rowweight = o->lb == XMPIR_LB_TIME ? costmap : rowweight;
         if (!(nc = malloc(sizeof *nc * 2 * (size_t)p))) xmpi_die_nomem(cx, "XMPI_Eval_lbalance");
         int pr = me == 0 ? xmpi_lb_plan(&prm, &lb->st, &in, &d, nc, nc + p) : 0;
         int said[2] = {pr, d.rebalance};

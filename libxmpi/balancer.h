@@ -14,6 +14,11 @@ struct xmpi_ctx;
 struct xmpi_balancer {
     int nprocs;                   /* the job size the state describes */
     struct xmpi_lb_state st;
+    double *costmap;              /* rank 0, --xmpi-lb=time: cost per row (lbalance.h) */
+    int costmap_n;                /* its rows */
+    int *prev;                    /* rank 0: the last interval's blocks (count, displ) and */
+    double *prev_total;           /* totals, prev_p of each, for the map's next update */
+    int prev_p;
 };
 
 /* What the program passed to the evaluation call (rank, nprocs, it, maxit as in
@@ -40,5 +45,8 @@ int xmpi_balancer_decide(struct xmpi_ctx *cx, const struct xmpi_interval *s,
 int xmpi_balancer_check(struct xmpi_ctx *cx, const struct xmpi_app *app);
 /* The move the balancer asked for took `seconds` (the slowest process). */
 void xmpi_balancer_moved(struct xmpi_ctx *cx, double seconds);
+
+/* Frees what the balancer keeps (inside MPI_Finalize). */
+void xmpi_balancer_free(struct xmpi_balancer *lb);
 
 #endif

@@ -338,6 +338,7 @@ XMPI_PUBLIC int MPI_Finalize(void)
         xmpi_rtmodel_free(&cx->model);
         xmpi_world_stop(cx);
         xmpi_watchdog_stop(&cx->watch);
+        xmpi_balancer_free(&cx->lb);
         free_argv(cx);
         cx->phase = XMPIR_PHASE_DONE;
     }

@@ -7,7 +7,7 @@
 
 #define XMPIR_LB_KMAX 64
 
-enum xmpi_lb_policy { XMPIR_LB_ROWS = 0, XMPIR_LB_NNZ, XMPIR_LB_WEIGHT };
+enum xmpi_lb_policy { XMPIR_LB_ROWS = 0, XMPIR_LB_NNZ, XMPIR_LB_WEIGHT, XMPIR_LB_TIME };
 
 struct xmpi_lb_params {
     double th1;        /* imbalance threshold on (max - min) / max of compute times */
@@ -72,6 +72,24 @@ int xmpi_lb_assess(const struct xmpi_lb_params *prm, struct xmpi_lb_state *st,
                    const struct xmpi_lb_input *in, struct xmpi_lb_decision *d);
 int xmpi_lb_plan(const struct xmpi_lb_params *prm, const struct xmpi_lb_state *st,
                  const struct xmpi_lb_input *in, struct xmpi_lb_decision *d, int *count, int *displ);
+
+/* --xmpi-lb=time: a cost per row learned from what each interval measured, for rows whose cost
+ * is uneven. cost[0..n) holds one estimate per row (0: none yet), in the units of block_total:
+ * each block [displ[i], displ[i] + count[i]) of the interval just measured cost block_total[i]
+ * (its compute seconds, or its measured work when the program declares it or PAPI counts).
+ * Rows that have estimates keep their relative costs, scaled so that the block sums to its
+ * total: what earlier intervals learned about the shape inside a block survives, and a move
+ * that splits a block refines it. A block without estimates gets its total spread evenly.
+ * Passed as row weights with each rank's power (block total over compute time: 1 per rank
+ * in seconds), the split equalizes the predicted compute times; with rows of one cost it is
+ * the thesis's split. With the previous interval's blocks and totals (pcount, pdispl, ptotal;
+ * NULL: none), a block that moved one end only tells what the rows it gave up or took cost:
+ * the difference of its two totals; those rows take that cost and the rest of the block the
+ * remainder, so that a step in the costs is found in a few moves. Returns 0, or -1 for invalid
+ * input (blocks outside [0, n), a negative or non-finite total). */
+int xmpi_lb_costmap_observe(double *cost, int n, int p, const int *count, const int *displ,
+                            const double *block_total, const int *pcount, const int *pdispl,
+                            const double *ptotal);
 
 /* Each rank's power (work per second of compute), with unmeasured ranks filled in from their
  * class or the mean. power must hold nprocs values. Returns the number of measured ranks. */

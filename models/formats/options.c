@@ -32,7 +32,7 @@ struct optdef {
 static const char *const spawn_modes[] = {"single", "group", NULL};
 static const char *const on_off[] = {"on", "off", NULL};
 static const char *const sched_policies[] = {"balance-all", "balance-occupied", NULL};
-static const char *const lb_policies[] = {"rows", "nnz", "weight", NULL};
+static const char *const lb_policies[] = {"rows", "nnz", "weight", "time", NULL};
 static const char *const malleability_policies[] = {"static", "smp", "hpmp", "amp", NULL};
 static const char *const yield_modes[] = {"auto", "on", "off", NULL};
 static const char *const emulate_modes[] = {"dilate", "quota", NULL};
@@ -90,12 +90,15 @@ static const struct optdef table[] = {
     {"initial", K_STRING, 0, 0, OFF(initial), SZ(initial), "(the first class of each host)",
      "CLASS:COUNT[,CLASS:COUNT...] in rank order, e.g. fast:1,slow:1",
      "the node class of each process started by mpirun", valid_initial, NULL},
-    {"lb", K_CHOICE, 0, 0, OFF(lb), 0, "rows", "rows, nnz or weight",
-     "XMPI_Eval_lbalance: rows in proportion to each process's power (rows), the same with "
-     "rows weighted by their nonzeros (nnz: the first registered sparse matrix) or by the "
-     "program's weight array (weight). nnz and weight are refused at the first "
-     "XMPI_Eval_lbalance or XMPI_Eval_reconfig call when that data is missing", NULL,
-     lb_policies},
+    {"lb", K_CHOICE, 0, 0, OFF(lb), 0, "rows", "rows, nnz, weight or time",
+     "XMPI_Eval_lbalance: rows: rows in proportion to each process's power (thesis Algorithm 5, "
+     "every row the same work); nnz and weight: the same with rows weighted by their nonzeros "
+     "(the first registered sparse matrix) or by the program's weight array; time: a cost per "
+     "row learned from each interval's measured compute time (or measured work, when the "
+     "program declares it or PAPI counts it), refined move by move, so that rows of uneven "
+     "cost are balanced without counters or weights (it is rows when every row costs the same). "
+     "nnz and weight are refused at the first XMPI_Eval_lbalance or XMPI_Eval_reconfig call "
+     "when that data is missing", NULL, lb_policies},
     {"lb-th1", K_INT, 0, 100, OFF(lb_th1), 0, "10", "an integer percentage from 0 to 100",
      "load imbalance threshold: rebalance when (max - min) / max of the processes' compute "
      "times exceeds it", NULL, NULL},

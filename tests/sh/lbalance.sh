@@ -81,7 +81,23 @@ done
 "$LAUNCH" -np 2 "$J" -n 100 -i 5 --xmpi-lb=fastest >"$TMP/bad" 2>&1
 rc=$?
 check "an unknown --xmpi-lb policy stops the job before any work" \
-    sh -c "test $rc = 2 && grep -q 'rows, nnz or weight' '$TMP/bad'"
+    sh -c "test $rc = 2 && grep -q 'rows, nnz, weight or time' '$TMP/bad'"
 "$ROOT/$BUILD/bin/jacobi-plain" -b >"$TMP/plain" 2>&1
 rc=$?
 check "jacobi-plain -b is refused (exit 2)" sh -c "test $rc = 2 && grep -q 'needs libxmpi' '$TMP/plain'"
+
+# --xmpi-lb=time on rows of uneven cost (jacobi -u 4: the first quarter costs four times the
+# others), with nothing but times (-w) and with the work declared: the answer is the serial
+# run's, bit for bit, whatever the moves, on 2 and 3 ranks.
+"$LAUNCH" -np 1 "$J" -n 600 -i 120 -u 4 >"$TMP/serial" 2>&1
+for np in 2 3; do
+    for w in -w ""; do
+        "$LAUNCH" -np $np "$J" -n 600 -i 120 -u 4 $w -b --xmpi-si=10 --xmpi-lb=time \
+            --xmpi-lb-th1=5 >"$TMP/time" 2>&1
+        rc=$?
+        want=$(field checksum "$TMP/serial")
+        got=$(field checksum "$TMP/time")
+        check "--xmpi-lb=time ${w:-(work declared)} on $np ranks: bit-identical to the serial run (exit $rc)" \
+            test $rc = 0 -a -n "$want" -a "$want" = "$got"
+    done
+done
