@@ -244,7 +244,8 @@ int xmpi_balancer_decide(struct xmpi_ctx *cx, const struct xmpi_interval *s,
     }
     const struct xmpi_options *o = &cx->opts;
     int n = xmpi_registry_size(cx);
-    struct xmpi_lb_params prm = {o->lb_th1 / 100.0, o->lb_th2 / 100.0, (int)o->lb_k};
+    struct xmpi_lb_params prm = {o->lb_th1 / 100.0, o->lb_th2 / 100.0, (int)o->lb_k,
+                                 o->lb == XMPIR_LB_TIME};
     struct xmpi_lb_input in = {p, n, c.t_real, c.t_cpu, c.comm, c.work, c.count, c.displ,
                                NULL, NULL, s->iterations,
                                app->maxit > 0 ? (double)(app->maxit - app->it - 1) : -1.0};

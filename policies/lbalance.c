@@ -90,8 +90,12 @@ int xmpi_lb_assess(const struct xmpi_lb_params *prm, struct xmpi_lb_state *st,
      * the balancer would move rows every interval. A move that did halve it worked, only
      * from powers measured on the old blocks: what is left may be refined by the next move
      * (gain against move cost still decides). */
+    /* Under the time policy a first move is expected to go only part of the way (the costs
+     * inside a block are learned from the move itself): only a move that removed less than
+     * a tenth of the imbalance sets the floor. */
     if (st->moved) {
-        st->floor = d->imbalance > 0.5 * st->last ? d->imbalance : 0;
+        double kept = prm->whole_run ? 0.9 : 0.5;
+        st->floor = d->imbalance > kept * st->last ? d->imbalance : 0;
         st->moved = 0;
     }
     st->last = d->imbalance;
@@ -160,7 +164,8 @@ int xmpi_lb_plan(const struct xmpi_lb_params *prm, const struct xmpi_lb_state *s
     double balanced = ptotal > 0 ? total / ptotal : tmax;
     double share = 1;
     if (in->remaining >= 0 && in->iterations > 0)
-        share = in->remaining < in->iterations ? in->remaining / in->iterations : 1;
+        share = in->remaining < in->iterations || prm->whole_run ? in->remaining / in->iterations
+                                                                 : 1;
     d->gain = (tmax - balanced) * share;
     int same = 1;
     for (int i = 0; i < p; i++)

@@ -13,6 +13,9 @@ struct xmpi_lb_params {
     double th1;        /* imbalance threshold on (max - min) / max of compute times */
     double th2;        /* a PE is non-dedicated when (t_real - t_cpu) / t_real > th2 */
     int k;             /* intervals of non-dedicated running that make a long-term load */
+    int whole_run;     /* 1: a move's saving counts over every remaining iteration (the time
+                        * policy, whose later moves refine what the first learned); 0: over
+                        * one interval at most */
 };
 
 /* What the balancer remembers between intervals. Zero it to start (a zero floor counts
@@ -52,7 +55,8 @@ struct xmpi_lb_decision {
     int interference;         /* enum xmpi_lb_interference */
     double imbalance;         /* (max - min) / max of the compute times */
     double gain;              /* seconds the move is expected to save before the run ends
-                               * or over one interval, whichever is less */
+                               * or over one interval, whichever is less (whole_run: before
+                               * the run ends) */
     char why[320];            /* one sentence for the verbose log */
 };
 

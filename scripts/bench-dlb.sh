@@ -8,7 +8,7 @@ BIN="$BUILD/bin"
 OUT="$BUILD/bench-dlb"
 NP=2
 PAIRS=${PAIRS:-3}                       # balanced/unbalanced pairs in (a), (b) and (d)
-EXPERIMENTS=${EXPERIMENTS:-"a b c d e"} # a subset runs only those
+EXPERIMENTS=${EXPERIMENTS:-"a b c d e f"} # a subset runs only those
 # (a) CG on the uneven matrix, equal processors
 CG_N=${CG_N:-200000}; CG_IT=${CG_IT:-1500}; CG_SI=${CG_SI:-100}
 # (b) Jacobi on a fast class (speed 1) and a slow class
@@ -18,6 +18,8 @@ JC_N=${JC_N:-3000}; JC_IT=${JC_IT:-3000}; JC_SI=${JC_SI:-75}; JC_KS=${JC_KS:-"1 
 JC_LOAD=${JC_LOAD:-0.6}; JC_PERIOD=${JC_PERIOD:-2}; JC_DELAY=${JC_DELAY:-1.5}; JC_ON=${JC_ON:-0.5}; JC_OFF=${JC_OFF:-1.5}
 # (d) the epidemic
 EP_N=${EP_N:-1000000}; EP_D=${EP_D:-150}; EP_SEED=${EP_SEED:-2}; EP_SI=${EP_SI:-5}
+# (f) Jacobi with rows of uneven cost (-u: the first quarter costs JF_U times the others), equal processors
+JF_N=${JF_N:-3000}; JF_IT=${JF_IT:-1500}; JF_SI=${JF_SI:-50}; JF_U=${JF_U:-4}
 # (e) the balancer's cost when nothing moves
 LC_N=${LC_N:-100}; LC_IT=${LC_IT:-20000}; LC_PAIRS=${LC_PAIRS:-5}
 
@@ -398,6 +400,44 @@ if want e; then
         printf "(e) balancer cost when nothing moves (th1 = 100%%): %.1f us per evaluation (median of pair differences over %d iterations)", c, it
         if (s != "nan") { f = 100 * (c > 0 ? c : 0) / (1e6 * s); printf " = %.4f%% of the shortest interval above (%.3f s); target < 1%%: %s", f, s, f < 1 ? "met" : "missed" }
         printf "\n" }' >>"$SUM"
+fi
+
+# ---------------------------------------------------------------------------------------------
+if want f; then
+    echo
+    echo "== (f) Jacobi order $JF_N, $JF_IT iterations, si $JF_SI, the first quarter of the rows $JF_U times as" \
+         "costly (-u $JF_U), equal processors: even blocks, -b with --xmpi-lb=rows (the default) and" \
+         "--xmpi-lb=time, the work declared; --xmpi-lb=time with no work declared (-w); $PAIRS rounds"
+    for rep in $(seq 1 "$PAIRS"); do
+        case $((rep % 4)) in
+        1) order="none rows time timew" ;; 2) order="rows time timew none" ;;
+        3) order="time timew none rows" ;; *) order="timew none rows time" ;;
+        esac
+        for v in $order; do
+            case $v in
+            none) args=() ;; rows) args=(-b) ;; time) args=(-b --xmpi-lb=time) ;;
+            timew) args=(-b -w --xmpi-lb=time) ;;
+            esac
+            run "ju-$v-$rep" 300 "$BIN/jacobi" -n "$JF_N" -i "$JF_IT" -u "$JF_U" "${args[@]}" "--xmpi-si=$JF_SI"
+            record f "ju-$v-$rep" $v $rep "$(grep -o 'rows=[0-9,]*' "$OUT/ju-$v-$rep.log" | tail -n 1)"
+        done
+    done
+    plot "$OUT/jacobi-uneven.png" \
+        "(f) Jacobi $JF_N, first quarter of the rows x$JF_U, 2 equal ranks" interval "interval ($JF_SI iterations)" \
+        "ms_per_iteration:slowest_rank_ms_per_iteration imbalance:compute_max/mean" \
+        "$OUT/ju-time-1.csv|time 1|1" "$OUT/ju-timew-1.csv|time, no work declared 1|2" \
+        "$OUT/ju-rows-1.csv|rows 1|3" "$OUT/ju-none-1.csv|even blocks 1|5"
+    f_none=$(median f none 6)
+    for v in rows time timew; do
+        t=$(median f $v 6)
+        ratio=$(awk -v a="$f_none" -v b="$t" 'BEGIN { if (a == "nan" || b == "nan" || a <= 0) print "nan"; else printf "%.3f\n", b / a }')
+        mv=$(awk -F, -v v=$v '$1 == "f" && $3 == v { printf "%s%s", s, $8; s = "," }' "$OUT/runs.csv")
+        mmax=$(awk -F, -v v=$v '$1 == "f" && $3 == v && $8 > m { m = $8 } END { print m + 0 }' "$OUT/runs.csv")
+        printf '(f) Jacobi %s -u %s, 2 equal ranks, %s: even blocks %s s, balanced %s s: ratio %s (target <= 0.80: %s); imbalance %s -> %s (target <= 1.10: %s); moves %s (target <= 3: %s); rows %s\n' \
+            "$JF_N" "$JF_U" "$v" "$f_none" "$t" "$ratio" "$(verdict "$ratio" 0.80)" "$(median f none 9)" \
+            "$(median f $v 9)" "$(verdict "$(median f $v 9)" 1.10)" "$mv" "$(verdict "$mmax" 3)" \
+            "$(awk -F, -v v=$v '$1 == "f" && $3 == v { printf "%s%s", s, substr($10, 6); s = " " }' "$OUT/runs.csv")" >>"$SUM"
+    done
 fi
 
 # ---------------------------------------------------------------------------------------------

@@ -32,6 +32,6 @@ static inline void synth(struct synth *s, int p, int size, const double *compute
                                    s->displ, NULL, NULL, 100, -1};
 }
 
-static const struct xmpi_lb_params prm3 = {0.10, 0.05, 3};
+static const struct xmpi_lb_params prm3 = {0.10, 0.05, 3, 0};
 
 #endif

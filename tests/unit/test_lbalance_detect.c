@@ -86,7 +86,7 @@ END_TEST
 
 START_TEST(k1_reacts_at_once)
 {
-    struct xmpi_lb_params k1 = {0.10, 0.05, 1};
+    struct xmpi_lb_params k1 = {0.10, 0.05, 1, 0};
     struct xmpi_lb_state st = {0};
     struct xmpi_lb_decision d;
     ck_assert_int_eq(interfered(&st, &k1, 0, &d), 1);
@@ -96,7 +96,7 @@ END_TEST
 
 START_TEST(k5_waits_five)
 {
-    struct xmpi_lb_params k5 = {0.10, 0.05, 5};
+    struct xmpi_lb_params k5 = {0.10, 0.05, 5, 0};
     struct xmpi_lb_state st = {0};
     struct xmpi_lb_decision d;
     for (int i = 0; i < 4; i++) ck_assert_int_eq(interfered(&st, &k5, 0, &d), 0);
@@ -113,7 +113,7 @@ START_TEST(th1_edge)
     struct xmpi_lb_state st = {0};
     struct xmpi_lb_decision d;
     int c[P], dp[P];
-    struct xmpi_lb_params at = {0.25, 0.05, 3}, below = {0.24, 0.05, 3};
+    struct xmpi_lb_params at = {0.25, 0.05, 3, 0}, below = {0.24, 0.05, 3, 0};
     ck_assert_int_eq(xmpi_lb_decide(&at, &st, &s.in, &d, c, dp), 0);
     ck_assert_int_eq(d.imbalanced, 0);
     ck_assert_int_eq(xmpi_lb_decide(&below, &st, &s.in, &d, c, dp), 0);
@@ -130,7 +130,7 @@ START_TEST(th2_edge)
     struct xmpi_lb_state st = {0};
     struct xmpi_lb_decision d;
     int c[P], dp[P];
-    struct xmpi_lb_params at = {0.10, 0.25, 3}, below = {0.10, 0.24, 3};
+    struct xmpi_lb_params at = {0.10, 0.25, 3, 0}, below = {0.10, 0.24, 3, 0};
     ck_assert_int_eq(xmpi_lb_decide(&at, &st, &s.in, &d, c, dp), 0);
     ck_assert_int_eq(d.dedicated, 1);
     ck_assert_int_eq(xmpi_lb_decide(&below, &st, &s.in, &d, c, dp), 0);
@@ -146,11 +146,11 @@ START_TEST(invalid_input)
     struct xmpi_lb_state st = {0};
     struct xmpi_lb_decision d;
     int c[P], dp[P];
-    struct xmpi_lb_params bad = {0.1, 0.05, 0};
+    struct xmpi_lb_params bad = {0.1, 0.05, 0, 0};
     ck_assert_int_eq(xmpi_lb_decide(&bad, &st, &s.in, &d, c, dp), -1);
     bad.k = XMPIR_LB_KMAX + 1;
     ck_assert_int_eq(xmpi_lb_decide(&bad, &st, &s.in, &d, c, dp), -1);
-    bad = (struct xmpi_lb_params){NAN, 0.05, 3};
+    bad = (struct xmpi_lb_params){NAN, 0.05, 3, 0};
     ck_assert_int_eq(xmpi_lb_decide(&bad, &st, &s.in, &d, c, dp), -1);
     ck_assert_int_eq(xmpi_lb_decide(&prm3, &st, &s.in, &d, NULL, dp), -1);
     s.in.nprocs = 0;

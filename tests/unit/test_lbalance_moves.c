@@ -193,7 +193,7 @@ START_TEST(every_row_kept_random)
         for (int i = 0; i < P; i++)
             t[i] = 0.1 + (double)((seed = seed * 1103515245u + 12345u) >> 16 & 1023) / 256.0;
         synth(&s, p, size, t);
-        struct xmpi_lb_params k1 = {0.0, 0.05, 1};
+        struct xmpi_lb_params k1 = {0.0, 0.05, 1, 0};
         struct xmpi_lb_state st = {0};
         struct xmpi_lb_decision d;
         int c[P], dp[P];

@@ -8,6 +8,7 @@
 
 #include "../../models/partition.h"
 #include "../../policies/lbalance.h"
+#include "lbalance_synth.h"
 #include "rng.h"
 #include "suites.h"
 
@@ -192,6 +193,43 @@ START_TEST(bad_input_is_refused_and_changes_nothing)
 }
 END_TEST
 
+START_TEST(the_time_policy_counts_the_whole_run_and_refines)
+{
+    /* 33% imbalance, 100 iterations per interval, 1000 left: one interval's saving is the
+     * slowest 1.5 s against 1000 rows at the summed power (3 x 250 + 250 / 1.5 rows/s); over
+     * the run ten times that. A move costing 1 s is refused by the one-interval rule and
+     * made under the time policy's whole-run rule. */
+    double saving = 1.5 - 1000.0 / (3 * 250 + 250 / 1.5);
+    struct synth s;
+    double t[P] = {1.0, 1.5, 1.0, 1.0};
+    synth(&s, P, 1000, t);
+    s.in.remaining = 1000;
+    struct xmpi_lb_params one = prm3, whole = prm3;
+    whole.whole_run = 1;
+    struct xmpi_lb_state st = {.move_cost = 1};
+    struct xmpi_lb_decision d;
+    int c[P], dp[P];
+    ck_assert_int_eq(xmpi_lb_decide(&one, &st, &s.in, &d, c, dp), 0);
+    ck_assert_int_eq(d.rebalance, 0);
+    ck_assert(fabs(d.gain - saving) < 1e-9);
+    struct xmpi_lb_state st2 = {.move_cost = 1};
+    ck_assert_int_eq(xmpi_lb_decide(&whole, &st2, &s.in, &d, c, dp), 0);
+    ck_assert_int_eq(d.rebalance, 1);
+    ck_assert(fabs(d.gain - 10 * saving) < 1e-9);
+    /* A first move that took 33% to 20% (not half) sets the floor under the one-interval
+     * rule, not under the time policy's, which expects a first move to go part way. */
+    double left[P] = {1.0, 1.25, 1.0, 1.0};
+    struct xmpi_lb_state a = {.moved = 1, .last = 1.0 / 3}, b = a;
+    synth(&s, P, 1000, left);
+    s.in.remaining = 1000;
+    xmpi_lb_decide(&one, &a, &s.in, &d, c, dp);
+    ck_assert(a.floor > 0);
+    xmpi_lb_decide(&whole, &b, &s.in, &d, c, dp);
+    ck_assert(b.floor == 0);
+    ck_assert_int_eq(d.rebalance, 1);
+}
+END_TEST
+
 Suite *lbalance_time_suite(void)
 {
     Suite *s = suite_create("lbalance_time");
@@ -202,6 +240,7 @@ Suite *lbalance_time_suite(void)
     tcase_add_test(tc, unequal_processors);
     tcase_add_test(tc, the_shape_inside_a_block_survives);
     tcase_add_test(tc, bad_input_is_refused_and_changes_nothing);
+    tcase_add_test(tc, the_time_policy_counts_the_whole_run_and_refines);
     suite_add_tcase(s, tc);
     return s;
 }
