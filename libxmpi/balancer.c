@@ -175,41 +175,36 @@ static int gather_columns(struct xmpi_ctx *cx, const struct xmpi_interval *s,
     return rc;
 }
 
-/* Rank 0: the cost map updated with this interval's blocks (NULL when it cannot be kept). */
-static double *learn_costs(struct xmpi_balancer *lb, int n, int p, const struct columns *c)
+/* Rank 0: the cost map updated with this interval's blocks (NULL when it cannot be kept),
+ * and the blocks and totals kept for the next update. */
+static double *learn_costs(struct xmpi_balancer *lb, const struct xmpi_lb_input *in)
 {
-    if (n < 0) return NULL;
+    int n = in->size, p = in->nprocs;
     if (lb->costmap_n != n || !lb->costmap) {
         free(lb->costmap);
         lb->costmap = calloc((size_t)n + 1, sizeof *lb->costmap);
         lb->costmap_n = lb->costmap ? n : 0;
-        if (!lb->costmap) return NULL;
     }
-    double *total = malloc(sizeof *total * (size_t)p);
-    int measured = 0;
-    for (int i = 0; i < p; i++) measured |= c->work[i] > 0;
-    for (int i = 0; total && i < p; i++) {
-        double t = c->t_real[i] - c->comm[i];
-        total[i] = measured ? c->work[i] : (t > 0 ? t : 0);
-    }
-    int have_prev = lb->prev && lb->prev_total && lb->prev_p == p;
-    int bad = !total || xmpi_lb_costmap_observe(lb->costmap, n, p, c->count, c->displ, total,
-                                                have_prev ? lb->prev : NULL,
-                                                have_prev ? lb->prev + p : NULL,
-                                                have_prev ? lb->prev_total : NULL);
-    /* This interval's blocks and totals, for the next update. */
     if (lb->prev_p != p) {
         free(lb->prev);
         free(lb->prev_total);
         lb->prev = malloc(sizeof *lb->prev * 2 * (size_t)p);
         lb->prev_total = malloc(sizeof *lb->prev_total * (size_t)p);
-        lb->prev_p = p;
+        lb->prev_p = -1;   /* nothing kept yet for this job size */
     }
-    if (lb->prev && lb->prev_total && total) {
-        memcpy(lb->prev, c->count, sizeof *lb->prev * (size_t)p);
-        memcpy(lb->prev + p, c->displ, sizeof *lb->prev * (size_t)p);
-        memcpy(lb->prev_total, total, sizeof *total * (size_t)p);
+    double *total = malloc(sizeof *total * (size_t)p);
+    if (!lb->costmap || !lb->prev || !lb->prev_total || !total) {
+        free(total);
+        return NULL;
     }
+    xmpi_lb_block_totals(in, total);
+    int have_prev = lb->prev_p == p;
+    int bad = xmpi_lb_costmap_observe(lb->costmap, n, p, in->count, in->displ, total,
+                                      have_prev ? lb->prev : NULL, lb->prev + p, lb->prev_total);
+    memcpy(lb->prev, in->count, sizeof *lb->prev * (size_t)p);
+    memcpy(lb->prev + p, in->displ, sizeof *lb->prev * (size_t)p);
+    memcpy(lb->prev_total, total, sizeof *total * (size_t)p);
+    lb->prev_p = p;
     free(total);
     return bad ? NULL : lb->costmap;
 }
@@ -252,8 +247,7 @@ int xmpi_balancer_decide(struct xmpi_ctx *cx, const struct xmpi_interval *s,
     /* --xmpi-lb=time: rank 0 learns each interval's cost per row, in measured work when
      * there is any (power then is work per second, as the thesis's), else in compute seconds
      * (every process the same power: what the rows cost where they ran). */
-    double *costmap = NULL;
-    if (o->lb == XMPIR_LB_TIME && me == 0) costmap = learn_costs(lb, n, p, &c);
+    double *costmap = o->lb == XMPIR_LB_TIME && me == 0 && n >= 0 ? learn_costs(lb, &in) : NULL;
     /* Rank 0 decides and says so: a process spawned later has no history in its state, and
      * one that decided differently from the others would skip the move they start (an AMP
      * Jacobi hung so, its newest process running on past the interval end). */

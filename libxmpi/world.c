@@ -370,11 +370,17 @@ static int ompi_oversubscribes(void)
 }
 #endif
 
-void xmpi_world_spawn_hint(const struct xmpi_ctx *cx, char *buf, size_t len)
+/* The slots the launcher grants the job (MPI_UNIVERSE_SIZE), or 0 when it does not say. */
+static int universe_slots(void)
 {
     int *usize = NULL, flag = 0;
     PMPI_Comm_get_attr(MPI_COMM_WORLD, MPI_UNIVERSE_SIZE, &usize, &flag);
-    int slots = flag && usize ? *usize : 0;
+    return flag && usize ? *usize : 0;
+}
+
+void xmpi_world_spawn_hint(const struct xmpi_ctx *cx, char *buf, size_t len)
+{
+    int slots = universe_slots();
     snprintf(buf, len, "the MPI library refused it (the job holds %d of %d slot(s), "
              "MPI_UNIVERSE_SIZE; oversubscription %s); every host of --xmpi-resources must be "
              "known to the launcher (mpirun --host or --hostfile) and have a free slot%s",
@@ -400,9 +406,7 @@ int xmpi_world_spawn_precheck(const struct xmpi_ctx *cx, int n, MPI_Info info, c
     if (!flag && info != MPI_INFO_NULL)
         PMPI_Info_get(info, "add-hostfile", (int)sizeof v - 1, v, &flag);
     if (flag) return XMPI_SUCCESS;
-    int *usize = NULL;
-    PMPI_Comm_get_attr(MPI_COMM_WORLD, MPI_UNIVERSE_SIZE, &usize, &flag);
-    int slots = flag && usize ? *usize : 0;
+    int slots = universe_slots();
     if (slots > 0 && !ompi_oversubscribes() && cx->size + n > slots) {
         snprintf(why, len, "Open MPI grants this job %d slot(s) (MPI_UNIVERSE_SIZE), its %d "
                  "processes hold %d and %d more are asked for; no process started. Launch with "

@@ -201,10 +201,28 @@ int xmpi_lb_decide(const struct xmpi_lb_params *prm, struct xmpi_lb_state *st,
     return xmpi_lb_plan(prm, st, in, d, count, displ);
 }
 
-/* The rows [lo, hi) of a block that changed at one end only: what the block gave up or
- * took is the difference of its two measurements (same process, the rest of its rows the
- * same). Sets those rows to that cost, evenly, and marks them; a non-positive difference
- * (noise larger than the rows' cost) tells nothing. */
+int xmpi_lb_block_totals(const struct xmpi_lb_input *in, double *total)
+{
+    int measured = 0;
+    for (int i = 0; in->work && i < in->nprocs; i++) measured |= in->work[i] > 0;
+    for (int i = 0; i < in->nprocs; i++) total[i] = measured ? in->work[i] : compute_time(in, i);
+    return measured;
+}
+
+/* Blocks [displ[i], displ[i] + count[i]) inside [0, n) with finite totals >= 0. */
+static int valid_blocks(int n, int p, const int *count, const int *displ, const double *total)
+{
+    for (int i = 0; i < p; i++)
+        if (count[i] < 0 || (count[i] > 0 && (displ[i] < 0 || displ[i] > n - count[i])) ||
+            !(total[i] >= 0) || !isfinite(total[i]))
+            return 0;
+    return 1;
+}
+
+/* The rows [lo, hi) that a block gave up or took, while its other end stayed: they cost the
+ * difference `diff` of its two totals (same process, its other rows the same). Sets them to
+ * that cost, evenly, and marks them; a non-positive difference (noise larger than the rows'
+ * cost) tells nothing. */
 static void from_difference(double *cost, unsigned char *fixed, int lo, int hi, double diff)
 {
     if (hi <= lo || !(diff > 0)) return;
@@ -219,57 +237,45 @@ int xmpi_lb_costmap_observe(double *cost, int n, int p, const int *count, const 
                             const double *block_total, const int *pcount, const int *pdispl,
                             const double *ptotal)
 {
-    if (!cost || n < 0 || p < 1 || !count || !displ || !block_total) return -1;
-    for (int i = 0; i < p; i++)
-        if (count[i] < 0 || (count[i] > 0 && (displ[i] < 0 || displ[i] > n - count[i])) ||
-            !(block_total[i] >= 0) || !isfinite(block_total[i]))
-            return -1;
-    int prev = pcount && pdispl && ptotal;
-    for (int i = 0; prev && i < p; i++)
-        if (pcount[i] < 0 || (pcount[i] > 0 && (pdispl[i] < 0 || pdispl[i] > n - pcount[i])) ||
-            !(ptotal[i] >= 0) || !isfinite(ptotal[i]))
-            prev = 0;
+    if (!cost || n < 0 || p < 1 || !count || !displ || !block_total ||
+        !valid_blocks(n, p, count, displ, block_total))
+        return -1;
+    int prev = pcount && pdispl && ptotal && valid_blocks(n, p, pcount, pdispl, ptotal);
     unsigned char *fixed = prev ? calloc((size_t)n + 1, 1) : NULL;
     /* Rows that changed hands, where a block moved one of its ends only. */
     for (int i = 0; fixed && i < p; i++) {
-        int a = displ[i], b = displ[i] + count[i], pa = pdispl[i], pb = pdispl[i] + pcount[i];
-        if (count[i] == 0 || pcount[i] == 0 || b <= pa || pb <= a) continue;
-        if (a == pa && b < pb) from_difference(cost, fixed, b, pb, ptotal[i] - block_total[i]);
-        else if (a == pa && b > pb) from_difference(cost, fixed, pb, b, block_total[i] - ptotal[i]);
-        else if (b == pb && a > pa) from_difference(cost, fixed, pa, a, ptotal[i] - block_total[i]);
-        else if (b == pb && a < pa) from_difference(cost, fixed, a, pa, block_total[i] - ptotal[i]);
+        int a = displ[i], b = a + count[i], pa = pdispl[i], pb = pa + pcount[i];
+        if (count[i] == 0 || pcount[i] == 0 || b <= pa || pb <= a || (a != pa) == (b != pb))
+            continue;
+        double grew = block_total[i] - ptotal[i];
+        if (a == pa) from_difference(cost, fixed, b < pb ? b : pb, b < pb ? pb : b, b > pb ? grew : -grew);
+        else from_difference(cost, fixed, a < pa ? a : pa, a < pa ? pa : a, a < pa ? grew : -grew);
     }
     for (int i = 0; i < p; i++) {
-        if (count[i] == 0) continue;
-        double *c = cost + displ[i], sum = 0, known_sum = 0;
-        const unsigned char *fx = fixed ? fixed + displ[i] : NULL;
-        int known = 1, nfree = 0;
+        double *c = cost + displ[i], fixed_sum = 0, free_sum = 0;
+        int all_known = 1, free_known = 1, nfree = 0;
         for (int r = 0; r < count[i]; r++) {
-            if (fx && fx[r]) {
-                known_sum += c[r];
-                continue;
+            all_known &= c[r] > 0;
+            if (fixed && fixed[displ[i] + r]) {
+                fixed_sum += c[r];
+            } else {
+                free_sum += c[r];
+                free_known &= c[r] > 0;
+                nfree++;
             }
-            sum += c[r];
-            known &= c[r] > 0;
-            nfree++;
         }
-        /* What the block's other rows cost; the rows just learned from a difference keep
-         * theirs unless they would leave the others nothing (noise): then the whole block is
-         * scaled as one. */
-        double rest = block_total[i] - known_sum;
-        int use_fixed = fx && known_sum > 0 && nfree > 0 && rest > 0;
-        if (!use_fixed) {
-            rest = block_total[i];
-            sum += known_sum;
-            nfree = count[i];
-            for (int r = 0; known && fx && r < count[i]; r++) known &= c[r] > 0;
-        }
-        /* A row with no estimate (or one that measured nothing) inside a block would stay
-         * at 0 for ever if scaled: such a block starts again from an even spread. */
-        double scale = known && sum > 0 && isfinite(sum) ? rest / sum : -1;
+        /* The rows just learned from a difference keep their cost and the others share the
+         * rest, unless that would leave them nothing (noise): then the block is scaled as one. */
+        int keep = fixed_sum > 0 && nfree > 0 && block_total[i] > fixed_sum;
+        double target = keep ? block_total[i] - fixed_sum : block_total[i];
+        double sum = keep ? free_sum : free_sum + fixed_sum;
+        int known = keep ? free_known : all_known, m = keep ? nfree : count[i];
+        /* A row with no estimate (or one that measured nothing) would stay at 0 for ever if
+         * scaled: such a block starts again from an even spread. */
+        double scale = known && sum > 0 && isfinite(sum) ? target / sum : -1;
         for (int r = 0; r < count[i]; r++) {
-            if (use_fixed && fx[r]) continue;
-            c[r] = scale >= 0 ? c[r] * scale : rest / nfree;
+            if (keep && fixed[displ[i] + r]) continue;
+            c[r] = scale >= 0 ? c[r] * scale : target / m;
         }
     }
     free(fixed);

@@ -95,6 +95,11 @@ int xmpi_lb_costmap_observe(double *cost, int n, int p, const int *count, const 
                             const double *block_total, const int *pcount, const int *pdispl,
                             const double *ptotal);
 
+/* What each block cost in the interval, in the units the time policy learns: the measured work
+ * when any rank has some (declared or PAPI), else the compute time (t_real - comm_time).
+ * total must hold nprocs values. Returns 1 when the work is measured. */
+int xmpi_lb_block_totals(const struct xmpi_lb_input *in, double *total);
+
 /* Each rank's power (work per second of compute), with unmeasured ranks filled in from their
  * class or the mean. power must hold nprocs values. Returns the number of measured ranks. */
 int xmpi_lb_powers(const struct xmpi_lb_input *in, double *power);
