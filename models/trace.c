@@ -235,10 +235,13 @@ static int column_of(const char *header, const char *name)
 int xmpi_trace_read_profile(FILE *f, const char *fname, double **out, int *n, char *err,
                             size_t errlen)
 {
-    char line[16384];
+    /* Whole rows whatever their length: a row carries four columns per rank. */
+    char *line = NULL;
+    size_t linecap = 0;
     *out = NULL;
     *n = 0;
-    if (!fgets(line, sizeof line, f)) {
+    if (getline(&line, &linecap, f) < 0) {
+        free(line);
         snprintf(err, errlen, "%s:1: empty file; expected a trace written by --xmpi-trace", fname);
         return -1;
     }
@@ -246,17 +249,19 @@ int xmpi_trace_read_profile(FILE *f, const char *fname, double **out, int *n, ch
     if (ci < 0 || cw < 0) {
         snprintf(err, errlen, "%s:1: no column '%s' in the header; expected a trace written by "
                  "--xmpi-trace", fname, ci < 0 ? "iterations" : "work_sum");
+        free(line);
         return -1;
     }
     double *v = NULL;
     int cap = 0, cnt = 0;
-    for (int ln = 2; fgets(line, sizeof line, f); ln++) {
+    for (int ln = 2; getline(&line, &linecap, f) >= 0; ln++) {
         if (line[0] == '\n' || line[0] == '\0') continue;
         char a[64], b[64], *ea, *eb;
         if (csv_field(line, ci, a, sizeof a) || csv_field(line, cw, b, sizeof b)) {
             snprintf(err, errlen, "%s:%d: the row ends before its iterations and work_sum fields",
                      fname, ln);
             free(v);
+            free(line);
             return -1;
         }
         errno = 0;
@@ -267,6 +272,7 @@ int xmpi_trace_read_profile(FILE *f, const char *fname, double **out, int *n, ch
             snprintf(err, errlen, "%s:%d: iterations '%s', work_sum '%s': expected iterations > 0 "
                      "and work_sum >= 0", fname, ln, xmpi_text_echo(sa, a), xmpi_text_echo(sb, b));
             free(v);
+            free(line);
             return -1;
         }
         if (cnt == cap) {
@@ -275,6 +281,7 @@ int xmpi_trace_read_profile(FILE *f, const char *fname, double **out, int *n, ch
             if (!nv) {
                 snprintf(err, errlen, "%s:%d: out of memory", fname, ln);
                 free(v);
+                free(line);
                 return -1;
             }
             v = nv;
@@ -286,8 +293,10 @@ int xmpi_trace_read_profile(FILE *f, const char *fname, double **out, int *n, ch
         snprintf(err, errlen, "%s: %s", fname, ferror(f) ? "read error" : "no rows: the trace has "
                  "no interval");
         free(v);
+        free(line);
         return -1;
     }
+    free(line);
     *out = v;
     *n = cnt;
     return 0;

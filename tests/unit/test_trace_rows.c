@@ -392,6 +392,29 @@ START_TEST(test_profile_round_trip)
 }
 END_TEST
 
+START_TEST(test_profile_long_rows)
+{
+    /* Rows longer than any fixed buffer (a job of thousands of ranks): each is one row. */
+    FILE *f = fopen(path, "w");
+    ck_assert_ptr_nonnull(f);
+    fputs("ranks,iterations,work_sum\n", f);
+    for (int row = 0; row < 3; row++) {
+        for (int r = 0; r < 20000; r++) fprintf(f, "%s%d", r ? ";" : "\"", r);
+        fprintf(f, "\",%d,%d\n", 10 * (row + 1), 100 * (row + 1) * (row + 2));
+    }
+    fclose(f);
+    f = fopen(path, "r");
+    double *got = NULL;
+    int n = 0;
+    char err[512] = "";
+    ck_assert_msg(xmpi_trace_read_profile(f, path, &got, &n, err, sizeof err) == 0, "%s", err);
+    fclose(f);
+    ck_assert_int_eq(n, 3);
+    for (int row = 0; row < 3; row++) near(got[row], 10.0 * (row + 2), "work per iteration");
+    free(got);
+}
+END_TEST
+
 /* Each malformed trace is refused with its line, and nothing is left allocated. */
 static const struct { const char *text, *says; } bad_profiles[] = {
     {"", ":1: empty file"},
@@ -438,6 +461,7 @@ Suite *trace_rows_suite(void)
     tcase_add_test(tc, test_row_write_error);
     tcase_add_test(tc, test_row_dev_full);
     tcase_add_test(tc, test_profile_round_trip);
+    tcase_add_test(tc, test_profile_long_rows);
     tcase_add_loop_test(tc, test_profile_refused, 0,
                         (int)(sizeof bad_profiles / sizeof bad_profiles[0]));
     suite_add_tcase(s, tc);
