@@ -71,7 +71,9 @@ FILE *xmpi_trace_begin(const char *path, const struct xmpi_input_file *in, int n
     d->target[0] = d->part[0] = '\0';
     const char *shown = path;
     if (strlen(path) + 6 > sizeof d->target) {
-        snprintf(err, errlen, "xmpi: option --xmpi-trace: '%.64s...' is too long", path);
+        char shown_long[XMPIR_TEXT_ECHO_SIZE];
+        snprintf(err, errlen, "xmpi: option --xmpi-trace: '%s' is too long",
+                 xmpi_text_echo(shown_long, path));
         return NULL;
     }
     char part[sizeof d->part];
@@ -99,7 +101,7 @@ FILE *xmpi_trace_begin(const char *path, const struct xmpi_input_file *in, int n
         }
         /* A device or a pipe (/dev/stdout) is written directly. */
         if (!S_ISREG(st.st_mode)) return xmpi_trace_open(path, err, errlen);
-        if (!(st.st_mode & (S_IWUSR | S_IWGRP | S_IWOTH)) || access(path, W_OK)) {
+        if (xmpi_text_readonly(path, &st)) {
             snprintf(err, errlen, "xmpi: option --xmpi-trace: '%s' is not accepted; it exists "
                      "and is read-only (mode %03o); expected a writable file or a new name",
                      path, (unsigned)(st.st_mode & 0777));

@@ -174,8 +174,6 @@ static int parse_seconds(const char *s, double *out)
 
 /* ---- init ---- */
 
-/* Not xmpi_rms_update: that reads the old state first, and --force must be able to
- * replace a state too damaged to read. Same lock file, same protocol. */
 /* Once, when the lock is busy: who holds it and how long this command will wait. */
 static void say_waiting(void *arg, const char *lock, long holder, double seconds)
 {
@@ -188,6 +186,8 @@ static void say_waiting(void *arg, const char *lock, long holder, double seconds
 
 static struct xmpi_rms_wait lock_wait = {WAIT_DEFAULT, say_waiting, NULL};
 
+/* Not xmpi_rms_update: that reads the old state first, and --force must be able to
+ * replace a state too damaged to read. Same lock file, same protocol. */
 static int cmd_init(const char *path, const char *resources, int force)
 {
     char err[1024];

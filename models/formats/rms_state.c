@@ -278,7 +278,7 @@ int xmpi_rms_state_write(const char *path, const struct xmpi_rms_state *st, char
      * read-only (for everyone, or for this user) is refused, not replaced. */
     struct stat sb;
     int exists = stat(path, &sb) == 0;
-    if (exists && (!(sb.st_mode & (S_IWUSR | S_IWGRP | S_IWOTH)) || access(path, W_OK) != 0))
+    if (exists && xmpi_text_readonly(path, &sb))
         return xmpi_text_error(err, errlen,
                                "%s: the state file is read-only (mode %04o, owner uid %ld); "
                                "nothing was changed; expected a state file this user may "
@@ -468,11 +468,11 @@ int xmpi_rms_lock(const char *path, const struct xmpi_rms_wait *w, char *err, si
             xmpi_text_error(err, errlen, "%s: cannot lock '%s': %s", path, lp, strerror(errno));
             goto fail;
         }
-        long holder = lock_holder(fd);
-        char who[64] = "";
-        if (holder > 0) snprintf(who, sizeof who, " (pid %ld)", holder);
         double waited = now_s() - t0;
         if (limit >= 0 && waited >= limit) {
+            long holder = lock_holder(fd);
+            char who[64] = "";
+            if (holder > 0) snprintf(who, sizeof who, " (pid %ld)", holder);
             if (limit == 0)
                 xmpi_text_error(err, errlen, "%s: the lock file '%s' is held by another "
                                 "process%s; not waiting (wait 0 s); nothing was changed",
@@ -486,7 +486,7 @@ int xmpi_rms_lock(const char *path, const struct xmpi_rms_wait *w, char *err, si
         /* Writers hold the lock for milliseconds: only a wait beyond that is news. */
         double grace = limit >= 0 && limit < 1 ? limit / 2 : 0.5;
         if (!said && waited >= grace) {
-            if (w && w->waiting) w->waiting(w->arg, lp, holder, limit);
+            if (w && w->waiting) w->waiting(w->arg, lp, lock_holder(fd), limit);
             said = 1;
         }
         double left = limit >= 0 ? limit - waited : pause;

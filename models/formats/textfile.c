@@ -8,7 +8,9 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/types.h>
+#include <unistd.h>
 
 
 /* After a prefix of w characters, so that the message is cut where one snprintf of the
@@ -235,4 +237,9 @@ void xmpi_text_pairs_free(struct xmpi_text_pairs *s)
     free(s->p);
     s->p = NULL;
     s->n = s->cap = 0;
+}
+
+int xmpi_text_readonly(const char *path, const struct stat *st)
+{
+    return !(st->st_mode & (S_IWUSR | S_IWGRP | S_IWOTH)) || access(path, W_OK) != 0;
 }

@@ -38,6 +38,11 @@ int xmpi_text_field_error(const struct xmpi_text_lines *r, char *err, size_t err
  * longer, never in the middle of an escape or a character. */
 const char *xmpi_text_echo(char out[XMPIR_TEXT_ECHO_SIZE], const char *v);
 
+struct stat;
+/* A file (st: its stat) that this user may not replace: no write bit at all, or none for
+ * this user (access). A rename would replace it as easily as any other file. */
+int xmpi_text_readonly(const char *path, const struct stat *st);
+
 void xmpi_text_lines_init(struct xmpi_text_lines *r, FILE *f, const char *fname);
 /* 1 with *line, the next line not blank once its '#' comment is cut off, for the caller to
  * split in place; 0 at the end; -1 on a read error or a NUL byte. No message: the files
