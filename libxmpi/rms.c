@@ -164,7 +164,7 @@ static int can_remove(const struct xmpi_ctx *cx, const char *cls, int n)
 {
     if (!cx->world.have_sched || n < 1) return 0;
     const struct xmpi_sched *sc = &cx->world.sched;
-    int room = xmpi_sched_removable(sc);
+    int room = xmpi_sched_removable(sc, cls);
     if (n > room) n = room;
     if (n < 1) return 0;
     char **c = malloc(sizeof *c * (size_t)n);
@@ -213,12 +213,8 @@ static void honour_shrink(struct xmpi_ctx *cx, XMPI_System_status *st)
     struct xmpi_rms *r = &cx->rms;
     int asked = st->nprocs, k = can_remove(cx, st->node_class, asked);
     if (k >= asked) return;
-    int spawned = 0;
-    if (cx->world.have_sched)
-        for (int i = 0; i < cx->world.sched.nprocs; i++)
-            spawned += cx->world.sched.procs[i].group > 0 &&
-                       !strcmp(cx->world.pool.hosts[cx->world.sched.procs[i].host].cls,
-                               st->node_class);
+    int spawned =
+        cx->world.have_sched ? xmpi_sched_removable(&cx->world.sched, st->node_class) : 0;
     char why[160];
     if (spawned == 0)
         snprintf(why, sizeof why, "no process of that class may leave (the initial processes "

@@ -303,10 +303,11 @@ int xmpi_sched_add(struct xmpi_sched *s, const int *hosts, int n, int group_mode
 
 /* ---- removal ---- */
 
-int xmpi_sched_removable(const struct xmpi_sched *s)
+int xmpi_sched_removable(const struct xmpi_sched *s, const char *cls)
 {
     int r = 0;
-    for (int i = 0; i < s->nprocs; i++) r += s->procs[i].group > 0;
+    for (int i = 0; i < s->nprocs; i++)
+        r += s->procs[i].group > 0 && (!cls || !strcmp(s->pool->hosts[s->procs[i].host].cls, cls));
     return r;
 }
 
@@ -439,7 +440,7 @@ static int pick_by_class(const struct xmpi_sched *s, char *const cls[], int n, c
 int xmpi_sched_pick_remove(const struct xmpi_sched *s, char *const cls[], int n, int *ranks,
                            char *err, size_t errlen)
 {
-    int removable = xmpi_sched_removable(s);
+    int removable = xmpi_sched_removable(s, NULL);
     if (n < 1 || n > removable) {
         xmpi_text_error(err, errlen,
                "removing %d processes is not accepted; expected 1 to %d (the job's dynamic "

@@ -63,8 +63,8 @@ int xmpi_sched_pick_remove(const struct xmpi_sched *s, char *const cls[], int n,
  * communicator. */
 int xmpi_sched_remove(struct xmpi_sched *s, const int *ranks, int n);
 
-/* Processes that could be removed (dynamic ones). */
-int xmpi_sched_removable(const struct xmpi_sched *s);
+/* Processes that could be removed (dynamic ones), of node class cls (NULL: any class). */
+int xmpi_sched_removable(const struct xmpi_sched *s, const char *cls);
 
 /* Whether waiting processes on this host should give up their core (--xmpi-yield): `mode`
  * on or off decides; auto says yes when the host may hold more processes than its `cores`:

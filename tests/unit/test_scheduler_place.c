@@ -186,7 +186,7 @@ START_TEST(test_add_groups_and_order)
     ck_assert_int_ne(q[8].group, q[9].group);
     for (int i = 5; i < 10; i++) ck_assert_int_gt(q[i].order, i == 5 ? 0 : q[i - 1].order);
     assert_counts(&s, (const int[]){3, 2, 2, 1, 2});
-    ck_assert_int_eq(xmpi_sched_removable(&s), 5);
+    ck_assert_int_eq(xmpi_sched_removable(&s, NULL), 5);
     done(&s, &p);
 }
 END_TEST

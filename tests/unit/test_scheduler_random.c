@@ -29,7 +29,7 @@ static void model_check(const struct model *m, const struct xmpi_sched *s)
         if (i > 0 && m->batch[i] && m->batch[i - 1])
             ck_assert_int_gt(s->procs[i].order, s->procs[i - 1].order);
     }
-    ck_assert_int_eq(xmpi_sched_removable(s), dyn);
+    ck_assert_int_eq(xmpi_sched_removable(s, NULL), dyn);
     for (int h = 0; h < s->pool->nhosts; h++) {
         int c = 0;
         for (int i = 0; i < m->n; i++) c += m->host[i] == h;

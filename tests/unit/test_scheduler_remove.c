@@ -10,7 +10,7 @@ START_TEST(test_initial_never_picked)
     struct xmpi_sched s;
     thesis_job(&s, &p, XMPIR_SCHED_BALANCE_ALL, 0);
     int r[8] = {-7, -7, -7, -7, -7, -7, -7, -7};
-    ck_assert_int_eq(xmpi_sched_removable(&s), 0);
+    ck_assert_int_eq(xmpi_sched_removable(&s, NULL), 0);
     char *any[] = {NULL};
     ck_assert_int_eq(pick(&s, NULL, 1, r), XMPIR_SCHED_ECOUNT);
     ck_assert_int_eq(pick(&s, any, 1, r), XMPIR_SCHED_ECOUNT);
@@ -177,7 +177,10 @@ START_TEST(test_remove_compacts)
     ck_assert_int_eq(s.procs[3].order, order4);
     ck_assert_int_eq(s.procs[4].order, order6);
     assert_counts(&s, (const int[]){2, 1, 0, 1, 1});
-    ck_assert_int_eq(xmpi_sched_removable(&s), 2);
+    ck_assert_int_eq(xmpi_sched_removable(&s, NULL), 2);
+    /* By class: both spawned processes left are on dual nodes; quad ones are initial. */
+    ck_assert_int_eq(xmpi_sched_removable(&s, "dual"), 2);
+    ck_assert_int_eq(xmpi_sched_removable(&s, "quad"), 0);
     done(&s, &p);
 }
 END_TEST
