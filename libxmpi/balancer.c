@@ -188,19 +188,24 @@ static double *learn_costs(struct xmpi_balancer *lb, const struct xmpi_lb_input 
     if (lb->prev_p != p) {
         free(lb->prev);
         free(lb->prev_total);
+        free(lb->slow);
         lb->prev = malloc(sizeof *lb->prev * 2 * (size_t)p);
         lb->prev_total = malloc(sizeof *lb->prev_total * (size_t)p);
+        lb->slow = malloc(sizeof *lb->slow * (size_t)p);
+        for (int i = 0; lb->slow && i < p; i++) lb->slow[i] = 1;
         lb->prev_p = -1;   /* nothing kept yet for this job size */
     }
     double *total = malloc(sizeof *total * (size_t)p);
-    if (!lb->costmap || !lb->prev || !lb->prev_total || !total) {
+    if (!lb->costmap || !lb->prev || !lb->prev_total || !lb->slow || !total) {
         free(total);
         return NULL;
     }
-    xmpi_lb_block_totals(in, total);
+    /* Measured work is cost already; times are cost only once each rank's speed is known. */
+    int measured = xmpi_lb_block_totals(in, total);
     int have_prev = lb->prev_p == p;
     int bad = xmpi_lb_costmap_observe(lb->costmap, n, p, in->count, in->displ, total,
-                                      have_prev ? lb->prev : NULL, lb->prev + p, lb->prev_total);
+                                      have_prev ? lb->prev : NULL, lb->prev + p, lb->prev_total,
+                                      measured ? NULL : lb->slow);
     memcpy(lb->prev, in->count, sizeof *lb->prev * (size_t)p);
     memcpy(lb->prev + p, in->displ, sizeof *lb->prev * (size_t)p);
     memcpy(lb->prev_total, total, sizeof *total * (size_t)p);
@@ -214,9 +219,11 @@ void xmpi_balancer_free(struct xmpi_balancer *lb)
     free(lb->costmap);
     free(lb->prev);
     free(lb->prev_total);
+    free(lb->slow);
     lb->costmap = NULL;
     lb->prev = NULL;
     lb->prev_total = NULL;
+    lb->slow = NULL;
     lb->costmap_n = lb->prev_p = 0;
 }
 

@@ -18,6 +18,7 @@ struct xmpi_balancer {
     int costmap_n;                /* its rows */
     int *prev;                    /* rank 0: the last interval's blocks (count, displ) and */
     double *prev_total;           /* totals, prev_p of each, for the map's next update */
+    double *slow;                 /* and each rank's seconds per unit of cost (lbalance.h) */
     int prev_p;
 };
 

@@ -233,14 +233,53 @@ static void from_difference(double *cost, unsigned char *fixed, int lo, int hi, 
     }
 }
 
+/* Rows that moved across the boundary between blocks i and j = i + 1 alone (each kept its
+ * other end) were timed on both: the rank that gave them up lost what they cost at its speed,
+ * the one that took them gained what they cost at its own. The two differences give how much
+ * slower j is than i, when both stand out of the noise (a tenth of the block's time). */
+static void learn_speed(int p, const int *count, const int *displ, const double *total,
+                        const int *pcount, const int *pdispl, const double *ptotal, double *slow)
+{
+    for (int i = 0; i + 1 < p; i++) {
+        int j = i + 1;
+        if (count[i] <= 0 || count[j] <= 0 || pcount[i] <= 0 || pcount[j] <= 0 ||
+            displ[i] != pdispl[i] || displ[j] + count[j] != pdispl[j] + pcount[j] ||
+            displ[i] + count[i] != displ[j] || pdispl[i] + pcount[i] != pdispl[j] ||
+            displ[j] == pdispl[j] || !(slow[i] > 0))
+            continue;
+        double di = total[i] - ptotal[i], dj = total[j] - ptotal[j];
+        double ni = 0.1 * (total[i] > ptotal[i] ? total[i] : ptotal[i]);
+        double nj = 0.1 * (total[j] > ptotal[j] ? total[j] : ptotal[j]);
+        if (!(di * dj < 0) || fabs(di) < ni || fabs(dj) < nj) continue;
+        double ratio = -dj / di;
+        ratio = ratio < 1.0 / 16 ? 1.0 / 16 : ratio > 16 ? 16 : ratio;
+        slow[j] = slow[i] * ratio;
+    }
+}
+
 int xmpi_lb_costmap_observe(double *cost, int n, int p, const int *count, const int *displ,
                             const double *block_total, const int *pcount, const int *pdispl,
-                            const double *ptotal)
+                            const double *ptotal, double *slow)
 {
     if (!cost || n < 0 || p < 1 || !count || !displ || !block_total ||
         !valid_blocks(n, p, count, displ, block_total))
         return -1;
+    for (int i = 0; slow && i < p; i++)
+        if (!(slow[i] > 0) || !isfinite(slow[i])) return -1;
     int prev = pcount && pdispl && ptotal && valid_blocks(n, p, pcount, pdispl, ptotal);
+    /* Times become cost in the units of rank 0's speed: each block's time over its rank's
+     * slowness (learned first, from this interval's rows that changed hands). */
+    double *norm = slow ? malloc(sizeof *norm * 2 * (size_t)p) : NULL;
+    if (slow && !norm) return -2;
+    if (slow) {
+        if (prev) learn_speed(p, count, displ, block_total, pcount, pdispl, ptotal, slow);
+        for (int i = 0; i < p; i++) {
+            norm[i] = block_total[i] / slow[i];
+            norm[p + i] = prev ? ptotal[i] / slow[i] : 0;
+        }
+        block_total = norm;
+        ptotal = prev ? norm + p : ptotal;
+    }
     unsigned char *fixed = prev ? calloc((size_t)n + 1, 1) : NULL;
     /* Rows that changed hands, where a block moved one of its ends only. */
     for (int i = 0; fixed && i < p; i++) {
@@ -279,5 +318,6 @@ int xmpi_lb_costmap_observe(double *cost, int n, int p, const int *count, const 
         }
     }
     free(fixed);
+    free(norm);
     return 0;
 }

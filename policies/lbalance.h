@@ -84,16 +84,23 @@ int xmpi_lb_plan(const struct xmpi_lb_params *prm, const struct xmpi_lb_state *s
  * Rows that have estimates keep their relative costs, scaled so that the block sums to its
  * total: what earlier intervals learned about the shape inside a block survives, and a move
  * that splits a block refines it. A block without estimates gets its total spread evenly.
- * Passed as row weights with each rank's power (block total over compute time: 1 per rank
- * in seconds), the split equalizes the predicted compute times; with rows of one cost it is
+ * Passed as row weights with each rank's power (block total over compute time), the split equalizes the predicted compute times; with rows of one cost it is
  * the thesis's split. With the previous interval's blocks and totals (pcount, pdispl, ptotal;
  * NULL: none), a block that moved one end only tells what the rows it gave up or took cost:
  * the difference of its two totals; those rows take that cost and the rest of the block the
- * remainder, so that a step in the costs is found in a few moves. Returns 0, or -1 for invalid
- * input (blocks outside [0, n), a negative or non-finite total). */
+ * remainder, so that a step in the costs is found in a few moves.
+ * slow (p values, in and out; NULL when the totals are measured work, whose power is known):
+ * each rank's seconds per unit of cost, relative to rank 0's (start them at 1). When totals
+ * are seconds, a slow processor's rows look costly; the rows that moved between two adjacent
+ * blocks, timed on both ranks, tell how much slower one is than the other (the ratio of the two
+ * blocks' differences, when both exceed a tenth of the block's time), and the map then holds
+ * time on rank 0: passed as row weights with each rank's power (cost over time = 1 / slow),
+ * the split gives a slow rank fewer rows from the second move on. Returns 0, -1 for invalid
+ * input (blocks outside [0, n), a negative or non-finite total, a slowness not > 0), or -2
+ * when out of memory. */
 int xmpi_lb_costmap_observe(double *cost, int n, int p, const int *count, const int *displ,
                             const double *block_total, const int *pcount, const int *pdispl,
-                            const double *ptotal);
+                            const double *ptotal, double *slow);
 
 /* What each block cost in the interval, in the units the time policy learns: the measured work
  * when any rank has some (declared or PAPI), else the compute time (t_real - comm_time).
