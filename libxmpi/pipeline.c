@@ -124,18 +124,48 @@ static int rebalance(struct xmpi_ctx *cx, const struct xmpi_interval *s,
 
 /* ---- act: a new processor configuration ------------------------------------------------ */
 
+/* --xmpi-lb=time, collective over the processes there: rank 0's map of the cost per row
+ * (balancer.h), on every process, when it has one for the rows registered; else NULL. */
+static double *share_costmap(struct xmpi_ctx *cx)
+{
+    int n = xmpi_registry_size(cx);
+    int have = cx->opts.lb == XMPIR_LB_TIME && n > 0 && cx->rank == 0 && cx->lb.costmap &&
+               cx->lb.costmap_n == n;
+    PMPI_Bcast(&have, 1, MPI_INT, 0, cx->comm);
+    if (!have) return NULL;
+    double *map = cx->rank == 0 ? cx->lb.costmap : malloc(sizeof *map * (size_t)n);
+    if (!map) xmpi_die_nomem(cx, "XMPI_Eval_reconfig");
+    PMPI_Bcast(map, n, MPI_DOUBLE, 0, cx->comm);
+    if (cx->rank != 0) return map;
+    double *copy = malloc(sizeof *copy * (size_t)n);
+    if (!copy) xmpi_die_nomem(cx, "XMPI_Eval_reconfig");
+    memcpy(copy, map, sizeof *copy * (size_t)n);
+    return copy;
+}
+
 /* Before a spawn, collective over the processes there: the rows each holds and its rows per
  * second of compute in interval s, and one power for every new process (the mean of the
- * measured processes of its class, else of all). *power has room for p + nnew entries. */
+ * measured processes of its class, else of all). *power has room for p + nnew entries.
+ * Under --xmpi-lb=time with a cost map (*map, malloc'ed, else NULL), a process's power is
+ * the cost of its rows per second, so that the new blocks equalize predicted times for
+ * rows of uneven cost as the balancer's do. */
 static void powers_before_spawn(struct xmpi_ctx *cx, const struct xmpi_interval *s,
                                 const struct xmpi_app *app, char *const cls[], int nnew,
-                                double *power)
+                                double *power, double **map)
 {
     int p = cx->size;
-    int *count = malloc(sizeof *count * 2 * ((size_t)p + (size_t)nnew));
+    int *count = malloc(sizeof *count * 3 * ((size_t)p + (size_t)nnew));
     if (!count) xmpi_die_nomem(cx, "XMPI_Eval_reconfig");
-    int *klass = count + p + nnew;
+    int *klass = count + p + nnew, *displ = klass + p + nnew;
     PMPI_Allgather(app->count, 1, MPI_INT, count, 1, MPI_INT, cx->comm);
+    PMPI_Allgather(app->displ, 1, MPI_INT, displ, 1, MPI_INT, cx->comm);
+    *map = share_costmap(cx);
+    int n = xmpi_registry_size(cx);
+    for (int i = 0; *map && i < p; i++)
+        if (count[i] < 0 || (count[i] > 0 && (displ[i] < 0 || displ[i] > n - count[i]))) {
+            free(*map);   /* blocks the registry would refuse: the move will say so */
+            *map = NULL;
+        }
     /* Classes are known on rank 0: the model's index of each rank, and of each new one. */
     if (cx->rank == 0) {
         if (xmpi_rtmodel_rank_classes(&cx->model, &cx->world.sched, klass, p))
@@ -149,8 +179,12 @@ static void powers_before_spawn(struct xmpi_ctx *cx, const struct xmpi_interval 
     double all = 0;
     int nall = 0;
     for (int i = 0; i < p; i++) {
-        double comp = s->ranks[i].t_real - s->ranks[i].comm_time;
-        power[i] = count[i] > 0 && comp > 0 ? count[i] / comp : 0;
+        double comp = s->ranks[i].t_real - s->ranks[i].comm_time, rows = count[i];
+        if (*map) {
+            rows = 0;
+            for (int r = displ[i]; r < displ[i] + count[i]; r++) rows += (*map)[r];
+        }
+        power[i] = count[i] > 0 && comp > 0 && rows > 0 ? rows / comp : 0;
         if (power[i] > 0) all += power[i], nall++;
     }
     double mean = nall ? all / nall : 1;
@@ -169,7 +203,7 @@ static void powers_before_spawn(struct xmpi_ctx *cx, const struct xmpi_interval 
 /* After a spawn: every process's rows in proportion to its power (computed before), the
  * new processes receiving theirs through XMPI_Get_data, the others moving in one call. */
 static int spread_after_spawn(struct xmpi_ctx *cx, const struct xmpi_app *app,
-                              const double *power)
+                              const double *power, const double *map)
 {
     int p = cx->size, n = xmpi_registry_size(cx), me = cx->rank;
     if (n < 0) return XMPI_SUCCESS;
@@ -178,7 +212,7 @@ static int spread_after_spawn(struct xmpi_ctx *cx, const struct xmpi_app *app,
     int *nd = nc + p;
     char why[300];
     /* Every process that was there computes the same blocks from the same numbers. */
-    int rc = xmpi_part_weighted(n, p, NULL, power, nc, nd, why, sizeof why);
+    int rc = xmpi_part_weighted(n, p, map, power, nc, nd, why, sizeof why);
     if (rc) {
         /* Keep the old blocks: the new processes take nothing (the balancer moves rows to
          * them at a later interval). */
@@ -186,6 +220,12 @@ static int spread_after_spawn(struct xmpi_ctx *cx, const struct xmpi_app *app,
                   "start without rows", why);
         nc[me] = *app->count;
         nd[me] = *app->displ;
+    } else if (map && cx->rank == 0 && cx->opts.verbose >= 1) {
+        char list[256] = "";
+        for (int i = 0, at = 0; i < p && at < (int)sizeof list - 12; i++)
+            at += snprintf(list + at, sizeof list - (size_t)at, "%s%d", i ? "," : "", nc[i]);
+        xmpi_note(cx, 1, "XMPI_Eval_reconfig: rows after the spawn by the cost of each row "
+                  "(--xmpi-lb=time): %s", list);
     }
     struct xmpi_move mv = {*app->count, *app->displ, nc[me], nd[me], 0, NULL, 0,
                            cx->mon.iterations, 0, "XMPI_Eval_reconfig"};
@@ -234,15 +274,17 @@ static int reconfigure(struct xmpi_ctx *cx, const struct xmpi_interval *s,
         spawn_command(cx, app, exe, sizeof exe, &command, &argv);
         double *power = malloc(sizeof *power * ((size_t)cx->size + (size_t)plan->count));
         if (!power) xmpi_die_nomem(cx, "XMPI_Eval_reconfig");
-        powers_before_spawn(cx, s, app, classes, plan->count, power);
+        double *map;
+        powers_before_spawn(cx, s, app, classes, plan->count, power, &map);
         int before = cx->size;
         rc = spawn_processes(cx, command, argv, plan->count, MPI_INFO_NULL, classes);
         /* Processes that did start wait for their rows, even when a later one failed. */
         if (cx->size > before) {
             /* A failed move is the error to report: the new processes get it too. */
-            int moved = spread_after_spawn(cx, app, power);
+            int moved = spread_after_spawn(cx, app, power, map);
             if (moved != XMPI_SUCCESS) rc = moved;
         }
+        free(map);
         free(power);
     } else {
         rc = remove_processes(cx, plan->count, classes);

@@ -192,6 +192,8 @@ struct plan {
     long long *snnz, *rnnz;          /* per peer and sparse structure */
     long long *newnnz;               /* per sparse structure */
     void **fresh;                    /* 3 new buffers per structure */
+    unsigned char *inplace;          /* per structure: the block keeps its rows in its own
+                                      * buffer, fresh holds only the rows that arrive */
     int nsparse;
 };
 
@@ -205,6 +207,7 @@ static void plan_free(struct plan *pl)
     free(pl->snnz);
     free(pl->newnnz);
     free(pl->fresh);
+    free(pl->inplace);
 }
 
 static int plan_alloc(struct plan *pl)
@@ -219,7 +222,9 @@ static int plan_alloc(struct plan *pl)
     pl->snnz = calloc(p * ns * 2, sizeof *pl->snnz);
     pl->newnnz = calloc(ns, sizeof *pl->newnnz);
     pl->fresh = calloc((size_t)R->n * 3 + 1, sizeof *pl->fresh);
-    if (!pl->d || !pl->oc || !pl->sc || !pl->order || !pl->segs || !pl->snnz || !pl->newnnz || !pl->fresh)
+    pl->inplace = calloc((size_t)R->n + 1, 1);
+    if (!pl->d || !pl->oc || !pl->sc || !pl->order || !pl->segs || !pl->snnz || !pl->newnnz ||
+        !pl->fresh || !pl->inplace)
         return -1;
     pl->od = pl->oc + p;
     pl->nc = pl->oc + 2 * p;
@@ -347,9 +352,24 @@ static int prepare(struct plan *pl, int *bad)
         void **f = &pl->fresh[3 * s];
         size_t rows = r->scheme == XMPI_REPLICATED ? (size_t)pl->N : (size_t)pl->nc[me];
         if (r->kind != K_SPARSE) {
-            /* Replicated copies are refreshed in place; only a process without one needs it. */
-            if (r->scheme == XMPI_DISTRIBUTED || !*r->data) {
-                size_t bytes = rows * rowlen(r) * r->elsize;
+            size_t unit = rowlen(r) * r->elsize;
+            int lo, kept = r->scheme == XMPI_DISTRIBUTED && *r->data
+                               ? xmpi_part_overlap(pl->oc[me], pl->od[me], pl->nc[me], pl->nd[me], &lo)
+                               : 0;
+            if (kept > 0) {
+                /* The block keeps rows: it stays in its buffer, grown here if the new block is
+                 * larger (realloc keeps the rows where they are), and only the rows that
+                 * arrive get fresh memory: a move costs what it moves, not the block size. */
+                size_t have = (size_t)pl->oc[me] * unit, need = rows * unit;
+                void *grown = need > have ? realloc(*r->data, need) : *r->data;
+                size_t in = ((size_t)pl->nc[me] - (size_t)kept) * unit;
+                if (grown) *r->data = grown;
+                if (!grown || !(f[0] = malloc(in ? in : 1))) *bad = s + 1;
+                pl->inplace[s] = 1;
+            } else if (r->scheme == XMPI_DISTRIBUTED || !*r->data) {
+                /* Replicated copies are refreshed in place; only a process without one needs
+                 * it. A block that keeps nothing is received whole into a new buffer. */
+                size_t bytes = rows * unit;
                 if (!(f[0] = malloc(bytes ? bytes : 1))) *bad = s + 1;
             }
             continue;
@@ -435,12 +455,50 @@ static void count_bytes(struct plan *pl, size_t unit)
     }
 }
 
+/* A distributed block that keeps rows [lo, lo + kept): the others' rows arrive in f (those
+ * before the kept ones, then those after), the kept rows slide to their new place in the
+ * block's own buffer (grown in prepare), the arrivals are copied around them, and a smaller
+ * block gives back the end of its buffer. */
+static int move_dense_inplace(struct plan *pl, struct xmpi_reg *r, void **f, MPI_Datatype t,
+                              size_t unit)
+{
+    int p = pl->p, me = pl->me, lo = 0;
+    int kept = xmpi_part_overlap(pl->oc[me], pl->od[me], pl->nc[me], pl->nd[me], &lo);
+    int front = lo - pl->nd[me], back = pl->nc[me] - front - kept;
+    for (int j = 0; j < p; j++) {
+        int at = 0;
+        pl->sc[j] = j == me ? 0 : xmpi_part_overlap(pl->oc[me], pl->od[me], pl->nc[j], pl->nd[j], &at);
+        pl->sd[j] = pl->sc[j] ? at - pl->od[me] : 0;
+        pl->rc[j] = j == me ? 0 : xmpi_part_overlap(pl->oc[j], pl->od[j], pl->nc[me], pl->nd[me], &at);
+        at -= pl->nd[me];
+        pl->rd[j] = pl->rc[j] ? (at < front ? at : at - kept) : 0;
+    }
+    char *data = *r->data, *in = f[0];
+    int rc = PMPI_Alltoallv(data, pl->sc, pl->sd, t, in, pl->rc, pl->rd, t, pl->cx->comm);
+    count_bytes(pl, unit);
+    if (rc == MPI_SUCCESS) {
+        memmove(data + (size_t)front * unit, data + (size_t)(lo - pl->od[me]) * unit,
+                (size_t)kept * unit);
+        memcpy(data, in, (size_t)front * unit);
+        memcpy(data + (size_t)(front + kept) * unit, in + (size_t)front * unit, (size_t)back * unit);
+        if (pl->nc[me] < pl->oc[me]) {
+            void *less = realloc(data, (size_t)pl->nc[me] * unit);
+            if (less) *r->data = less;
+        }
+    }
+    free(f[0]);
+    f[0] = NULL;
+    return rc;
+}
+
 static int move_dense(struct plan *pl, struct xmpi_reg *r, void **f)
 {
     int p = pl->p, me = pl->me, rc;
     MPI_Datatype t = row_type(r, rowlen(r));
     size_t unit = rowlen(r) * r->elsize;
-    if (r->scheme == XMPI_DISTRIBUTED) {
+    if (pl->inplace[r - pl->R->r]) {
+        rc = move_dense_inplace(pl, r, f, t, unit);
+    } else if (r->scheme == XMPI_DISTRIBUTED) {
         for (int j = 0; j < p; j++) {
             int lo = 0;
             pl->sc[j] = xmpi_part_overlap(pl->oc[me], pl->od[me], pl->nc[j], pl->nd[j], &lo);

@@ -236,7 +236,9 @@ static void from_difference(double *cost, unsigned char *fixed, int lo, int hi, 
 /* Rows that moved across the boundary between blocks i and j = i + 1 alone (each kept its
  * other end) were timed on both: the rank that gave them up lost what they cost at its speed,
  * the one that took them gained what they cost at its own. The two differences give how much
- * slower j is than i, when both stand out of the noise (a tenth of the block's time). */
+ * slower j is than i, when both stand well out of the noise (a quarter of the block's time:
+ * on equal processors a first move rarely changes a block that much, and short intervals on
+ * a shared machine vary by a tenth). */
 static void learn_speed(int p, const int *count, const int *displ, const double *total,
                         const int *pcount, const int *pdispl, const double *ptotal, double *slow)
 {
@@ -248,11 +250,11 @@ static void learn_speed(int p, const int *count, const int *displ, const double 
             displ[j] == pdispl[j] || !(slow[i] > 0))
             continue;
         double di = total[i] - ptotal[i], dj = total[j] - ptotal[j];
-        double ni = 0.1 * (total[i] > ptotal[i] ? total[i] : ptotal[i]);
-        double nj = 0.1 * (total[j] > ptotal[j] ? total[j] : ptotal[j]);
+        double ni = 0.25 * (total[i] > ptotal[i] ? total[i] : ptotal[i]);
+        double nj = 0.25 * (total[j] > ptotal[j] ? total[j] : ptotal[j]);
         if (!(di * dj < 0) || fabs(di) < ni || fabs(dj) < nj) continue;
         double ratio = -dj / di;
-        ratio = ratio < 1.0 / 16 ? 1.0 / 16 : ratio > 16 ? 16 : ratio;
+        ratio = ratio < 1.0 / 8 ? 1.0 / 8 : ratio > 8 ? 8 : ratio;
         slow[j] = slow[i] * ratio;
     }
 }

@@ -93,7 +93,7 @@ int xmpi_lb_plan(const struct xmpi_lb_params *prm, const struct xmpi_lb_state *s
  * each rank's seconds per unit of cost, relative to rank 0's (start them at 1). When totals
  * are seconds, a slow processor's rows look costly; the rows that moved between two adjacent
  * blocks, timed on both ranks, tell how much slower one is than the other (the ratio of the two
- * blocks' differences, when both exceed a tenth of the block's time), and the map then holds
+ * blocks' differences, when both exceed a quarter of the block's time), and the map then holds
  * time on rank 0: passed as row weights with each rank's power (cost over time = 1 / slow),
  * the split gives a slow rank fewer rows from the second move on. Returns 0, -1 for invalid
  * input (blocks outside [0, n), a negative or non-finite total, a slowness not > 0), or -2

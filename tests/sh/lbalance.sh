@@ -101,3 +101,25 @@ for np in 2 3; do
             test $rc = 0 -a -n "$want" -a "$want" = "$got"
     done
 done
+
+# A policy's grow under --xmpi-lb=time: the new process's share comes from the same cost map
+# as the balancer's moves, so the rank that holds the costly rows (the first quarter) keeps
+# fewer than a third of the rows and the new rank (cheap rows only) more, where an even or
+# power-only split on these equal processors gives each 200.
+# The answer stays the serial one, bit for bit.
+if [ "${LIBXMPI_TEST_SPAWN:-yes}" = no ]; then
+    ok "--xmpi-lb=time grow: rows by the cost map # SKIP this MPI library cannot spawn processes"
+else
+    printf '# iteration action count class\n100 spawn 1 local\n' >"$TMP/grow.events"
+    "$LAUNCH" -np 1 "$J" -n 600 -i 200 -u 4 >"$TMP/serial200" 2>&1
+    "$LAUNCH" -np 2 "$J" -n 600 -i 200 -u 4 -w -d --xmpi-si=20 --xmpi-lb=time --xmpi-policy=smp \
+        "--xmpi-rms=schedule:$TMP/grow.events" --xmpi-oversubscribe --xmpi-verbose=1 \
+        >"$TMP/grow" 2>&1
+    rc=$?
+    check "--xmpi-lb=time grow 2 -> 3: the serial run's answer (exit $rc)" \
+        test $rc = 0 -a -n "$(field checksum "$TMP/grow")" -a \
+        "$(field checksum "$TMP/serial200")" = "$(field checksum "$TMP/grow")"
+    spread=$(sed -n 's/.*rows after the spawn by the cost of each row (--xmpi-lb=time): //p' "$TMP/grow")
+    check "... the new blocks come from the cost map, fewer rows where they cost more ($spread)" \
+        sh -c "echo '$spread' | awk -F, 'NF == 3 && \$1 + \$2 + \$3 == 600 && \$1 < 200 && \$3 > 200 { ok = 1 } END { exit !ok }'"
+fi
