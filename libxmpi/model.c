@@ -100,10 +100,40 @@ int xmpi_rtmodel_rank_classes(const struct xmpi_rtmodel *md, const struct xmpi_s
     return 0;
 }
 
+/* --xmpi-lb=time and no work measured (none declared, no PAPI): the work of each rank is its
+ * compute time at rank 0's speed (the balancer's cost units: lbalance.h, "slow"), so that
+ * the model's computation term, work over the processes' summed power, is the time of a
+ * configuration whose rows are split by cost, however uneven the rows. Returns s itself
+ * when the work is measured; else *out, whose records *rec (malloc'ed) the caller frees. */
+static const struct xmpi_interval *timed_work(struct xmpi_ctx *cx, const struct xmpi_interval *s,
+                                              struct xmpi_interval *out,
+                                              struct xmpi_rank_record **rec)
+{
+    *rec = NULL;
+    if (cx->opts.lb != XMPIR_LB_TIME || s->work_sum > 0 || !s->ranks || s->nprocs < 1) return s;
+    struct xmpi_rank_record *r = malloc(sizeof *r * (size_t)s->nprocs);
+    if (!r) return s;
+    const struct xmpi_balancer *lb = &cx->lb;
+    int speeds = lb->slow && lb->prev_p == s->nprocs;
+    for (int i = 0; i < s->nprocs; i++) {
+        r[i] = s->ranks[i];
+        double comp = r[i].t_real - r[i].comm_time;
+        r[i].work = comp > 0 ? comp / (speeds ? lb->slow[i] : 1) : 0;
+    }
+    xmpi_interval_reduce(out, r, s->nprocs);
+    out->index = s->index;
+    out->iteration = s->iteration;
+    *rec = r;
+    return out;
+}
+
 void xmpi_rtmodel_observe(struct xmpi_ctx *cx, const struct xmpi_interval *s)
 {
     struct xmpi_rtmodel *md = &cx->model;
     if (!md->on || !s) return;
+    struct xmpi_interval timed;
+    struct xmpi_rank_record *rec;
+    s = timed_work(cx, s, &timed, &rec);
     int *cls = malloc(sizeof *cls * (size_t)s->nprocs);
     const struct xmpi_sched *sc = cx->world.have_sched ? &cx->world.sched : NULL;
     int known = cls && xmpi_rtmodel_rank_classes(md, sc, cls, s->nprocs) == 0;
@@ -116,6 +146,7 @@ void xmpi_rtmodel_observe(struct xmpi_ctx *cx, const struct xmpi_interval *s)
         xmpi_model_observe_link(&md->m, s, mixed);
     }
     free(cls);
+    free(rec);
 }
 
 void xmpi_rtmodel_plan(struct xmpi_ctx *cx, const char *action, const struct xmpi_interval *s,

@@ -122,4 +122,14 @@ else
     spread=$(sed -n 's/.*rows after the spawn by the cost of each row (--xmpi-lb=time): //p' "$TMP/grow")
     check "... the new blocks come from the cost map, fewer rows where they cost more ($spread)" \
         sh -c "echo '$spread' | awk -F, 'NF == 3 && \$1 + \$2 + \$3 == 600 && \$1 < 200 && \$3 > 200 { ok = 1 } END { exit !ok }'"
+    # No work declared (-w): the model's computation term comes from the times at rank 0's
+    # speed (the balancer's cost units); --xmpi-lb=rows has no work to predict from.
+    pred=$(sed -n 's/.*spawn to 3 processes at iteration [0-9]*: the next [0-9]* iterations should take \([0-9.e+-]*\) s computing.*/\1/p' "$TMP/grow")
+    check "... the model predicts the computation after the spawn without declared work ($pred s)" \
+        awk -v t="$pred" 'BEGIN { exit !(t + 0 > 0) }'
+    "$LAUNCH" -np 2 "$J" -n 600 -i 200 -u 4 -w -d --xmpi-si=20 --xmpi-lb=rows --xmpi-policy=smp \
+        "--xmpi-rms=schedule:$TMP/grow.events" --xmpi-oversubscribe --xmpi-verbose=1 \
+        >"$TMP/grow-rows" 2>&1
+    check "... where --xmpi-lb=rows says it cannot (no work measured)" \
+        grep -q "cannot predict the spawn (code -2: no power or work measured yet)" "$TMP/grow-rows"
 fi
