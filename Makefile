@@ -20,9 +20,9 @@ ifeq ($(origin SDE),undefined)
 SDE := $(if $(filter yes,$(PAPI)),$(if $(shell printf '\043include <sde_lib.h>\nint main(void){return !papi_sde_init("x");}\n' | $(CC) -x c - -o /dev/null -lsde >/dev/null 2>&1 && echo y),yes,no),no)
 endif
 ifneq ($(PAPI),yes)
-$(info libxmpi: building without PAPI (no papi.h): work is what programs declare, no events are counted)
+$(info libxmpi: building without PAPI (no papi.h, or PAPI=no): work is what programs declare, no events are counted)
 else ifneq ($(SDE),yes)
-$(info libxmpi: building without PAPI's libsde (no sde_lib.h or libsde): its counters are not exported to PAPI)
+$(info libxmpi: building without PAPI's libsde (no sde_lib.h or libsde, or SDE=no): its counters are not exported to PAPI)
 endif
 PAPI_CFLAGS = $(if $(filter yes,$(PAPI)),-DXMPI_HAVE_PAPI $(shell pkg-config --cflags papi 2>/dev/null)) $(if $(filter yes,$(SDE)),-DXMPI_HAVE_SDE)
 XCFLAGS = -std=c11 -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Werror -fPIC -fvisibility=hidden -Iinclude $(PAPI_CFLAGS)
