@@ -10,8 +10,24 @@ CFLAGS ?= -O2 -g
 VERSION = 0.1.0
 SOMAJOR = 0
 
-XCFLAGS = -std=c11 -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Werror -fPIC -fvisibility=hidden -Iinclude $(shell pkg-config --cflags papi 2>/dev/null)
-PAPI_LIBS = $(shell pkg-config --libs papi 2>/dev/null || echo -lpapi)
+# PAPI is optional: without papi.h the library builds, counts no events and says so at run
+# time; with PAPI's libsde it also exports its own counters as software-defined events
+# (docs/papi-sde.md). PAPI=no builds without both.
+ifeq ($(origin PAPI),undefined)
+PAPI := $(if $(shell printf '\043include <papi.h>\n' | $(CC) $(shell pkg-config --cflags papi 2>/dev/null) -E -x c - >/dev/null 2>&1 && echo y),yes,no)
+endif
+ifeq ($(origin SDE),undefined)
+SDE := $(if $(filter yes,$(PAPI)),$(if $(shell printf '\043include <sde_lib.h>\nint main(void){return !papi_sde_init("x");}\n' | $(CC) -x c - -o /dev/null -lsde >/dev/null 2>&1 && echo y),yes,no),no)
+endif
+ifneq ($(PAPI),yes)
+$(info libxmpi: building without PAPI (no papi.h, or PAPI=no): work is what programs declare, no events are counted)
+else ifneq ($(SDE),yes)
+$(info libxmpi: building without PAPI's libsde (no sde_lib.h or libsde, or SDE=no): its counters are not exported to PAPI)
+endif
+PAPI_CFLAGS = $(if $(filter yes,$(PAPI)),-DXMPI_HAVE_PAPI $(shell pkg-config --cflags papi 2>/dev/null)) $(if $(filter yes,$(SDE)),-DXMPI_HAVE_SDE)
+XCFLAGS = -std=c11 -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Werror -fPIC -fvisibility=hidden -Iinclude $(PAPI_CFLAGS)
+SDE_LIBS = $(if $(filter yes,$(SDE)),-lsde)
+PAPI_LIBS = $(if $(filter yes,$(PAPI)),$(shell pkg-config --libs papi 2>/dev/null || echo -lpapi)) $(SDE_LIBS)
 HWLOC_LIBS = $(shell pkg-config --libs hwloc 2>/dev/null || echo -lhwloc)
 # GLPK (policies/mapping.c): Debian's libglpk-dev ships no .pc file, hence the fallback.
 GLPK_LIBS = $(shell pkg-config --libs glpk 2>/dev/null || echo -lglpk)
@@ -212,7 +228,8 @@ install: all
 	install -m 755 $(LIBSO) $(DESTDIR)$(PREFIX)/lib/
 	ln -sf libxmpi.so.$(VERSION) $(DESTDIR)$(PREFIX)/lib/libxmpi.so.$(SOMAJOR)
 	ln -sf libxmpi.so.$(VERSION) $(DESTDIR)$(PREFIX)/lib/libxmpi.so
-	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' xmpi.pc.in \
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' -e 's|@PAPI_PC@|$(if $(filter yes,$(PAPI)),papi )|' \
+	    -e 's|@SDE_LIBS@|$(if $(SDE_LIBS), $(SDE_LIBS))|' xmpi.pc.in \
 	    > $(DESTDIR)$(PREFIX)/lib/pkgconfig/xmpi.pc
 	install -m 755 $(BUILD)/bin/jacobi $(DESTDIR)$(PREFIX)/bin/xmpi-jacobi
 	install -m 755 $(BUILD)/bin/jacobi-plain $(DESTDIR)$(PREFIX)/bin/xmpi-jacobi-plain

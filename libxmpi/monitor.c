@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "context.h"
+#include "sde.h"
 #include "xmpi.h"
 
 static double cpu_now(void)
@@ -23,6 +24,7 @@ void xmpi_monitor_init(struct xmpi_ctx *cx)
     memset(mon, 0, sizeof *mon);
     strcpy(mon->source, "none");
     xmpi_hwcount_init(&cx->hw);
+    xmpi_sde_register(cx);
 }
 
 void xmpi_monitor_free(struct xmpi_ctx *cx)
@@ -126,6 +128,14 @@ static int configure(struct xmpi_ctx *cx, char *events[])
     return XMPI_SUCCESS;
 }
 
+/* A read failed mid-run (the event set is gone): declared work from here on. */
+static void papi_stopped(struct xmpi_ctx *cx)
+{
+    cx->mon.papi = 0;
+    strcpy(cx->mon.source, "declared");
+    xmpi_note(cx, 0, "PAPI stopped counting (%s); work source: declared", cx->hw.why);
+}
+
 int XMPI_Monitor_iter_begin(char *events[])
 {
     struct xmpi_ctx *cx = xmpi_ctx;
@@ -142,11 +152,7 @@ int XMPI_Monitor_iter_begin(char *events[])
         return XMPI_ERR_ARG;
     }
     mon->declared = 0;
-    if (mon->papi && xmpi_hwcount_read(&cx->hw, mon->hw0)) {
-        mon->papi = 0;
-        strcpy(mon->source, "declared");
-        xmpi_note(cx, 0, "PAPI stopped counting; work source: declared");
-    }
+    if (mon->papi && xmpi_hwcount_read(&cx->hw, mon->hw0)) papi_stopped(cx);
     memcpy(mon->snap, cx->profile, sizeof mon->snap);
     mon->in_iter = 1;
     if (cx->status == XMPI_NEWLY_SPAWNED) cx->status = XMPI_RUNNING;
@@ -229,11 +235,7 @@ int xmpi_monitor_end_iteration(struct xmpi_ctx *cx, long long *counts, int *clos
     }
     for (int i = 0; counts && i < mon->nevents; i++)
         counts[i] = counted ? hw[i] - mon->hw0[i] : -1;
-    if (mon->papi && !counted) {
-        mon->papi = 0;
-        strcpy(mon->source, "declared");
-        xmpi_note(cx, 0, "PAPI stopped counting; work source: declared");
-    }
+    if (mon->papi && !counted) papi_stopped(cx);
 
     xmpi_record_add(&mon->acc, it);
     mon->iterations++;

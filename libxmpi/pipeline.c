@@ -118,6 +118,7 @@ static int rebalance(struct xmpi_ctx *cx, const struct xmpi_interval *s,
     PMPI_Allreduce(&t, &tmax, 1, MPI_DOUBLE, MPI_MAX, cx->comm);
     xmpi_balancer_moved(cx, tmax);
     xmpi_sink_action(&cx->sink, "rebalance");
+    cx->sink.rebalances++;
     xmpi_note(cx, 1, "interval %d: rebalanced in %.3f s", s->index, tmax);
     return XMPI_SUCCESS;
 }
@@ -634,6 +635,7 @@ static int spawn_processes(struct xmpi_ctx *cx, const char *command, char *argv[
         if (done == n) xmpi_sink_reconfigured(&cx->sink, PMPI_Wtime() - t0);
     }
     if (done > 0) xmpi_sink_action(&cx->sink, "spawn");
+    cx->sink.spawned += done;
     free(hosts);
     return rc;
 }
@@ -693,6 +695,7 @@ static int remove_processes(struct xmpi_ctx *cx, int nprocs, char *node_class[])
     xmpi_world_remove(cx, ranks, n);
     xmpi_registry_after_remove(cx, ranks, n);
     xmpi_sink_action(&cx->sink, "remove");
+    cx->sink.removed += n;
     if (cx->rank == 0) {
         if (hosts) xmpi_rms_removed(cx, hosts, n);
         xmpi_note(cx, 2, "removed %d process(es); XMPI_COMM_WORLD has %d", n, cx->size);

@@ -676,6 +676,9 @@ int xmpi_registry_move(struct xmpi_ctx *cx, struct xmpi_move *mv)
         if (mv->joining) R->got_data = 1;
         R->stats.moves++;
         R->stats.seconds = PMPI_Wtime() - t0;
+        R->stats.seconds_total += R->stats.seconds;
+        R->stats.bytes_sent_total += R->stats.bytes_sent;
+        R->stats.bytes_recv_total += R->stats.bytes_recv;
         if (cx->rank == 0) xmpi_sink_moved(&cx->sink, PMPI_Wtime() - t_all);
         mv->resume = 0;
         for (int i = 0; i < pl.p; i++)

@@ -30,6 +30,8 @@ struct xmpi_redist_stats {
     double seconds;      /* wall time of the last one on this process */
     double bytes_sent;   /* bytes this process sent to other processes in the last one */
     double bytes_recv;   /* bytes it received from other processes */
+    /* Running totals of every move since the process started (exported to PAPI, sde.c). */
+    double seconds_total, bytes_sent_total, bytes_recv_total;
 };
 
 struct xmpi_registry {

@@ -9,6 +9,10 @@ struct xmpi_sink {
     /* Running totals since MPI_Init (never reset): the model takes differences. */
     double reconf_seconds;   /* spawns and removals, without the data they moved */
     double redist_seconds;   /* redistributions, from the moment every process is in them */
+    /* Running totals on every process, exported to PAPI tools (sde.c). */
+    long long rebalances;    /* rebalances carried out */
+    long long spawned;       /* processes that joined by spawns this process took part in */
+    long long removed;       /* processes that left by removals this process took part in */
 };
 
 /* Adds `action` to the next row's action column, once per kind, in order, joined by '+'. */
