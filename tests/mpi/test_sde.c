@@ -102,7 +102,7 @@ static double work_ratio(int count, int displ)
 struct run {
     double *x;
     int count, displ;
-    int moves;                 /* block changes seen by this process */
+    int moves;                 /* moves: intervals after which any process's block changed */
     int first_gain;            /* rows the first move added to this process's block */
     double sent, recv;         /* bytes they moved, by the program's own account */
     long long bytes, calls;    /* profiled MPI traffic the program made */
@@ -125,7 +125,11 @@ static long long iteration(struct run *r, int it, long long *counts, double decl
     XMPI_Monitor_iter_end(counts);
     int c0 = r->count, d0 = r->displ;
     XMPI_Eval_lbalance(rank, size, it, ITERS + AFTER, &r->count, &r->displ, NULL);
-    if (r->count != c0 || r->displ != d0) {
+    /* A move may leave this process's block as it was (the boundary between two others
+     * moved): a move is one if any block changed. PMPI: not a call the profile counts. */
+    int changed = r->count != c0 || r->displ != d0, any = 0;
+    PMPI_Allreduce(&changed, &any, 1, MPI_INT, MPI_MAX, XMPI_COMM_WORLD);
+    if (any) {
         if (!r->moves) r->first_gain = r->count - c0;
         r->moves++;
         moved_bytes(c0, d0, r->count, r->displ, &r->sent, &r->recv);
