@@ -90,7 +90,7 @@ static const struct optdef table[] = {
     {"initial", K_STRING, 0, 0, OFF(initial), SZ(initial), "(the first class of each host)",
      "CLASS:COUNT[,CLASS:COUNT...] in rank order, e.g. fast:1,slow:1",
      "the node class of each process started by mpirun", valid_initial, NULL},
-    {"lb", K_CHOICE, 0, 0, OFF(lb), 0, "rows", "rows, nnz, weight or time",
+    {"lb", K_CHOICE, 0, 0, OFF(lb), 0, "time", "time, rows, nnz or weight",
      "XMPI_Eval_lbalance: rows: rows in proportion to each process's power (thesis Algorithm 5, "
      "every row the same work); nnz and weight: the same with rows weighted by their nonzeros "
      "(the first registered sparse matrix) or by the program's weight array; time: a cost per "
@@ -172,6 +172,7 @@ void xmpi_options_defaults(struct xmpi_options *o)
 {
     memset(o, 0, sizeof *o);
     o->si = 100;
+    o->lb = 3;   /* "time" (lb_policies[3], enum xmpi_lb_policy XMPIR_LB_TIME) */
     o->lb_th1 = 10;
     o->lb_th2 = 5;
     o->lb_k = 3;

@@ -23,7 +23,7 @@ struct xmpi_options {
     int oversubscribe;              /* allow more processes than PEs on a host */
     char rms[XMPIR_PATH_MAX + 16];   /* "none", "schedule:FILE" or "file:PATH"; "" = none */
     char initial[512];              /* classes of the initial processes, "" = first class */
-    int lb;                         /* enum xmpi_lb_policy: rows, nnz, weight */
+    int lb;                         /* enum xmpi_lb_policy: rows, nnz, weight, time */
     long lb_th1;                    /* imbalance threshold, percent */
     long lb_th2;                    /* non-dedicated threshold, percent */
     long lb_k;                      /* intervals that make interference long-term */

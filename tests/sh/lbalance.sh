@@ -81,7 +81,7 @@ done
 "$LAUNCH" -np 2 "$J" -n 100 -i 5 --xmpi-lb=fastest >"$TMP/bad" 2>&1
 rc=$?
 check "an unknown --xmpi-lb policy stops the job before any work" \
-    sh -c "test $rc = 2 && grep -q 'rows, nnz, weight or time' '$TMP/bad'"
+    sh -c "test $rc = 2 && grep -q 'time, rows, nnz or weight' '$TMP/bad'"
 "$ROOT/$BUILD/bin/jacobi-plain" -b >"$TMP/plain" 2>&1
 rc=$?
 check "jacobi-plain -b is refused (exit 2)" sh -c "test $rc = 2 && grep -q 'needs libxmpi' '$TMP/plain'"
