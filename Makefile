@@ -15,7 +15,9 @@ PAPI_LIBS = $(shell pkg-config --libs papi 2>/dev/null || echo -lpapi)
 HWLOC_LIBS = $(shell pkg-config --libs hwloc 2>/dev/null || echo -lhwloc)
 # GLPK (policies/mapping.c): Debian's libglpk-dev ships no .pc file, hence the fallback.
 GLPK_LIBS = $(shell pkg-config --libs glpk 2>/dev/null || echo -lglpk)
-DEP_LIBS = $(PAPI_LIBS) $(HWLOC_LIBS) $(GLPK_LIBS) -lm -pthread
+# zlib: the CRC-32 of checkpoint files (libxmpi/checkpoint.c).
+ZLIB_LIBS = $(shell pkg-config --libs zlib 2>/dev/null || echo -lz)
+DEP_LIBS = $(PAPI_LIBS) $(HWLOC_LIBS) $(GLPK_LIBS) $(ZLIB_LIBS) -lm -pthread
 CHECK_CFLAGS = $(shell pkg-config --cflags check 2>/dev/null)
 CHECK_LIBS = $(shell pkg-config --libs check 2>/dev/null || echo -lcheck)
 
