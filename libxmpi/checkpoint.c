@@ -356,6 +356,13 @@ static void rotate(struct xmpi_ctx *cx, const char *parent)
     int n = 0, cap = 0;
     struct dirent *e;
     while ((e = readdir(d))) {
+        /* Ours is published by now: a temporary left here is a crashed writer's. */
+        if (!strncmp(e->d_name, ".tmp-", 5) || !strncmp(e->d_name, ".old-", 5)) {
+            char stale[PATHLEN + 300];
+            snprintf(stale, sizeof stale, "%s/%s", parent, e->d_name);
+            remove_flat_dir(stale);
+            continue;
+        }
         if (!xmpi_ckpt_is_auto(e->d_name)) continue;
         if (n == cap) {
             cap = cap ? 2 * cap : 16;
