@@ -222,6 +222,7 @@ install: all
 	install -m 755 $(BUILD)/bin/cg-plain $(DESTDIR)$(PREFIX)/bin/xmpi-cg-plain
 	install -m 755 $(BUILD)/bin/epidemic $(DESTDIR)$(PREFIX)/bin/xmpi-epidemic
 	$(foreach t,$(INSTALL_TOOLS),install -m 755 $(t) $(DESTDIR)$(PREFIX)/bin/;)
+	install -m 755 scripts/xmpi-resume $(DESTDIR)$(PREFIX)/bin/
 	install -m 644 $(MAN1) $(DESTDIR)$(PREFIX)/share/man/man1/
 	install -m 644 $(MAN3) $(DESTDIR)$(PREFIX)/share/man/man3/
 
@@ -239,6 +240,7 @@ uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/bin/xmpi-cg-plain
 	rm -f $(DESTDIR)$(PREFIX)/bin/xmpi-epidemic
 	rm -f $(addprefix $(DESTDIR)$(PREFIX)/bin/,$(notdir $(INSTALL_TOOLS)))
+	rm -f $(DESTDIR)$(PREFIX)/bin/xmpi-resume
 	rm -f $(addprefix $(DESTDIR)$(PREFIX)/share/man/man1/,$(notdir $(MAN1)))
 	rm -f $(addprefix $(DESTDIR)$(PREFIX)/share/man/man3/,$(notdir $(MAN3)))
 
