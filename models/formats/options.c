@@ -392,7 +392,7 @@ static int parse_env(struct xmpi_options *o, char *const envp[], const unsigned 
         char where[128];
         snprintf(where, sizeof where, "environment variable %.*s", (int)(eq - e), e);
         if (!d) {
-            char acc[512];
+            char acc[1024];
             list_accepted(acc, sizeof acc, 1);
             snprintf(err, errlen, "xmpi: unknown %s; accepted: %s", where, acc);
             return -1;
@@ -429,7 +429,7 @@ int xmpi_options_parse(struct xmpi_options *o, int *argc, char **argv, int remov
             char where[128];
             snprintf(where, sizeof where, "option --xmpi-%.*s", (int)len, name);
             if (!d) {
-                char acc[512];
+                char acc[1024];
                 list_accepted(acc, sizeof acc, 0);
                 snprintf(err, errlen, "xmpi: unknown %s; accepted: %s", where, acc);
                 return -1;
