@@ -29,7 +29,7 @@ void xmpi_checkpoint_check(struct xmpi_ctx *cx, char *err, size_t len);
  * Returns 1 when the job restarts. */
 int xmpi_checkpoint_start(struct xmpi_ctx *cx);
 /* The pipeline's checkpoint step at an interval end (collective): an automatic checkpoint
- * when --xmpi-checkpoint-every says it is due. `nprocs` ran the interval. */
+ * when --xmpi-checkpoint-every says it is due (skipped when the act step resized the job). */
 void xmpi_checkpoint_interval(struct xmpi_ctx *cx, const struct xmpi_interval *s);
 /* XMPI_Get_data of a restarted process (collective): fills the registered structures; *it
  * the iteration to resume at. An XMPI code, the same everywhere; nothing loaded on error. */
