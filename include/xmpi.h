@@ -34,6 +34,8 @@ enum {
     XMPI_ERR_RESOURCES,   /* no free PE of a class, or fewer removable processes than asked */
     XMPI_ERR_SPAWN,       /* MPI_Comm_spawn failed */
     XMPI_ERR_RMS,         /* the resource manager's file could not be read or written */
+    XMPI_ERR_CHECKPOINT,  /* a checkpoint could not be written, or the one to restart from is
+                           * missing, damaged or does not match the registered structures */
     XMPI_ERR_LAST         /* one past the last code; not returned */
 };
 
@@ -163,6 +165,23 @@ XMPI_PUBLIC int XMPI_Redistribute_data(int scount, int sdispl, int rcount, int r
  * XMPI_ERR_STATE, at once and without communication, on a process that was not spawned
  * or has already received its data; otherwise as XMPI_Redistribute_data. */
 XMPI_PUBLIC int XMPI_Get_data(int *it);
+
+/* ---- Checkpoint and restart (docs/checkpoint.md) ----------------------------------
+ * XMPI_Checkpoint: writes every registered structure, in global row order (so that any
+ * number of processes can restart from it), with collective MPI-IO into a directory `name`
+ * (relative to --xmpi-checkpoint=DIR when set; NULL: the automatic name ckpt-ITERATION in
+ * DIR), with a manifest and a CRC-32 per file. The checkpoint is written under a temporary
+ * name and published by a rename, and LATEST in its directory names it: a crash during the
+ * write leaves the previous checkpoint whole. It records the monitored iterations completed
+ * (call it where the data reflects exactly those: after XMPI_Eval_* or
+ * XMPI_Monitor_iter_end). Collective over XMPI_COMM_WORLD; `name` is significant on rank 0.
+ * The same code on every process: XMPI_ERR_STATE when nothing is registered, XMPI_ERR_ARG for
+ * a bad name, inconsistent registrations or a NULL buffer, XMPI_ERR_CHECKPOINT when a file
+ * cannot be written (rank 0 says why; the previous checkpoint stays the latest).
+ * With --xmpi-restart every process starts as XMPI_NEWLY_SPAWNED: it registers its structures
+ * with NULL pointers, and XMPI_Get_data fills them from the checkpoint for the current number
+ * of processes (even blocks) and returns the iteration to resume at. */
+XMPI_PUBLIC int XMPI_Checkpoint(const char *name);
 
 /* ---- Load balancing ---------------------------------------------------------
  * XMPI_Eval_lbalance: call it at the end of every iteration (after the monitoring call).

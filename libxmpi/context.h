@@ -11,6 +11,7 @@
 #include "../models/formats/options.h"
 #include "../models/interval.h"
 #include "balancer.h"
+#include "checkpoint.h"
 #include "emulate.h"
 #include "hwcount.h"
 #include "model.h"
@@ -66,6 +67,7 @@ struct xmpi_ctx {
     /* Rank 0, with a scheduler: the job's cost so far (cost.h), moved on by record() at
      * every interval end and closed at MPI_Finalize. */
     struct xmpi_cost cost;
+    struct xmpi_ckpt_state ckpt;   /* checkpoint and restart (checkpoint.h) */
 };
 
 /* The process's context: always valid (zeroed before MPI_Init). */

@@ -356,6 +356,8 @@ int xmpi_pipeline_interval_end(struct xmpi_ctx *cx, const struct xmpi_app *app)
         rc = rebalance(cx, s, app, blocks);
     }
     free(blocks);
+    /* checkpoint: the data as the act step left it (--xmpi-checkpoint) */
+    xmpi_checkpoint_interval(cx, s);
     /* record */
     record(cx, s, &plan, decided, t_decide, classes, rate, rate_procs);
     return rc;
@@ -395,6 +397,7 @@ static void cost_report(struct xmpi_ctx *cx)
 void xmpi_pipeline_finish(struct xmpi_ctx *cx)
 {
     if (cx->status == XMPI_REMOVED) return;
+    cx->ckpt.off = 1;   /* the program may have freed its registered buffers by now */
     int closed = 0;
     if (cx->mon.in_iter) xmpi_monitor_end_iteration(cx, NULL, &closed);
     catch_up(cx);
@@ -502,6 +505,13 @@ static int get_data_call(int *it)
     int rc = xmpi_member(cx);
     if (rc) return rc;
     if (cx->status != XMPI_NEWLY_SPAWNED || cx->reg.got_data) return XMPI_ERR_STATE;
+    if (cx->ckpt.restarting) {
+        /* --xmpi-restart: the rows come from the checkpoint, for every process of the job. */
+        long resume = 0;
+        rc = xmpi_checkpoint_restore(cx, &resume);
+        if (rc == XMPI_SUCCESS && it) *it = (int)resume;
+        return rc;
+    }
     struct xmpi_move mv = {0, 0, 0, 0, 1, NULL, 0, cx->mon.iterations, 0, "XMPI_Get_data"};
     rc = xmpi_registry_move(cx, &mv);
     if (rc < 0) return XMPI_ERR_STATE;

@@ -797,6 +797,28 @@ const struct xmpi_redist_stats *xmpi_registry_stats(const struct xmpi_ctx *cx)
     return &cx->reg.stats;
 }
 
+int xmpi_registry_install(struct xmpi_ctx *cx, void **fresh, int n, const int *count,
+                          const int *displ)
+{
+    struct xmpi_registry *R = &cx->reg;
+    int rc = set_part(R, n, R->n ? R->r[0].size : 0, count, displ);
+    if (rc) return rc;
+    for (int s = 0; s < R->n; s++) {
+        struct xmpi_reg *r = &R->r[s];
+        free(*r->data);
+        *r->data = fresh[3 * s];
+        if (r->kind == K_SPARSE) {
+            free(*r->ja);
+            free(*r->a);
+            *r->ja = fresh[3 * s + 1];
+            *r->a = fresh[3 * s + 2];
+        }
+        fresh[3 * s] = fresh[3 * s + 1] = fresh[3 * s + 2] = NULL;
+    }
+    R->got_data = 1;
+    return XMPI_SUCCESS;
+}
+
 void xmpi_registry_free(struct xmpi_ctx *cx)
 {
     free(cx->reg.r);

@@ -79,6 +79,12 @@ const struct xmpi_redist_stats *xmpi_registry_stats(const struct xmpi_ctx *cx);
 int xmpi_registry_describe(struct xmpi_ctx *cx, struct xmpi_struct_desc *d, int max, long *count,
                            long *displ);
 
+/* Restart from a checkpoint (checkpoint.c): every structure takes its new buffers (3 per
+ * structure in registration order, NULL for the parts a kind has not; the old buffers are
+ * freed) and the process holds the block of the partition count/displ (n processes). */
+int xmpi_registry_install(struct xmpi_ctx *cx, void **fresh, int n, const int *count,
+                          const int *displ);
+
 /* Forgets every registration (inside MPI_Finalize; the buffers stay the program's). */
 void xmpi_registry_free(struct xmpi_ctx *cx);
 

@@ -195,6 +195,7 @@ static void start(int *argc, char ***argv)
         xmpi_rtmodel_calibrate(&cx->model, cx->opts.calibration, err, sizeof err);
     if (!err[0] && cx->rank == 0 && !cx->opts.help)
         xmpi_rtmodel_load_profile(&cx->model, cx->opts.work_profile, err, sizeof err);
+    if (!err[0] && cx->rank == 0 && !cx->opts.help) xmpi_checkpoint_check(cx, err, sizeof err);
     if (!err[0] && cx->rank == 0 && cx->opts.trace[0] && !cx->opts.help) {
         /* Never over a file the job reads: the options' files, and the program itself. */
         struct xmpi_input_file in[XMPIR_INPUTS_MAX + 1];
@@ -231,6 +232,8 @@ static void start(int *argc, char ***argv)
             snprintf(err, sizeof err, "xmpi: option --xmpi-rms: %s", why);
     }
     agree_or_abort(cx, err);
+    /* Restarted: every process takes its rows as a spawned one does (XMPI_Get_data). */
+    if (xmpi_checkpoint_start(cx)) cx->status = XMPI_NEWLY_SPAWNED;
     xmpi_world_emulate_initial(cx);
     cx->phase = XMPIR_PHASE_RUNNING;
     xmpi_note(cx, 2, "started on %d processes, sampling interval %ld; waiting processes %s the "
@@ -334,6 +337,7 @@ XMPI_PUBLIC int MPI_Finalize(void)
         }
         cx->trace = NULL;
         xmpi_registry_free(cx);
+        xmpi_checkpoint_free(cx);
         if (cx->rank == 0) xmpi_rms_stop(cx);
         xmpi_rtmodel_free(&cx->model);
         xmpi_world_stop(cx);

@@ -4,7 +4,7 @@
 set -euo pipefail
 
 pkgs=(build-essential pkg-config openmpi-bin libopenmpi-dev libpapi-dev libpfm4-dev papi-tools
-      libglpk-dev glpk-utils libhwloc-dev libudev-dev hwloc check gnuplot-nox valgrind)
+      libglpk-dev glpk-utils libhwloc-dev libudev-dev hwloc check gnuplot-nox valgrind zlib1g-dev)
 [ "${LIBXMPI_WITH_MPICH:-0}" = 1 ] && pkgs+=(mpich libmpich-dev)
 
 missing=()

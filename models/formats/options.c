@@ -9,12 +9,15 @@
 #include <string.h>
 #include <strings.h>
 
+#include "checkpoint.h"
+
 enum kind { K_INT, K_STRING, K_CHOICE, K_FLAG };
 
 static int valid_events(const char *v);
 static int valid_rms(const char *v);
 static int valid_initial(const char *v);
 static int valid_goal(const char *v);
+static int valid_every(const char *v);
 
 struct optdef {
     const char *name;
@@ -163,6 +166,28 @@ static const struct optdef table[] = {
      "prediction model takes its shape for an irregular program's next intervals, scaled by "
      "how this run's last interval compares (thesis 5.3.1; read by rank 0 at start-up)",
      NULL, NULL},
+    {"checkpoint", K_STRING, 0, 0, OFF(checkpoint), SZ(checkpoint), "(none)",
+     "a directory (created if missing; its parent must exist)",
+     "where checkpoints of the registered data go: automatic ones (ckpt-ITERATION) at interval "
+     "ends as --xmpi-checkpoint-every says, and those of XMPI_Checkpoint with a relative name. "
+     "Each is written under a temporary name and published by a rename, so a crash leaves the "
+     "previous one whole; LATEST names the newest (docs/checkpoint.md)", NULL, NULL},
+    {"checkpoint-every", K_STRING, 0, 0, OFF(checkpoint_every), SZ(checkpoint_every),
+     "(every interval end)", "N (iterations, an integer >= 1) or Ss (seconds, e.g. 30s)",
+     "with --xmpi-checkpoint: checkpoint at the first interval end after N iterations (or S "
+     "seconds) since the last checkpoint", valid_every, NULL},
+    {"checkpoint-keep", K_INT, 1, 1000000, OFF(checkpoint_keep), 0, "2",
+     "an integer from 1 to 1000000",
+     "automatic checkpoints kept in --xmpi-checkpoint's directory; older ones are removed "
+     "(never the one the job restarted from)", NULL, NULL},
+    {"restart", K_STRING, 0, 0, OFF(restart), SZ(restart), "(none)",
+     "a checkpoint directory, a directory with a LATEST file, or latest (--xmpi-checkpoint's "
+     "newest)",
+     "start from a checkpoint at any number of processes: every process starts as "
+     "XMPI_NEWLY_SPAWNED, registers its structures with NULL pointers and calls XMPI_Get_data, "
+     "which fills them for the current partition and returns the iteration to resume at. A "
+     "checkpoint that does not match the registered structures, or whose files are missing or "
+     "fail their checksum, is refused with a message and nothing is loaded", NULL, NULL},
     {"help", K_FLAG, 0, 1, OFF(help), 0, "off", "no value, or 0/1, no/yes, false/true, off/on",
      "print this help on rank 0 and end the job", NULL, NULL},
 };
@@ -180,6 +205,7 @@ void xmpi_options_defaults(struct xmpi_options *o)
     o->tol = 1;
     o->hpmp_gain = 5;
     o->wait_timeout = 300;
+    o->checkpoint_keep = 2;
 }
 
 static const struct optdef *lookup(const char *name, size_t len, int env)
@@ -267,6 +293,11 @@ int xmpi_options_goal(const char *v, double *seconds, double *pct)
 static int valid_goal(const char *v)
 {
     return xmpi_options_goal(v, NULL, NULL) == 0;
+}
+
+static int valid_every(const char *v)
+{
+    return xmpi_ckpt_every(v, NULL, NULL) == 0;
 }
 
 static int valid_rms(const char *v)
@@ -362,7 +393,7 @@ static int parse_env(struct xmpi_options *o, char *const envp[], const unsigned 
         char where[128];
         snprintf(where, sizeof where, "environment variable %.*s", (int)(eq - e), e);
         if (!d) {
-            char acc[512];
+            char acc[1024];
             list_accepted(acc, sizeof acc, 1);
             snprintf(err, errlen, "xmpi: unknown %s; accepted: %s", where, acc);
             return -1;
@@ -399,7 +430,7 @@ int xmpi_options_parse(struct xmpi_options *o, int *argc, char **argv, int remov
             char where[128];
             snprintf(where, sizeof where, "option --xmpi-%.*s", (int)len, name);
             if (!d) {
-                char acc[512];
+                char acc[1024];
                 list_accepted(acc, sizeof acc, 0);
                 snprintf(err, errlen, "xmpi: unknown %s; accepted: %s", where, acc);
                 return -1;

@@ -38,6 +38,10 @@ struct xmpi_options {
     int emulate;                    /* enum xmpi_emulate_mode: dilate, quota */
     char calibration[XMPIR_PATH_MAX]; /* calibration file; "" = the documented defaults */
     char work_profile[XMPIR_PATH_MAX]; /* an earlier run's trace: its work per interval */
+    char checkpoint[XMPIR_PATH_MAX];   /* directory of the checkpoints; "" = none */
+    char checkpoint_every[32];      /* "" every interval end, "N" iterations, "Ss" seconds */
+    long checkpoint_keep;           /* automatic checkpoints kept */
+    char restart[XMPIR_PATH_MAX];      /* checkpoint to restart from, or "latest"; "" = none */
 };
 
 enum xmpi_yield_mode { XMPIR_YIELD_AUTO = 0, XMPIR_YIELD_ON, XMPIR_YIELD_OFF };

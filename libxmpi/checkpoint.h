@@ -1,0 +1,39 @@
+/* Checkpoint and restart of the registered structures (docs/checkpoint.md): collective MPI-IO
+ * into one file per array in global row order, a manifest, atomic publication; and the
+ * restart that fills the structures for any number of processes. An executor. */
+#ifndef XMPIR_CHECKPOINT_H
+#define XMPIR_CHECKPOINT_H
+
+#include <stddef.h>
+
+#include "../models/formats/checkpoint.h"
+#include "../models/formats/options.h"
+
+struct xmpi_ctx;
+struct xmpi_interval;
+
+struct xmpi_ckpt_state {
+    long long last_it;      /* rank 0: iteration and elapsed time of the last checkpoint */
+    double last_t;
+    int written;            /* checkpoints this process helped publish */
+    int off;                /* inside MPI_Finalize: the program's buffers may be gone */
+    int restarting;         /* --xmpi-restart: XMPI_Get_data loads the checkpoint */
+    char restart_dir[XMPIR_PATH_MAX];
+    struct xmpi_ckpt_manifest *manifest;   /* the restart's, on every process */
+};
+
+/* MPI_Init of a process mpirun started, rank 0: resolves --xmpi-restart and reads its
+ * manifest; a message in err when it cannot. */
+void xmpi_checkpoint_check(struct xmpi_ctx *cx, char *err, size_t len);
+/* Collective, after the options were agreed: every process learns the restart's manifest.
+ * Returns 1 when the job restarts. */
+int xmpi_checkpoint_start(struct xmpi_ctx *cx);
+/* The pipeline's checkpoint step at an interval end (collective): an automatic checkpoint
+ * when --xmpi-checkpoint-every says it is due (skipped when the act step resized the job). */
+void xmpi_checkpoint_interval(struct xmpi_ctx *cx, const struct xmpi_interval *s);
+/* XMPI_Get_data of a restarted process (collective): fills the registered structures; *it
+ * the iteration to resume at. An XMPI code, the same everywhere; nothing loaded on error. */
+int xmpi_checkpoint_restore(struct xmpi_ctx *cx, long *it);
+void xmpi_checkpoint_free(struct xmpi_ctx *cx);
+
+#endif
