@@ -17,6 +17,7 @@ int main(void)
     return 0;
 }
 #else
+#include <math.h>
 #include <papi.h>
 #include <sde_lib.h>
 #include <stdarg.h>
@@ -184,6 +185,27 @@ static void mode_count(void)
     check(rank != 0 || r.first_gain > 0, "the first move gave rank 0 rows (%+d; work per rank "
           "max/min %.2f at the start, %.2f at the end)", r.first_gain, before, after);
     check(!bad_data, "every registered row holds its value after the moves");
+    /* The prediction model observed the same interval: its power of the job's one class is
+     * the mean of each rank's PAPI-counted work over its compute time. */
+    {
+        double want = 0, got = 0;
+        int n = 0, ok = 1;
+        if (rank == 0) {   /* the model runs on rank 0 */
+            const struct xmpi_interval *s = xmpi_monitor_summary(xmpi_ctx);
+            got = xmpi_ctx->model.m.cls[0].power;
+            for (int i = 0; s && s->ranks && i < s->nprocs; i++) {
+                double busy = s->ranks[i].t_real - s->ranks[i].comm_time;
+                if (busy > 0 && s->ranks[i].work > 0) {
+                    want += s->ranks[i].work / busy;
+                    n++;
+                }
+            }
+            want = n ? want / n : 0;
+            ok = n == size && xmpi_ctx->model.m.nclasses == 1 && fabs(got - want) <= 1e-9 * want;
+        }
+        check(ok, "the model's power is PAPI-counted work per compute second: %g = %g (%d ranks)",
+              got, want, n);
+    }
 
     /* PAPI stops counting: the program withdraws one of the counted events. */
     papi_sde_unregister_counter(sde, "ROWS");
