@@ -261,13 +261,18 @@ if want b; then
     echo
     echo "== (b) Jacobi order $JB_N, $JB_IT iterations, si $JB_SI, rank 0 on class fast (1), rank 1 on" \
          "class slow ($JB_SLOW of a core, the library's CPU quota): -b against even blocks and against the" \
-         "ideal static partition (-p 1,$JB_SLOW: rows in proportion to the declared speeds), $PAIRS rounds"
+         "ideal static partition (-p 1,$JB_SLOW: rows in proportion to the declared speeds); -b is the default" \
+         "policy (time) with the work declared (lb), with nothing declared (lbw: the speeds are learned from" \
+         "the rows that change hands) and --xmpi-lb=rows (rows, the default before), $PAIRS rounds"
     for rep in $(seq 1 "$PAIRS"); do
         case $((rep % 3)) in
-        1) order="lb none ideal" ;; 2) order="none ideal lb" ;; *) order="ideal lb none" ;;
+        1) order="lb none ideal lbw rows" ;; 2) order="none ideal lbw rows lb" ;; *) order="ideal lbw rows lb none" ;;
         esac
         for v in $order; do
-            args=(); [ $v = lb ] && args=(-b); [ $v = ideal ] && args=(-p "1,$JB_SLOW")
+            case $v in
+            lb) args=(-b) ;; lbw) args=(-b -w) ;; rows) args=(-b --xmpi-lb=rows) ;;
+            ideal) args=(-p "1,$JB_SLOW") ;; *) args=() ;;
+            esac
             ROWDIV=$((2 * JB_N)) run "jb-$v-$rep" 300 "$BIN/jacobi" -n "$JB_N" -i "$JB_IT" "${args[@]}" \
                 "--xmpi-si=$JB_SI" "--xmpi-resources=$RES" --xmpi-initial=fast:1,slow:1
             record b "jb-$v-$rep" $v $rep "$(grep -o 'rows=[0-9,]*' "$OUT/jb-$v-$rep.log" | tail -n 1)"
@@ -288,6 +293,14 @@ if want b; then
         "$(awk -F, '$1 == "b" && $3 == "lb" { printf "%s%s", s, substr($10, 6); s = " " }' "$OUT/runs.csv")" \
         "$JB_SLOW" "$ideal_t" "$(median b ideal 9)" \
         "$(awk -F, '$1 == "b" && $3 == "ideal" { print substr($10, 6); exit }' "$OUT/runs.csv")" "$over" "$overv" >>"$SUM"
+    for v in lbw rows; do
+        t=$(median b $v 6)
+        printf '(b) ... %s: balanced %s s: %s against even blocks, %s over the ideal static partition; imbalance %s; moves %s; rows %s\n' \
+            "$([ $v = lbw ] && echo "time, no work declared (-w)" || echo "--xmpi-lb=rows")" "$t" "$(gain "$none_t" "$t")" \
+            "$(awk -v a="$t" -v b="$ideal_t" 'BEGIN { if (a == "nan" || b == "nan" || b <= 0) print "nan"; else printf "%+.1f%%\n", 100 * (a / b - 1) }')" \
+            "$(median b $v 9)" "$(awk -F, -v v=$v '$1 == "b" && $3 == v { printf "%s%s", s, $8; s = "," }' "$OUT/runs.csv")" \
+            "$(awk -F, -v v=$v '$1 == "b" && $3 == v { printf "%s%s", s, substr($10, 6); s = " " }' "$OUT/runs.csv")" >>"$SUM"
+    done
 fi
 
 # ---------------------------------------------------------------------------------------------
@@ -406,8 +419,8 @@ fi
 if want f; then
     echo
     echo "== (f) Jacobi order $JF_N, $JF_IT iterations, si $JF_SI, the first quarter of the rows $JF_U times as" \
-         "costly (-u $JF_U), equal processors: even blocks, -b with --xmpi-lb=rows (the default) and" \
-         "--xmpi-lb=time, the work declared; --xmpi-lb=time with no work declared (-w); $PAIRS rounds"
+         "costly (-u $JF_U), equal processors: even blocks, -b with --xmpi-lb=rows (the default before) and" \
+         "the default (time), the work declared; time with no work declared (-w); $PAIRS rounds"
     for rep in $(seq 1 "$PAIRS"); do
         case $((rep % 4)) in
         1) order="none rows time timew" ;; 2) order="rows time timew none" ;;
@@ -415,8 +428,8 @@ if want f; then
         esac
         for v in $order; do
             case $v in
-            none) args=() ;; rows) args=(-b) ;; time) args=(-b --xmpi-lb=time) ;;
-            timew) args=(-b -w --xmpi-lb=time) ;;
+            none) args=() ;; rows) args=(-b --xmpi-lb=rows) ;; time) args=(-b) ;;
+            timew) args=(-b -w) ;;
             esac
             run "ju-$v-$rep" 300 "$BIN/jacobi" -n "$JF_N" -i "$JF_IT" -u "$JF_U" "${args[@]}" "--xmpi-si=$JF_SI"
             record f "ju-$v-$rep" $v $rep "$(grep -o 'rows=[0-9,]*' "$OUT/ju-$v-$rep.log" | tail -n 1)"
