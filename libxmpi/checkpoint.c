@@ -1,6 +1,6 @@
 /* XMPI_Checkpoint, the automatic checkpoints of --xmpi-checkpoint and the restart of
  * --xmpi-restart: one file per array in global row order written with collective MPI-IO. */
-#define _DEFAULT_SOURCE   /* realpath() hides behind _POSIX_C_SOURCE alone */
+#define _GNU_SOURCE   /* realpath() hides behind _POSIX_C_SOURCE alone; renameat2() */
 #include "checkpoint.h"
 
 #include <dirent.h>
@@ -206,9 +206,14 @@ static void put(struct writer *w, struct xmpi_ckpt_file *f, long long off, const
     snprintf(path, sizeof path, "%s/%s", w->tmp, f->name);
     MPI_File fh;
     int rc = PMPI_File_open(cx->comm, path, MPI_MODE_CREATE | MPI_MODE_WRONLY, MPI_INFO_NULL, &fh);
-    if (rc != MPI_SUCCESS) {
-        char e[300];
-        mpi_text(rc, e, sizeof e);
+    /* Every process goes on only if every open succeeded (else some would wait in the
+     * collective write for ever). */
+    int failed = rc != MPI_SUCCESS, anyfail = 0;
+    PMPI_Allreduce(&failed, &anyfail, 1, MPI_INT, MPI_MAX, cx->comm);
+    if (anyfail) {
+        char e[300] = "failed on another process";
+        if (failed) mpi_text(rc, e, sizeof e);
+        else PMPI_File_close(&fh);
         snprintf(w->why, sizeof w->why, "cannot create %s: %s", path, e);
         w->bad = 1;
         return;
@@ -347,8 +352,28 @@ static int by_name(const void *a, const void *b)
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* Rank 0: keeps the newest --xmpi-checkpoint-keep automatic checkpoints of `parent`. */
-static void rotate(struct xmpi_ctx *cx, const char *parent)
+/* A checkpoint set aside while another of its name came in (publish): ".old-LEAF-PID". When
+ * LEAF is missing the writer died between the two renames, and the old one is put back. */
+static void stale_old(const char *parent, const char *name)
+{
+    char leaf[256], back[PATHLEN + 300], path[PATHLEN + 300];
+    const char *dash = strrchr(name, '-');
+    size_t k = dash && dash > name + 5 ? (size_t)(dash - (name + 5)) : 0;
+    snprintf(path, sizeof path, "%s/%s", parent, name);
+    if (k > 0 && k < sizeof leaf) {
+        memcpy(leaf, name + 5, k);
+        leaf[k] = '\0';
+        snprintf(back, sizeof back, "%s/%s", parent, leaf);
+        struct stat st;
+        if (stat(back, &st) != 0 && errno == ENOENT && rename(path, back) == 0) return;
+    }
+    remove_flat_dir(path);
+}
+
+/* Rank 0: keeps `leaf`, just published, and the newest --xmpi-checkpoint-keep - 1 automatic
+ * checkpoints of `parent` that come before it (and the one the job restarted from). Those
+ * after it are an abandoned run's, written before a restart from an older one: left alone. */
+static void rotate(struct xmpi_ctx *cx, const char *parent, const char *leaf)
 {
     DIR *d = opendir(parent);
     if (!d) return;
@@ -357,13 +382,17 @@ static void rotate(struct xmpi_ctx *cx, const char *parent)
     struct dirent *e;
     while ((e = readdir(d))) {
         /* Ours is published by now: a temporary left here is a crashed writer's. */
-        if (!strncmp(e->d_name, ".tmp-", 5) || !strncmp(e->d_name, ".old-", 5)) {
+        if (!strncmp(e->d_name, ".tmp-", 5)) {
             char stale[PATHLEN + 300];
             snprintf(stale, sizeof stale, "%s/%s", parent, e->d_name);
             remove_flat_dir(stale);
             continue;
         }
-        if (!xmpi_ckpt_is_auto(e->d_name)) continue;
+        if (!strncmp(e->d_name, ".old-", 5)) {
+            stale_old(parent, e->d_name);
+            continue;
+        }
+        if (!xmpi_ckpt_is_auto(e->d_name) || strcmp(e->d_name, leaf) > 0) continue;
         if (n == cap) {
             cap = cap ? 2 * cap : 16;
             char **x = realloc(names, sizeof *x * (size_t)cap);
@@ -380,7 +409,7 @@ static void rotate(struct xmpi_ctx *cx, const char *parent)
     for (int i = 0; i < n; i++) {
         char path[PATHLEN + 300], real[PATH_MAX];
         snprintf(path, sizeof path, "%s/%s", parent, names[i]);
-        int keep = i >= n - cx->opts.checkpoint_keep ||
+        int keep = i >= n - cx->opts.checkpoint_keep || !strcmp(names[i], leaf) ||
                    (restart[0] && realpath(path, real) && !strcmp(real, restart));
         if (!keep) remove_flat_dir(path);
         free(names[i]);
@@ -403,22 +432,40 @@ static int publish(struct xmpi_ctx *cx, const struct xmpi_ckpt_manifest *m, cons
         return XMPI_ERR_CHECKPOINT;
     }
     if (rename(tmp, final)) {
-        /* A checkpoint of the same name (a rerun after a crash, a name used again): the new
-         * one takes its place, the old one goes only once the new one is in. */
+        /* A checkpoint of the same name (a rerun after a crash, a name used again): the two
+         * are swapped in one step, so that the name always holds a whole checkpoint, and the
+         * old one (now at tmp) goes after. A file system without the exchange: the old one
+         * is set aside, and put back if the new one cannot go in (or, after a crash in
+         * between, by the next rotation: stale_old). */
         char old[PATHLEN + 40];
-        snprintf(old, sizeof old, "%s/.old-%s-%ld", parent, leaf, (long)getpid());
-        remove_flat_dir(old);
-        if ((errno != ENOTEMPTY && errno != EEXIST) || rename(final, old) || rename(tmp, final)) {
-            snprintf(why, len, "cannot rename %s to %s: %s", tmp, final, strerror(errno));
+        int e = errno;
+        if (e != ENOTEMPTY && e != EEXIST) {
+            snprintf(why, len, "cannot rename %s to %s: %s", tmp, final, strerror(e));
             return XMPI_ERR_CHECKPOINT;
         }
-        remove_flat_dir(old);
+        if (renameat2(AT_FDCWD, tmp, AT_FDCWD, final, RENAME_EXCHANGE) == 0) {
+            remove_flat_dir(tmp);
+        } else {
+            snprintf(old, sizeof old, "%s/.old-%s-%ld", parent, leaf, (long)getpid());
+            remove_flat_dir(old);
+            if (rename(final, old)) {
+                snprintf(why, len, "cannot move %s aside: %s", final, strerror(errno));
+                return XMPI_ERR_CHECKPOINT;
+            }
+            if (rename(tmp, final)) {
+                e = errno;
+                rename(old, final);
+                snprintf(why, len, "cannot rename %s to %s: %s", tmp, final, strerror(e));
+                return XMPI_ERR_CHECKPOINT;
+            }
+            remove_flat_dir(old);
+        }
     }
     if (fsync_path(parent) || write_latest(parent, leaf)) {
         snprintf(why, len, "published %s but cannot update %s/%s", final, parent, XMPIR_CKPT_LATEST);
         return XMPI_ERR_CHECKPOINT;
     }
-    if (xmpi_ckpt_is_auto(leaf)) rotate(cx, parent);
+    if (xmpi_ckpt_is_auto(leaf)) rotate(cx, parent, leaf);
     return XMPI_SUCCESS;
 }
 
@@ -531,6 +578,10 @@ static int checkpoint(struct xmpi_ctx *cx, const char *name, const char *call)
     if (!rc && cx->rank == 0) {
         m->iteration = cx->mon.iterations;
         m->interval = cx->mon.summary.index;
+        /* Rank 0 alone now (manifest, fsyncs, renames, rotation): it waits on no other
+         * process, and a watchdog firing here would stop it between two renames. The
+         * others wait for it in the broadcast below, still watched. */
+        xmpi_watchdog_disarm(&cx->watch);
         rc = publish(cx, m, w.tmp, final, parent, leaf, w.why, sizeof w.why);
     }
     PMPI_Bcast(&rc, 1, MPI_INT, 0, cx->comm);
@@ -550,7 +601,7 @@ static int checkpoint(struct xmpi_ctx *cx, const char *name, const char *call)
     return rc;
 }
 
-int XMPI_Checkpoint(const char *name)
+int xmpi_checkpoint_call(const char *name)
 {
     struct xmpi_ctx *cx = xmpi_ctx;
     int rc = xmpi_member(cx);
@@ -559,12 +610,12 @@ int XMPI_Checkpoint(const char *name)
     return checkpoint(cx, cx->rank == 0 ? name : NULL, "XMPI_Checkpoint");
 }
 
-void xmpi_checkpoint_interval(struct xmpi_ctx *cx, const struct xmpi_interval *s)
+int xmpi_checkpoint_interval(struct xmpi_ctx *cx, const struct xmpi_interval *s)
 {
-    if (!cx->opts.checkpoint[0] || cx->ckpt.off || cx->status == XMPI_REMOVED) return;
+    if (!cx->opts.checkpoint[0] || cx->ckpt.off || cx->status == XMPI_REMOVED) return 0;
     /* After a spawn or a removal in this interval's act step the processes are not all here:
      * the next interval end checkpoints. The test is the same on every process. */
-    if (s->nprocs != cx->size || cx->reg.n == 0) return;
+    if (s->nprocs != cx->size || cx->reg.n == 0) return 0;
     int due = 0;
     if (cx->rank == 0) {
         long every = 0;
@@ -574,11 +625,13 @@ void xmpi_checkpoint_interval(struct xmpi_ctx *cx, const struct xmpi_interval *s
                       : cx->mon.iterations - cx->ckpt.last_it >= (every > 0 ? every : 1);
     }
     PMPI_Bcast(&due, 1, MPI_INT, 0, cx->comm);
-    if (!due) return;
-    if (checkpoint(cx, NULL, "--xmpi-checkpoint") == XMPI_SUCCESS && cx->rank == 0) {
+    if (!due) return 0;
+    if (checkpoint(cx, NULL, "--xmpi-checkpoint") != XMPI_SUCCESS) return 0;
+    if (cx->rank == 0) {
         cx->ckpt.last_it = cx->mon.iterations;
         cx->ckpt.last_t = s->elapsed;
     }
+    return 1;
 }
 
 /* ---- restart ------------------------------------------------------------------------------ */
@@ -620,6 +673,11 @@ void xmpi_checkpoint_check(struct xmpi_ctx *cx, char *err, size_t len)
         snprintf(sub, sizeof sub, "%s/%s", dir, name);
         free(name);
         snprintf(dir, sizeof dir, "%.*s", (int)sizeof dir - 1, sub);
+    }
+    if (strlen(dir) >= sizeof st->restart_dir) {
+        snprintf(err, len, "xmpi: option --xmpi-restart=%s: the checkpoint's path is longer than "
+                 "%zu bytes; expected a shorter path", v, sizeof st->restart_dir - 1);
+        return;
     }
     snprintf(st->restart_dir, sizeof st->restart_dir, "%s", dir);
     snprintf(path, sizeof path, "%s/%s", dir, XMPIR_CKPT_MANIFEST);

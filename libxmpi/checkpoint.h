@@ -29,8 +29,11 @@ void xmpi_checkpoint_check(struct xmpi_ctx *cx, char *err, size_t len);
  * Returns 1 when the job restarts. */
 int xmpi_checkpoint_start(struct xmpi_ctx *cx);
 /* The pipeline's checkpoint step at an interval end (collective): an automatic checkpoint
- * when --xmpi-checkpoint-every says it is due (skipped when the act step resized the job). */
-void xmpi_checkpoint_interval(struct xmpi_ctx *cx, const struct xmpi_interval *s);
+ * when --xmpi-checkpoint-every says it is due (skipped when the act step resized the job).
+ * Returns 1 when one was written. */
+int xmpi_checkpoint_interval(struct xmpi_ctx *cx, const struct xmpi_interval *s);
+/* XMPI_Checkpoint, wrapped in pipeline.c as every public call (an XMPI code). */
+int xmpi_checkpoint_call(const char *name);
 /* XMPI_Get_data of a restarted process (collective): fills the registered structures; *it
  * the iteration to resume at. An XMPI code, the same everywhere; nothing loaded on error. */
 int xmpi_checkpoint_restore(struct xmpi_ctx *cx, long *it);

@@ -161,7 +161,21 @@ int XMPI_Monitor_iter_begin(char *events[])
      * the iteration's wall time (else a throttled rank looks as fast as the others). */
     mon->t_real0 = PMPI_Wtime();
     mon->t_cpu0 = cpu_now();
+    mon->lib_real = mon->lib_cpu = 0;
     return XMPI_SUCCESS;
+}
+
+void xmpi_monitor_lib_begin(double *mark)
+{
+    mark[0] = PMPI_Wtime();
+    mark[1] = cpu_now();
+}
+
+void xmpi_monitor_lib_end(struct xmpi_ctx *cx, const double *mark)
+{
+    if (!cx->mon.in_iter) return;
+    cx->mon.lib_real += PMPI_Wtime() - mark[0];
+    cx->mon.lib_cpu += cpu_now() - mark[1];
 }
 
 void xmpi_monitor_gather(struct xmpi_ctx *cx)
@@ -215,8 +229,10 @@ int xmpi_monitor_end_iteration(struct xmpi_ctx *cx, long long *counts, int *clos
     int counted = mon->papi && xmpi_hwcount_read(&cx->hw, hw) == 0;
     xmpi_record_clear(it);
     it->iterations = 1;
-    it->t_real = t_real - mon->t_real0;
-    it->t_cpu = t_cpu - mon->t_cpu0;
+    it->t_real = t_real - mon->t_real0 - mon->lib_real;
+    it->t_cpu = t_cpu - mon->t_cpu0 - mon->lib_cpu;
+    if (it->t_real < 0) it->t_real = 0;
+    if (it->t_cpu < 0) it->t_cpu = 0;
     /* Under an emulated speed s the process is throttled (quota) or sleeps (dilation) for
      * (1 - s) of its computing; a real processor s times as fast would have been busy all
      * that time. Its CPU time is what that processor would show, so that the balancer does

@@ -20,6 +20,7 @@ struct xmpi_monitor {
     char source[XMPIR_EVENTS_MAX + 8];
     double declared;                     /* work declared in the current iteration */
     double t_real0, t_cpu0;
+    double lib_real, lib_cpu;            /* the library's own time inside the open iteration */
     long long hw0[XMPIR_MAX_EVENTS];
     struct xmpi_opstat snap[XMPIR_OP_COUNT];
     struct xmpi_rank_record iter;        /* last complete iteration */
@@ -35,6 +36,13 @@ struct xmpi_monitor {
 };
 
 void xmpi_monitor_init(struct xmpi_ctx *cx);
+/* Library work inside an open iteration (an interval end reached from an evaluation call
+ * between XMPI_Monitor_si_init's marks: moves, checkpoints, rank 0's decisions) is not the
+ * program's computation: lib_begin marks its start (mark: 2 doubles), lib_end takes it out
+ * of the iteration's wall and CPU time, so that work done on one rank alone (rank 0 writing
+ * a checkpoint's manifest) does not read as a slower process. */
+void xmpi_monitor_lib_begin(double *mark);
+void xmpi_monitor_lib_end(struct xmpi_ctx *cx, const double *mark);
 void xmpi_monitor_free(struct xmpi_ctx *cx);
 
 /* Ends the current iteration (an XMPI code); *closed is 1 when it closed a sampling interval

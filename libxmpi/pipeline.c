@@ -300,6 +300,8 @@ static int reconfigure(struct xmpi_ctx *cx, const struct xmpi_interval *s,
 
 int xmpi_pipeline_interval_end(struct xmpi_ctx *cx, const struct xmpi_app *app)
 {
+    double mark[2];
+    xmpi_monitor_lib_begin(mark);
     /* measure */
     xmpi_monitor_gather(cx);
     const struct xmpi_interval *s = xmpi_monitor_summary(cx);
@@ -357,9 +359,10 @@ int xmpi_pipeline_interval_end(struct xmpi_ctx *cx, const struct xmpi_app *app)
     }
     free(blocks);
     /* checkpoint: the data as the act step left it (--xmpi-checkpoint) */
-    xmpi_checkpoint_interval(cx, s);
+    if (xmpi_checkpoint_interval(cx, s)) xmpi_sink_action(&cx->sink, "checkpoint");
     /* record */
     record(cx, s, &plan, decided, t_decide, classes, rate, rate_procs);
+    xmpi_monitor_lib_end(cx, mark);
     return rc;
 }
 
@@ -765,6 +768,17 @@ int XMPI_Remove(int nprocs, char *node_class[])
 {
     lib_enter();
     int rc = remove_call(nprocs, node_class);
+    lib_leave();
+    return rc;
+}
+
+int XMPI_Checkpoint(const char *name)
+{
+    lib_enter();
+    double mark[2];
+    xmpi_monitor_lib_begin(mark);
+    int rc = xmpi_checkpoint_call(name);
+    xmpi_monitor_lib_end(xmpi_ctx, mark);
     lib_leave();
     return rc;
 }

@@ -801,8 +801,9 @@ int xmpi_registry_install(struct xmpi_ctx *cx, void **fresh, int n, const int *c
                           const int *displ)
 {
     struct xmpi_registry *R = &cx->reg;
-    int rc = set_part(R, n, R->n ? R->r[0].size : 0, count, displ);
-    if (rc) return rc;
+    /* A few words of bookkeeping: without them this process would hold other data than the
+     * others, which install theirs (as plan_alloc, it ends the job instead). */
+    if (set_part(R, n, R->n ? R->r[0].size : 0, count, displ)) xmpi_die_nomem(cx, "XMPI_Get_data");
     for (int s = 0; s < R->n; s++) {
         struct xmpi_reg *r = &R->r[s];
         free(*r->data);

@@ -33,9 +33,12 @@ void xmpi_watchdog_disarm(struct xmpi_watchdog *w);
 void xmpi_watchdog_stop(struct xmpi_watchdog *w);
 
 
-/* Fault injection for the tests (docs/failures.md): with LIBXMPI_FAULT=POINT-kill or
- * POINT-stop in the environment, the process that reaches POINT ("join": a new process
- * inside its join; "move": a spawned process entering its first data movement) kills or
- * stops itself there. Without the variable this does nothing. */
+/* Fault injection for the tests (docs/failures.md, docs/checkpoint.md): with
+ * LIBXMPI_FAULT=POINT-kill or POINT-stop in the environment, the process that reaches POINT
+ * ("join": a new process inside its join; "move": a spawned process entering its first data
+ * movement; "checkpoint": every process in the job's second or later checkpoint, after the
+ * data and before publication; "after-checkpoint": the last rank just after a checkpoint is
+ * published, in a job that did not restart) kills or stops itself there. Without the variable
+ * this does nothing. */
 void xmpi_fault(const char *point);
 #endif

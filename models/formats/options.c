@@ -72,7 +72,9 @@ static const struct optdef table[] = {
      "check cannot see", NULL, on_off},
     {"wait-timeout", K_INT, 0, 86400, OFF(wait_timeout), 0, "300",
      "an integer number of seconds from 0 to 86400 (0: no limit)",
-     "longest wait of a spawn, a join, a removal or a data movement for the other processes; "
+     "longest wait of a spawn, a join, a removal, a data movement or a checkpoint's collective "
+     "reads and writes for the other processes (set it above a checkpoint's time on a slow "
+     "file system); "
      "a process still waiting then exits with status 4 and a message saying what it waited "
      "for, so that a stopped, hung or lost process ends the job instead of hanging it",
      NULL, NULL},

@@ -78,6 +78,22 @@ run "$TMP/r" 3 "$T" $N $IT "$TMP/r.bin" "--xmpi-checkpoint=$TMP/cn" --xmpi-resta
 check "restart=latest from the named checkpoint on 3: bit-identical" \
     sh -c "grep -q 'resumed at iteration 7' '$TMP/r.log' && cmp -s '$TMP/ref.bin' '$TMP/r.bin'"
 
+# The same name again: the new checkpoint takes the old one's place in one step (the name
+# always holds a whole checkpoint), and nothing is left aside.
+run "$TMP/n2" 2 "$T" $N $IT "$TMP/n2.bin" 9 mine "--xmpi-checkpoint=$TMP/cn"
+check "XMPI_Checkpoint(\"mine\") again after iteration 9 replaces it, nothing left aside" \
+    sh -c "grep -qx 'iteration 9' '$TMP/cn/mine/manifest' && test \"\$(cd '$TMP/cn' && ls -A | tr '\n' ' ')\" = 'LATEST mine '"
+
+# Rotation after a restart from an older checkpoint, with newer ones of the abandoned run in
+# the directory: what was just published is kept (and LATEST names it), the restart's source
+# too, and the abandoned run's later checkpoint is left alone.
+mkdir -p "$TMP/cr" && cp -r "$(ck c2 10)" "$(ck c2 30)" "$TMP/cr/"
+run "$TMP/rr" 2 "$T" $N 20 "$TMP/rr.bin" --xmpi-si=5 "--xmpi-checkpoint=$TMP/cr" \
+    --xmpi-checkpoint-every=5 --xmpi-checkpoint-keep=1 "--xmpi-restart=$TMP/cr/ckpt-000000000010"
+check "restart from 10 with --xmpi-checkpoint-keep=1: keeps 20 (published last, LATEST), 10 (the source) and 30" \
+    sh -c "test \"\$(cat '$TMP/cr/LATEST')\" = ckpt-000000000020 && test -f '$TMP/cr/ckpt-000000000020/manifest' &&
+           test \"\$(cd '$TMP/cr' && ls -A | tr '\n' ' ')\" = 'LATEST ckpt-000000000010 ckpt-000000000020 ckpt-000000000030 '"
+
 # Jacobi (-d registers A, b, x's rows and x replicated): checkpoint on 3, restart on 2 and 1.
 JA=(-n 120 -i 60 -s 7 -d)
 field() { sed -n "s/^result:.* $1=\([^ ]*\).*/\1/p" "$2"; }

@@ -35,6 +35,12 @@ rc=$?
 check "a job that keeps failing is relaunched -r times, then its status is returned" \
     sh -c "test $rc = 3 && test \$(grep -c 'relaunch 1 of 1 from the start' '$TMP/limit') = 1 &&
            grep -q 'relaunch(es) are used up' '$TMP/limit'"
+# XMPI_RESUME_RETRIES, as documented, does not reach the job (libxmpi refuses XMPI_ variables
+# it does not know).
+XMPI_RESUME_RETRIES=1 "$R" "$LAUNCH" -np 2 "$J" "${JA[@]}" "--xmpi-checkpoint=$TMP/c4" >"$TMP/env" 2>&1
+rc=$?
+check "XMPI_RESUME_RETRIES set: the job runs as without it (exit $rc)" \
+    sh -c "test $rc = 0 && test '$(field checksum "$TMP/env")' = '$c'"
 "$R" "$LAUNCH" -np 1 "$J" -n 10 >"$TMP/nodir" 2>&1
 rc=$?
 check "without --xmpi-checkpoint the wrapper refuses to start" \

@@ -56,6 +56,15 @@ passes "$TMP/lib"
 check "libxmpi's events read through PAPI: exit 0 (exit $rc)" test $rc = 0
 [ $rc = 0 ] || sed 's/^/#   /' "$TMP/lib.err" | head -20
 
+# Without PAPI: the modules that call PAPI compile and reference no PAPI symbol.
+bad=""
+for f in hwcount sde sde_hook monitor; do
+    ${MPICC:-mpicc} -O2 -std=c11 -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Werror -I"$ROOT/include" \
+        -c "$ROOT/libxmpi/$f.c" -o "$TMP/$f.o" 2>>"$TMP/nopapi.log" || bad="$bad $f(compile)"
+    [ -f "$TMP/$f.o" ] && nm -u "$TMP/$f.o" | grep -qiE ' (PAPI|papi)_' && bad="$bad $f(PAPI symbol)"
+done
+check "without PAPI, hwcount.c, sde.c, sde_hook.c and monitor.c compile and call no PAPI function${bad:+:$bad}" test -z "$bad"
+
 # PAPI's own tools, which know nothing of libxmpi: papi_native_avail lists exactly the events
 # docs/papi-sde.md documents (MPI_<OP>_* expanded over its list of operations).
 if ! command -v papi_native_avail >/dev/null || ! command -v papi_command_line >/dev/null; then
@@ -78,12 +87,3 @@ LD_PRELOAD="$LIB" papi_command_line sde:::libxmpi::ITERATIONS sde:::libxmpi::MPI
     sde:::libxmpi::NOSUCH >"$TMP/pcl" 2>&1
 check "papi_command_line reads sde:::libxmpi::ITERATIONS and MPI_BYTES as 0, an unknown name as -1" \
     sh -c "grep -Eq 'sde:::libxmpi::ITERATIONS :[[:space:]]+0[[:space:]]*\$' '$TMP/pcl' && grep -Eq 'sde:::libxmpi::MPI_BYTES :[[:space:]]+0[[:space:]]*\$' '$TMP/pcl' && grep -Eq 'sde:::libxmpi::NOSUCH :[[:space:]]+-1[[:space:]]*\$' '$TMP/pcl'"
-
-# Without PAPI: the modules that call PAPI compile and reference no PAPI symbol.
-bad=""
-for f in hwcount sde sde_hook monitor; do
-    ${MPICC:-mpicc} -O2 -std=c11 -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Werror -I"$ROOT/include" \
-        -c "$ROOT/libxmpi/$f.c" -o "$TMP/$f.o" 2>>"$TMP/nopapi.log" || bad="$bad $f(compile)"
-    [ -f "$TMP/$f.o" ] && nm -u "$TMP/$f.o" | grep -qiE ' (PAPI|papi)_' && bad="$bad $f(PAPI symbol)"
-done
-check "without PAPI, hwcount.c, sde.c, sde_hook.c and monitor.c compile and call no PAPI function${bad:+:$bad}" test -z "$bad"
