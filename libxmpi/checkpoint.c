@@ -528,7 +528,7 @@ static int checkpoint(struct xmpi_ctx *cx, const char *name, const char *call)
     PMPI_Bcast(w.tmp, PATHLEN, MPI_CHAR, 0, cx->comm);
     char what[160];
     snprintf(what, sizeof what, "%s (writing a checkpoint)", call);
-    xmpi_watchdog_arm(&cx->watch, cx->opts.wait_timeout, cx->rank, what);
+    xmpi_watchdog_arm(&cx->watch, (int)cx->opts.wait_timeout, cx->rank, what);
 
     /* The sparse structures' nonzeros: this process's, and where they go in global order. */
     int ns = 0;
@@ -873,7 +873,7 @@ int xmpi_checkpoint_restore(struct xmpi_ctx *cx, long *it)
     if (!rd.bad) {
         char what[PATHLEN + 64];
         snprintf(what, sizeof what, "XMPI_Get_data (reading the checkpoint %s)", st->restart_dir);
-        xmpi_watchdog_arm(&cx->watch, cx->opts.wait_timeout, cx->rank, what);
+        xmpi_watchdog_arm(&cx->watch, (int)cx->opts.wait_timeout, cx->rank, what);
         xmpi_part_even(R->r[0].size, p, part, part + p);
         int c = part[cx->rank], d = part[p + cx->rank];
         for (int s = 0; s < R->n && !rd.bad; s++)

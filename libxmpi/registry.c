@@ -74,7 +74,7 @@ static int add(enum xmpi_reg_kind kind, void *data, void *ja, void *a, int size,
         free(c);
         if (rc) return rc;
     }
-    R->r[R->n++] = (struct xmpi_reg){kind, data, ja, a, size, type, (size_t)tsize, scheme};
+    R->r[R->n++] = (struct xmpi_reg){kind, data, ja, a, size, type, (size_t)tsize, scheme, 0};
     return XMPI_SUCCESS;
 }
 
@@ -194,6 +194,7 @@ struct plan {
     void **fresh;                    /* 3 new buffers per structure */
     unsigned char *inplace;          /* per structure: the block keeps its rows in its own
                                       * buffer, fresh holds only the rows that arrive */
+    size_t *fbytes;                  /* per dense structure: the size of its fresh buffer */
     int nsparse;
 };
 
@@ -208,6 +209,7 @@ static void plan_free(struct plan *pl)
     free(pl->newnnz);
     free(pl->fresh);
     free(pl->inplace);
+    free(pl->fbytes);
 }
 
 static int plan_alloc(struct plan *pl)
@@ -223,8 +225,9 @@ static int plan_alloc(struct plan *pl)
     pl->newnnz = calloc(ns, sizeof *pl->newnnz);
     pl->fresh = calloc((size_t)R->n * 3 + 1, sizeof *pl->fresh);
     pl->inplace = calloc((size_t)R->n + 1, 1);
+    pl->fbytes = calloc((size_t)R->n + 1, sizeof *pl->fbytes);
     if (!pl->d || !pl->oc || !pl->sc || !pl->order || !pl->segs || !pl->snnz || !pl->newnnz ||
-        !pl->fresh || !pl->inplace)
+        !pl->fresh || !pl->inplace || !pl->fbytes)
         return -1;
     pl->od = pl->oc + p;
     pl->nc = pl->oc + 2 * p;
@@ -322,6 +325,37 @@ static long long old_nnz(const struct plan *pl, const struct xmpi_reg *r, int lo
 
 /* Sparse structures: who sends how many nonzeros to whom, then every new buffer. The
  * returned problem is this process's; the caller agrees on it with the others. */
+/* --xmpi-redist-spare: a buffer of at least `bytes` that is already mapped (the one kept from
+ * an earlier move, when it is not more than twice as large), else a new one. *got is its
+ * size. */
+static void *take_buffer(struct xmpi_registry *R, size_t bytes, size_t *got)
+{
+    if (R->spare && R->spare_bytes >= bytes && R->spare_bytes / 2 <= bytes) {
+        void *b = R->spare;
+        *got = R->spare_bytes;
+        R->spare = NULL;
+        R->spare_bytes = 0;
+        return b;
+    }
+    *got = bytes;
+    return malloc(bytes ? bytes : 1);
+}
+
+/* A buffer a move no longer needs: kept for the next one when it is the largest so far within
+ * --xmpi-redist-spare MiB, else freed. */
+static void give_buffer(struct xmpi_ctx *cx, void *b, size_t bytes)
+{
+    struct xmpi_registry *R = &cx->reg;
+    size_t cap = (size_t)cx->opts.redist_spare << 20;
+    if (b && bytes <= cap && bytes > R->spare_bytes) {
+        free(R->spare);
+        R->spare = b;
+        R->spare_bytes = bytes;
+    } else {
+        free(b);
+    }
+}
+
 static int prepare(struct plan *pl, int *bad)
 {
     struct xmpi_registry *R = pl->R;
@@ -348,7 +382,7 @@ static int prepare(struct plan *pl, int *bad)
         return P_MPI;
     if (problem) return problem;
     for (int s = 0, k = 0; s < R->n; s++) {
-        const struct xmpi_reg *r = &R->r[s];
+        struct xmpi_reg *r = &R->r[s];
         void **f = &pl->fresh[3 * s];
         size_t rows = r->scheme == XMPI_REPLICATED ? (size_t)pl->N : (size_t)pl->nc[me];
         if (r->kind != K_SPARSE) {
@@ -361,16 +395,19 @@ static int prepare(struct plan *pl, int *bad)
                  * larger (realloc keeps the rows where they are), and only the rows that
                  * arrive get fresh memory: a move costs what it moves, not the block size. */
                 size_t have = (size_t)pl->oc[me] * unit, need = rows * unit;
+                if (r->held > have) have = r->held;
                 void *grown = need > have ? realloc(*r->data, need) : *r->data;
                 size_t in = ((size_t)pl->nc[me] - (size_t)kept) * unit;
-                if (grown) *r->data = grown;
-                if (!grown || !(f[0] = malloc(in ? in : 1))) *bad = s + 1;
+                if (grown) {
+                    *r->data = grown;
+                    if (need > have) r->held = need;
+                }
+                if (!grown || !(f[0] = take_buffer(pl->R, in, &pl->fbytes[s]))) *bad = s + 1;
                 pl->inplace[s] = 1;
             } else if (r->scheme == XMPI_DISTRIBUTED || !*r->data) {
                 /* Replicated copies are refreshed in place; only a process without one needs
                  * it. A block that keeps nothing is received whole into a new buffer. */
-                size_t bytes = rows * unit;
-                if (!(f[0] = malloc(bytes ? bytes : 1))) *bad = s + 1;
+                if (!(f[0] = take_buffer(pl->R, rows * unit, &pl->fbytes[s]))) *bad = s + 1;
             }
             continue;
         }
@@ -483,10 +520,13 @@ static int move_dense_inplace(struct plan *pl, struct xmpi_reg *r, void **f, MPI
         memcpy(data + (size_t)(front + kept) * unit, in + (size_t)front * unit, (size_t)back * unit);
         if (pl->nc[me] < pl->oc[me]) {
             void *less = realloc(data, (size_t)pl->nc[me] * unit);
-            if (less) *r->data = less;
+            if (less) {
+                *r->data = less;
+                r->held = (size_t)pl->nc[me] * unit;
+            }
         }
     }
-    free(f[0]);
+    give_buffer(pl->cx, f[0], pl->fbytes[r - pl->R->r]);
     f[0] = NULL;
     return rc;
 }
@@ -507,11 +547,14 @@ static int move_dense(struct plan *pl, struct xmpi_reg *r, void **f)
             pl->rd[j] = pl->rc[j] ? lo - pl->nd[me] : 0;
         }
         void *old = *r->data;
+        size_t old_bytes = (size_t)pl->oc[me] * unit;
+        if (r->held > old_bytes) old_bytes = r->held;
         rc = PMPI_Alltoallv(old ? old : dummy, pl->sc, pl->sd, t, f[0], pl->rc, pl->rd, t,
                             pl->cx->comm);
         count_bytes(pl, unit);
-        free(old);
+        give_buffer(pl->cx, old, old ? old_bytes : 0);
         *r->data = f[0];
+        r->held = pl->fbytes[r - pl->R->r];
         f[0] = NULL;
     } else {
         void *buf = f[0] ? f[0] : *r->data;
@@ -632,7 +675,7 @@ int xmpi_registry_move(struct xmpi_ctx *cx, struct xmpi_move *mv)
     int rc = XMPI_ERR_MPI;
     char what[160];
     snprintf(what, sizeof what, "%s (moving the registered data)", call);
-    xmpi_watchdog_arm(&cx->watch, cx->opts.wait_timeout, cx->rank, what);
+    xmpi_watchdog_arm(&cx->watch, (int)cx->opts.wait_timeout, cx->rank, what);
     if (PMPI_Allgather(&mine, DESC_LL, MPI_LONG_LONG, pl.d, DESC_LL, MPI_LONG_LONG,
                        cx->comm) == MPI_SUCCESS)
         rc = judge(&pl, mv->leaving, mv->nleaving, why, sizeof why);
@@ -824,5 +867,6 @@ void xmpi_registry_free(struct xmpi_ctx *cx)
 {
     free(cx->reg.r);
     free(cx->reg.count);
+    free(cx->reg.spare);
     memset(&cx->reg, 0, sizeof cx->reg);
 }

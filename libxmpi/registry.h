@@ -22,6 +22,8 @@ struct xmpi_reg {
     MPI_Datatype type;
     size_t elsize;
     XMPI_Scheme scheme;
+    size_t held;          /* dense and vector: bytes of the buffer a move installed (0: the
+                           * program's own, at least its block) */
 };
 
 /* What the last move cost this process (for the balancer and the prediction model). */
@@ -43,6 +45,10 @@ struct xmpi_registry {
     int *count, *displ;
     int got_data;         /* a spawned process has received its rows */
     struct xmpi_redist_stats stats;
+    /* A buffer kept from one move to receive the next one into (--xmpi-redist-spare): memory
+     * already mapped, so that a large move does not page-fault its whole new block. */
+    void *spare;
+    size_t spare_bytes;
 };
 
 /* One collective move of every registered structure. */

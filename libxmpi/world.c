@@ -255,7 +255,7 @@ static int spawn_round(struct xmpi_ctx *cx, const char *command, char *argv[], i
      * while each round is quick. */
     char what[160];
     snprintf(what, sizeof what, "XMPI_Spawn (starting and joining %d new process(es))", n);
-    xmpi_watchdog_arm(&cx->watch, cx->opts.wait_timeout, cx->rank, what);
+    xmpi_watchdog_arm(&cx->watch, (int)cx->opts.wait_timeout, cx->rank, what);
     if (cx->rank == 0) {
         MPI_Comm inter = MPI_COMM_NULL;
         rc = spawn_from_root(command, argv, n, infos, &inter);
@@ -293,7 +293,7 @@ void xmpi_world_start_child(struct xmpi_ctx *cx, MPI_Comm parent, struct xmpi_jo
     int me;   /* index among the processes of this MPI_Comm_spawn */
     PMPI_Comm_rank(MPI_COMM_WORLD, &me);
     /* Its own options until its parents' arrive with the join packet. */
-    xmpi_watchdog_arm(&cx->watch, cx->opts.wait_timeout, -1, "joining the job (a spawned process)");
+    xmpi_watchdog_arm(&cx->watch, (int)cx->opts.wait_timeout, -1, "joining the job (a spawned process)");
     PMPI_Intercomm_merge(parent, 1, &bridge);
     PMPI_Comm_disconnect(&parent);
     if (me == 0) xmpi_fault("join");
@@ -497,7 +497,7 @@ void xmpi_world_remove(struct xmpi_ctx *cx, const int *ranks, int n)
 {
     MPI_Group all, keep;
     MPI_Comm smaller;
-    xmpi_watchdog_arm(&cx->watch, cx->opts.wait_timeout, cx->rank, "XMPI_Remove");
+    xmpi_watchdog_arm(&cx->watch, (int)cx->opts.wait_timeout, cx->rank, "XMPI_Remove");
     PMPI_Comm_group(cx->comm, &all);
     PMPI_Group_excl(all, n, ranks, &keep);
     PMPI_Comm_create(cx->comm, keep, &smaller);

@@ -43,9 +43,13 @@ static const char *const amp_constraints[] = {"efficiency", "cost", NULL};
 
 #define OFF(f) offsetof(struct xmpi_options, f)
 #define SZ(f) sizeof(((struct xmpi_options *)0)->f)
+/* An option's field, checked at compile time against the width its kind writes: K_INT a long,
+ * K_CHOICE and K_FLAG an int (a narrower field would be written past its end, over the next). */
+#define LONGF(f) (OFF(f) + 0 * sizeof(char[SZ(f) == sizeof(long) ? 1 : -1]))
+#define INTF(f) (OFF(f) + 0 * sizeof(char[SZ(f) == sizeof(int) ? 1 : -1]))
 
 static const struct optdef table[] = {
-    {"si", K_INT, 1, 1000000000L, OFF(si), 0, "100", "an integer from 1 to 1000000000",
+    {"si", K_INT, 1, 1000000000L, LONGF(si), 0, "100", "an integer from 1 to 1000000000",
      "sampling interval: iterations between two gathers of the monitoring data", NULL, NULL},
     {"trace", K_STRING, 0, 0, OFF(trace), SZ(trace), "(none)",
      "a file name that is none of the job's input files (the files of --xmpi-calibration, "
@@ -55,22 +59,22 @@ static const struct optdef table[] = {
      "trace, and a job that dies leaves its finished intervals in FILE.part. A directory or a "
      "read-only FILE is refused; a device or pipe (/dev/stdout) is written directly", NULL,
      NULL},
-    {"verbose", K_INT, 0, 2, OFF(verbose), 0, "0", "0, 1 or 2 (bare --xmpi-verbose means 1)",
+    {"verbose", K_INT, 0, 2, LONGF(verbose), 0, "0", "0, 1 or 2 (bare --xmpi-verbose means 1)",
      "0: notices only; 1: one progress line per interval on rank 0; 2: also debug lines",
      NULL, NULL},
     {"events", K_STRING, 0, 0, OFF(events), SZ(events), "PAPI_DP_OPS, else PAPI_FP_OPS",
      "comma-separated PAPI event names, e.g. PAPI_FP_OPS,PAPI_TOT_CYC",
      "PAPI events counted per iteration; the first one is the work measure", valid_events, NULL},
-    {"spawn", K_CHOICE, 0, 0, OFF(spawn), 0, "single", "single or group",
+    {"spawn", K_CHOICE, 0, 0, INTF(spawn), 0, "single", "single or group",
      "single: one MPI_Comm_spawn per new process (each removable on its own); group: one "
      "MPI_Comm_spawn for all processes of a call (cheaper, removable only together)",
      NULL, spawn_modes},
-    {"spawn-check", K_CHOICE, 0, 0, OFF(spawn_check), 0, "on", "on or off",
+    {"spawn-check", K_CHOICE, 0, 0, INTF(spawn_check), 0, "on", "on or off",
      "on: before spawning, check that Open MPI has a free slot for each new process, and refuse "
      "the spawn with the reason otherwise (Open MPI 4.1's mpirun never exits after a spawn it "
      "refused); off: leave it to MPI_Comm_spawn, for launchers that grant slots in ways the "
      "check cannot see", NULL, on_off},
-    {"wait-timeout", K_INT, 0, 86400, OFF(wait_timeout), 0, "300",
+    {"wait-timeout", K_INT, 0, 86400, LONGF(wait_timeout), 0, "300",
      "an integer number of seconds from 0 to 86400 (0: no limit)",
      "longest wait of a spawn, a join, a removal, a data movement or a checkpoint's collective "
      "reads and writes for the other processes (set it above a checkpoint's time on a slow "
@@ -82,10 +86,10 @@ static const struct optdef table[] = {
      "a file of lines hostname:class:PEs:cost[:speed]",
      "the hosts the job may use, their node class, PEs, cost per PE-hour and emulated speed",
      NULL, NULL},
-    {"sched", K_CHOICE, 0, 0, OFF(sched), 0, "balance-all", "balance-all or balance-occupied",
+    {"sched", K_CHOICE, 0, 0, INTF(sched), 0, "balance-all", "balance-all or balance-occupied",
      "where new processes go within a class: spread over all its hosts, or fill the hosts "
      "already in use", NULL, sched_policies},
-    {"oversubscribe", K_FLAG, 0, 1, OFF(oversubscribe), 0, "off",
+    {"oversubscribe", K_FLAG, 0, 1, INTF(oversubscribe), 0, "off",
      "no value, or 0/1, no/yes, false/true, off/on",
      "allow more processes on a host than it has PEs", NULL, NULL},
     {"rms", K_STRING, 0, 0, OFF(rms), SZ(rms), "none",
@@ -95,7 +99,7 @@ static const struct optdef table[] = {
     {"initial", K_STRING, 0, 0, OFF(initial), SZ(initial), "(the first class of each host)",
      "CLASS:COUNT[,CLASS:COUNT...] in rank order, e.g. fast:1,slow:1",
      "the node class of each process started by mpirun", valid_initial, NULL},
-    {"lb", K_CHOICE, 0, 0, OFF(lb), 0, "time", "time, rows, nnz or weight",
+    {"lb", K_CHOICE, 0, 0, INTF(lb), 0, "time", "time, rows, nnz or weight",
      "XMPI_Eval_lbalance: rows: rows in proportion to each process's power (thesis Algorithm 5, "
      "every row the same work); nnz and weight: the same with rows weighted by their nonzeros "
      "(the first registered sparse matrix) or by the program's weight array; time: a cost per "
@@ -104,21 +108,27 @@ static const struct optdef table[] = {
      "cost are balanced without counters or weights (it is rows when every row costs the same). "
      "nnz and weight are refused at the first XMPI_Eval_lbalance or XMPI_Eval_reconfig call "
      "when that data is missing", NULL, lb_policies},
-    {"lb-th1", K_INT, 0, 100, OFF(lb_th1), 0, "10", "an integer percentage from 0 to 100",
+    {"lb-th1", K_INT, 0, 100, LONGF(lb_th1), 0, "10", "an integer percentage from 0 to 100",
      "load imbalance threshold: rebalance when (max - min) / max of the processes' compute "
      "times exceeds it", NULL, NULL},
-    {"lb-th2", K_INT, 0, 100, OFF(lb_th2), 0, "5", "an integer percentage from 0 to 100",
+    {"lb-th2", K_INT, 0, 100, LONGF(lb_th2), 0, "5", "an integer percentage from 0 to 100",
      "a process runs non-dedicated when its wall time exceeds its CPU time by more than this "
      "share of the wall time", NULL, NULL},
-    {"lb-k", K_INT, 1, 64, OFF(lb_k), 0, "3", "an integer from 1 to 64",
+    {"redist-spare", K_INT, 0, 1048576, LONGF(redist_spare), 0, "64",
+     "an integer number of MiB from 0 to 1048576 (0: none)",
+     "the largest buffer a process keeps from one move of registered data (a block it gave up, "
+     "or a buffer rows arrived in) to receive the next move into: memory already mapped, so "
+     "that a large move does not first fault in its whole new block. A process holds at most "
+     "its registered blocks plus this much", NULL, NULL},
+    {"lb-k", K_INT, 1, 64, LONGF(lb_k), 0, "3", "an integer from 1 to 64",
      "interference lasting k sampling intervals in a row is long-term and rebalanced; shorter "
      "bursts are tolerated", NULL, NULL},
-    {"policy", K_CHOICE, 0, 0, OFF(policy), 0, "static", "static, smp, hpmp or amp",
+    {"policy", K_CHOICE, 0, 0, INTF(policy), 0, "static", "static, smp, hpmp or amp",
      "XMPI_Eval_reconfig's malleability policy: static (no process changes, balancing only), "
      "smp (follow what the resource manager offers and reclaims, up to --xmpi-max-procs), "
      "hpmp (take the part of an offer the prediction model says finishes soonest), amp "
      "(land on --xmpi-goal under --xmpi-constraint)", NULL, malleability_policies},
-    {"hpmp-gain", K_INT, 0, 50, OFF(hpmp_gain), 0, "5", "an integer percentage from 0 to 50",
+    {"hpmp-gain", K_INT, 0, 50, LONGF(hpmp_gain), 0, "5", "an integer percentage from 0 to 50",
      "hpmp spawns only when the model predicts the run's end at least this much sooner than "
      "with the current processes (gains within the model's error are not worth a spawn)",
      NULL, NULL},
@@ -129,26 +139,26 @@ static const struct optdef table[] = {
      "start-up excluded: the pace of the first balanced interval (one that no move of rows "
      "preceded, at the latest the fourth) for all of maxit; SECONDS act from the first "
      "interval end", valid_goal, NULL},
-    {"constraint", K_CHOICE, 0, 0, OFF(constraint), 0, "efficiency", "efficiency or cost",
+    {"constraint", K_CHOICE, 0, 0, INTF(constraint), 0, "efficiency", "efficiency or cost",
      "what amp minimises while it meets the goal: processes (efficiency: the most powerful PEs "
      "first) or cost (the resource file's cost per PE-hour)", NULL, amp_constraints},
-    {"tol", K_INT, 0, 50, OFF(tol), 0, "1", "an integer percentage from 0 to 50",
+    {"tol", K_INT, 0, 50, LONGF(tol), 0, "1", "an integer percentage from 0 to 50",
      "amp leaves the configuration alone while the predicted interval is within this share of "
      "the time the goal allows", NULL, NULL},
-    {"max-procs", K_INT, 0, 1000000, OFF(max_procs), 0, "0 (no limit)",
+    {"max-procs", K_INT, 0, 1000000, LONGF(max_procs), 0, "0 (no limit)",
      "an integer from 0 to 1000000, at least the number of processes mpirun starts",
      "the most processes the malleability policy may grow the job to", NULL, NULL},
-    {"emulate", K_CHOICE, 0, 0, OFF(emulate), 0, "dilate", "dilate or quota",
+    {"emulate", K_CHOICE, 0, 0, INTF(emulate), 0, "dilate", "dilate or quota",
      "how a class's speed below 1 (--xmpi-resources) is emulated. dilate: each stretch of "
      "computation between two MPI calls is made 1/speed times as long by sleeping, so "
      "messages go out when a slower processor would send them and travel at full speed (no "
      "cgroup needed). quota: a cgroup CPU quota per class and host (root, writable cpu "
      "controller); communication waits out the throttled windows", NULL, emulate_modes},
-    {"emulate-period", K_INT, 1000, 100000, OFF(emulate_period), 0, "10000",
+    {"emulate-period", K_INT, 1000, 100000, LONGF(emulate_period), 0, "10000",
      "an integer number of microseconds from 1000 to 100000",
      "the CPU-quota period of emulated classes (a class runs speed x period of every period; "
      "a speed whose quota would be under 1 ms gets a longer period)", NULL, NULL},
-    {"yield", K_CHOICE, 0, 0, OFF(yield), 0, "auto", "auto, on or off",
+    {"yield", K_CHOICE, 0, 0, INTF(yield), 0, "auto", "auto, on or off",
      "whether a process waiting in MPI gives up its core (Open MPI's mpi_yield_when_idle, for "
      "the processes mpirun starts and the ones the library spawns). auto: on when a host may "
      "hold more processes than it has cores (--xmpi-oversubscribe, or a --xmpi-resources "
@@ -178,7 +188,7 @@ static const struct optdef table[] = {
      "(every interval end)", "N (iterations, an integer >= 1) or Ss (seconds, e.g. 30s)",
      "with --xmpi-checkpoint: checkpoint at the first interval end after N iterations (or S "
      "seconds) since the last checkpoint", valid_every, NULL},
-    {"checkpoint-keep", K_INT, 1, 1000000, OFF(checkpoint_keep), 0, "2",
+    {"checkpoint-keep", K_INT, 1, 1000000, LONGF(checkpoint_keep), 0, "2",
      "an integer from 1 to 1000000",
      "automatic checkpoints kept in --xmpi-checkpoint's directory; older ones are removed "
      "(never the one the job restarted from)", NULL, NULL},
@@ -190,7 +200,7 @@ static const struct optdef table[] = {
      "which fills them for the current partition and returns the iteration to resume at. A "
      "checkpoint that does not match the registered structures, or whose files are missing or "
      "fail their checksum, is refused with a message and nothing is loaded", NULL, NULL},
-    {"help", K_FLAG, 0, 1, OFF(help), 0, "off", "no value, or 0/1, no/yes, false/true, off/on",
+    {"help", K_FLAG, 0, 1, INTF(help), 0, "off", "no value, or 0/1, no/yes, false/true, off/on",
      "print this help on rank 0 and end the job", NULL, NULL},
 };
 #define NOPTS (sizeof table / sizeof table[0])
@@ -207,6 +217,7 @@ void xmpi_options_defaults(struct xmpi_options *o)
     o->tol = 1;
     o->hpmp_gain = 5;
     o->wait_timeout = 300;
+    o->redist_spare = 64;
     o->checkpoint_keep = 2;
 }
 

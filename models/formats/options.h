@@ -17,7 +17,8 @@ struct xmpi_options {
     int help;                       /* --xmpi-help: print the options and stop */
     int spawn;                      /* 0 single (one MPI_Comm_spawn per process), 1 group */
     int spawn_check;           /* 0: on (check slots and hosts before spawning), 1: off */
-    int wait_timeout;          /* seconds a reconfiguration may wait for others; 0: no limit */
+    long wait_timeout;         /* seconds a reconfiguration may wait for others; 0: no limit */
+    long redist_spare;         /* MiB a process may keep from one move for the next; 0: none */
     char resources[XMPIR_PATH_MAX];  /* resource file; "" = the local host via hwloc */
     int sched;                      /* enum xmpi_sched_policy */
     int oversubscribe;              /* allow more processes than PEs on a host */

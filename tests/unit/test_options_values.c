@@ -201,6 +201,36 @@ START_TEST(test_policy_and_max_procs)
 }
 END_TEST
 
+START_TEST(test_integers_write_their_own_field_only)
+{
+    /* An integer option is stored as a long: a field declared narrower was written past its
+     * end (--xmpi-wait-timeout, an int before, cleared the first bytes of --xmpi-resources when
+     * given after it). Each integer option after every string option leaves them whole. */
+    static const char *const ints[] = {"--xmpi-wait-timeout=86400", "--xmpi-si=7",
+                                       "--xmpi-redist-spare=1048576", "--xmpi-lb-k=64",
+                                       "--xmpi-tol=50", "--xmpi-checkpoint-keep=5"};
+    for (size_t i = 0; i < sizeof ints / sizeof ints[0]; i++) {
+        struct xmpi_options o;
+        xmpi_options_defaults(&o);
+        struct args a;
+        mkargs(&a, "prog", "--xmpi-resources=r.res", "--xmpi-rms=schedule:s.ev",
+               "--xmpi-initial=a:1", "--xmpi-goal=30%", (char *)ints[i], NULL);
+        ck_assert_msg(parse(&o, &a, 1, NULL) == 0, "%s: %s", ints[i], err);
+        ck_assert_msg(!strcmp(o.resources, "r.res") && !strcmp(o.rms, "schedule:s.ev") &&
+                      !strcmp(o.initial, "a:1") && !strcmp(o.goal, "30%"),
+                      "%s changed a string option: '%s' '%s' '%s' '%s'", ints[i], o.resources,
+                      o.rms, o.initial, o.goal);
+    }
+    struct xmpi_options o;
+    xmpi_options_defaults(&o);
+    struct args a;
+    mkargs(&a, "prog", "--xmpi-wait-timeout=86400", "--xmpi-redist-spare=0", NULL);
+    ck_assert_int_eq(parse(&o, &a, 1, NULL), 0);
+    ck_assert_int_eq(o.wait_timeout, 86400);
+    ck_assert_int_eq(o.redist_spare, 0);
+}
+END_TEST
+
 Suite *options_values_suite(void)
 {
     Suite *s = suite_create("options_values");
@@ -213,6 +243,7 @@ Suite *options_values_suite(void)
     tcase_add_test(tc, test_help_off_words);
     tcase_add_test(tc, test_verbose_two);
     tcase_add_test(tc, test_bare_flags);
+    tcase_add_test(tc, test_integers_write_their_own_field_only);
     tcase_add_test(tc, test_env_help_no);
     suite_add_tcase(s, tc);
     return s;
