@@ -53,14 +53,14 @@ BENCH = $(BUILD)/bin/jacobi $(BUILD)/bin/jacobi-plain $(BUILD)/bin/cg $(BUILD)/b
         $(BUILD)/bin/epidemic $(BUILD)/bin/epidemic-plain $(BUILD)/bin/overhead-micro \
         $(BUILD)/bin/xmpi-spawnbench $(BUILD)/bin/xmpi-spawnbench-child $(BUILD)/bin/xmpi-redistbench \
         $(BUILD)/bin/xmpi-calibrate $(BUILD)/bin/xmpi-opmodel $(BUILD)/bin/xmpi-spmd \
-        $(BUILD)/bin/xmpi-ampdecide
+        $(BUILD)/bin/xmpi-ampdecide $(BUILD)/bin/xmpi-crbench
 TOOLS = $(patsubst tools/%.c,$(BUILD)/bin/%,$(wildcard tools/*.c))
 UNIT_SRC := $(wildcard tests/unit/*.c)
 MPI_TESTS := $(patsubst tests/mpi/%.c,$(BUILD)/tests/%,$(wildcard tests/mpi/*.c))
 # Programs link the shared library and find it next to them, in the tree or installed.
 LINK_XMPI = -L$(BUILD)/lib -lxmpi -Wl,-rpath,'$$ORIGIN/../lib'
 
-.PHONY: all lib bench tools tests check demo demo-classes install uninstall clean bench-overhead bench-spawn bench-redist bench-dlb bench-model bench-policies bench-amp soak deps
+.PHONY: all lib bench tools tests check demo demo-classes install uninstall clean bench-overhead bench-spawn bench-redist bench-cr bench-dlb bench-model bench-policies bench-amp soak deps
 all: lib bench tools
 
 lib: $(LIBA) $(LIBSO) $(LIBPURE)
@@ -124,6 +124,10 @@ $(BUILD)/bin/xmpi-spawnbench: benchmarks/spawnbench.c benchmarks/bench_median.h 
 	$(MPICC) $(CFLAGS) $(XCFLAGS) -o $@ $< $(LINK_XMPI)
 
 $(BUILD)/bin/xmpi-redistbench: benchmarks/redistbench.c benchmarks/bench_median.h include/xmpi.h $(LIBSO)
+	@mkdir -p $(@D)
+	$(MPICC) $(CFLAGS) $(XCFLAGS) -o $@ $< $(LINK_XMPI)
+
+$(BUILD)/bin/xmpi-crbench: benchmarks/crbench.c benchmarks/bench_median.h include/xmpi.h $(LIBSO)
 	@mkdir -p $(@D)
 	$(MPICC) $(CFLAGS) $(XCFLAGS) -o $@ $< $(LINK_XMPI)
 
@@ -193,6 +197,9 @@ bench-redist: all
 
 bench-dlb: all
 	MPIRUN="$(MPIRUN)" scripts/bench-dlb.sh $(BUILD)
+
+bench-cr: all
+	MPIRUN="$(MPIRUN)" scripts/bench-cr.sh $(BUILD)
 
 bench-model: all
 	MPIRUN="$(MPIRUN)" scripts/bench-model.sh $(BUILD)
