@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# make check-cluster: malleable Jacobi on 3 test hosts (network namespaces, scripts/testbed)
+# make check-cluster: malleable Jacobi and CG on 3 test hosts (network namespaces, scripts/testbed)
 # under Open MPI: grows onto the other hosts and shrinks back under balance-all and
 # balance-occupied, with every process's host read from the kernel, and the load balancer
 # across hosts; every answer bit for bit the single-host run's.
@@ -12,6 +12,8 @@ MPIRUN=${MPIRUN:-mpirun}
 LIMIT=${CLUSTER_TIMEOUT:-120}
 J="$ROOT/$BUILD/bin/jacobi"
 JP="$ROOT/$BUILD/bin/jacobi-plain"
+C="$ROOT/$BUILD/bin/cg"
+CP="$ROOT/$BUILD/bin/cg-plain"
 HOSTS="xmpi-h1 xmpi-h2 xmpi-h3"
 
 skip() { echo "SKIP: $*"; exit 0; }
@@ -21,7 +23,9 @@ command -v unshare >/dev/null || skip "no unshare command (util-linux)"
 command -v flock >/dev/null || skip "no flock command (util-linux)"
 "$MPIRUN" --version 2>/dev/null | grep -qiE 'open ?(mpi|rte)' ||
     skip "$MPIRUN is not Open MPI's; the cluster test runs under Open MPI only for now (MPICH: not done yet, issue 17 part 3)"
-[ -x "$J" ] && [ -x "$JP" ] || { echo "not ok - $J and $JP are built (make all)"; exit 1; }
+for p in "$J" "$JP" "$C" "$CP"; do
+    [ -x "$p" ] || { echo "not ok - $p is built (make all)"; exit 1; }
+done
 
 # One cluster test at a time: `testbed up` would pull the hosts from under another run. The
 # lock is on this script itself, so that no lock file is left behind.
@@ -33,6 +37,7 @@ job=
 cleanup() {
     # A job still running (the run was interrupted): timeout passes TERM on to mpirun.
     [ -n "$job" ] && kill -TERM "$job" 2>/dev/null && wait "$job" 2>/dev/null
+    ip link del "xmpi-probe$$" 2>/dev/null; ip netns del "xmpi-probe$$" 2>/dev/null
     "$TB" down
     # CLUSTER_KEEP=1 keeps the logs, where-logs and traces for a look.
     if [ -n "${CLUSTER_KEEP:-}" ]; then echo "# files kept in $TMP"; else rm -rf "$TMP"; fi
@@ -40,7 +45,20 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-"$TB" up 3 >"$TMP/up.log" 2>&1 || skip "network namespaces cannot be created here: $(tail -1 "$TMP/up.log")"
+# Can this machine make network namespaces, veths and bridges at all? (Not: SKIP.) Once it
+# can, a testbed that does not come up is a failure.
+probe=xmpi-probe$$
+if ! err=$( { ip netns add "$probe" && ip link add "$probe" type bridge &&
+              ip link add "${probe}v" type veth peer name eth0 netns "$probe"; } 2>&1); then
+    ip link del "$probe" 2>/dev/null; ip netns del "$probe" 2>/dev/null
+    skip "network namespaces, veths or bridges cannot be created here: $err"
+fi
+ip link del "${probe}v" 2>/dev/null; ip link del "$probe"; ip netns del "$probe"
+if ! "$TB" up 3 >"$TMP/up.log" 2>&1; then
+    echo "not ok - scripts/testbed up 3"
+    sed 's/^/#   /' "$TMP/up.log"
+    exit 1
+fi
 # The hosts answer one another through the bridge, and an MPI job runs on each.
 "$TB" hostfile 2 >"$TMP/hostfile"
 export PMIX_MCA_gds=hash   # rarer PMIx_Init hangs of spawned processes (see scripts/xmpirun)
@@ -118,10 +136,14 @@ placements() {
     '
 }
 
-# The reference: the plain MPI build (no library) on 2 processes of one host.
-timeout -k 10 "$LIMIT" "$TB" exec xmpi-h1 "$MPIRUN" --oversubscribe -np 2 "$JP" -n 300 -i 300 -s 5 \
-    >"$TMP/ref" 2>&1
-check "single-host reference run prints a checksum" test -n "$(field checksum "$TMP/ref")"
+# ref OUT NP PROG ARGS...: the reference, the plain MPI build (no library) on NP processes of one
+# host.
+ref() {
+    local out=$1 np=$2; shift 2
+    timeout -k 10 "$LIMIT" "$TB" exec xmpi-h1 "$MPIRUN" --oversubscribe -np "$np" "$@" >"$out" 2>&1
+    check "single-host reference: $(basename "$1") on $np processes prints a checksum" \
+        test -n "$(field checksum "$out")"
+}
 
 # The pool: 2 PEs on each host, one class; mpirun puts the 2 initial processes on xmpi-h1.
 printf 'xmpi-h1:node:2:1\nxmpi-h2:node:2:1\nxmpi-h3:node:2:1\n' >"$TMP/pool"
@@ -136,31 +158,43 @@ declare -A expect=(
     [balance-occupied]="2,0,0 2,1,0 2,2,0 2,2,1 2,2,0 2,0,0"
 )
 
-for policy in balance-all balance-occupied; do
-    name="jacobi -d --xmpi-sched=$policy"
-    RESET="$TMP/where.log" tbrun "$TMP/$policy.out" "${WHERE[@]}" -np 2 "$J" -n 300 -i 300 -s 5 -d --xmpi-si=20 --xmpi-policy=smp \
+# malleable TAG REF POLICY PROG ARGS...: PROG ARGS -d on 2 processes under the schedule, with
+# --xmpi-sched=POLICY, against the reference output REF.
+malleable() {
+    local tag=$1 refout=$2 policy=$3; shift 3
+    local name="$(basename "$1") -d --xmpi-sched=$policy" f="$TMP/$tag-$policy"
+    RESET="$TMP/where.log" tbrun "$f.out" "${WHERE[@]}" -np 2 "$@" -d --xmpi-si=20 --xmpi-policy=smp \
         "--xmpi-rms=schedule:$TMP/events" "--xmpi-resources=$TMP/pool" "--xmpi-sched=$policy" \
-        --xmpi-yield=on --xmpi-verbose=1 "--xmpi-trace=$TMP/$policy.csv"
-    rc=$?
-    cp "$TMP/where.log" "$TMP/$policy.where" 2>/dev/null
+        --xmpi-yield=on --xmpi-verbose=1 "--xmpi-trace=$f.csv"
+    local rc=$?
+    cp "$TMP/where.log" "$f.where" 2>/dev/null
     check "$name: exits 0" test $rc = 0
-    [ $rc = 0 ] || tail -8 "$TMP/$policy.out" "$TMP/$policy.out.err" | sed 's/^/#   /'
-    check "$name: each process ran on the test host it names, and exited" where_ok "$TMP/$policy.where"
-    got=$(placements "$TMP/$policy.where" 2)
+    [ $rc = 0 ] || tail -8 "$f.out" "$f.out.err" | sed 's/^/#   /'
+    check "$name: each process ran on the test host it names, and exited" where_ok "$f.where"
+    local got
+    got=$(placements "$f.where" 2)
     check "$name: processes per host (h1,h2,h3) at each step: $got" test "$got" = "${expect[$policy]}"
     [ "$got" = "${expect[$policy]}" ] || echo "#   expected ${expect[$policy]}"
     check "$name: the single-host run's checksum" \
-        test -n "$(field checksum "$TMP/ref")" -a "$(field checksum "$TMP/ref")" = "$(field checksum "$TMP/$policy.out")"
+        test -n "$(field checksum "$refout")" -a "$(field checksum "$refout")" = "$(field checksum "$f.out")"
     check "$name: ... its residual and iterations" \
-        test "$(field residual "$TMP/ref") $(field iterations "$TMP/ref")" = \
-             "$(field residual "$TMP/$policy.out") $(field iterations "$TMP/$policy.out")"
-    check "$name: rank 0 reported each change" test "$(grep -c '^jacobi: iteration [0-9]*: \(spawned\|removed\)' "$TMP/$policy.out")" = 5
-    check "$name: ends on 2 processes" test "$(field ranks "$TMP/$policy.out")" = 2
+        test "$(field residual "$refout") $(field iterations "$refout")" = \
+             "$(field residual "$f.out") $(field iterations "$f.out")"
+    check "$name: rank 0 reported each change" \
+        test "$(grep -c '^[a-z]*: iteration [0-9]*: \(spawned\|removed\)' "$f.out")" = 5
+    check "$name: ends on 2 processes" test "$(field ranks "$f.out")" = 2
+}
+
+ref "$TMP/jacobi.ref" 2 "$JP" -n 300 -i 300 -s 5
+# CG carries r'r from one iteration to the next; -t 0 runs all 300 iterations.
+ref "$TMP/cg.ref" 2 "$CP" -g poisson3d:12 -t 0 -i 300
+for policy in balance-all balance-occupied; do
+    malleable jacobi "$TMP/jacobi.ref" "$policy" "$J" -n 300 -i 300 -s 5
+    malleable cg "$TMP/cg.ref" "$policy" "$C" -g poisson3d:12 -t 0 -i 300
 done
 
 # The load balancer across hosts: one process per host, thresholds that make it move rows.
-timeout -k 10 "$LIMIT" "$TB" exec xmpi-h1 "$MPIRUN" --oversubscribe -np 3 "$JP" -n 300 -i 120 -s 5 \
-    >"$TMP/ref3" 2>&1
+ref "$TMP/jacobi3.ref" 3 "$JP" -n 300 -i 120 -s 5
 tbrun "$TMP/lb.out" -np 3 --map-by node "$J" -n 300 -i 120 -s 5 -b --xmpi-si=10 \
     --xmpi-lb-th1=0 --xmpi-lb-k=1 "--xmpi-resources=$TMP/pool" --xmpi-yield=on "--xmpi-trace=$TMP/lb.csv"
 rc=$?
@@ -170,7 +204,7 @@ rebalances=$(grep -Ec ',([a-z]+[+])*rebalance([+][a-z]+)*,' "$TMP/lb.csv" 2>/dev
 check "jacobi -b on 3 hosts: rows moved across hosts (${rebalances:-0} interval(s) after a rebalance)" \
     test "${rebalances:-0}" -gt 0
 check "jacobi -b on 3 hosts: the single-host 3-process run's checksum" \
-    test -n "$(field checksum "$TMP/ref3")" -a "$(field checksum "$TMP/ref3")" = "$(field checksum "$TMP/lb.out")"
+    test -n "$(field checksum "$TMP/jacobi3.ref")" -a "$(field checksum "$TMP/jacobi3.ref")" = "$(field checksum "$TMP/lb.out")"
 
 # Nothing of these runs outlives them.
 left=
