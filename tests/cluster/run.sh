@@ -193,10 +193,13 @@ for policy in balance-all balance-occupied; do
     malleable cg "$TMP/cg.ref" "$policy" "$C" -g poisson3d:12 -t 0 -i 300
 done
 
-# The load balancer across hosts: one process per host, thresholds that make it move rows.
+# The load balancer across hosts: one process per host, xmpi-h3 a half-speed class emulated
+# by a CPU quota there, thresholds that make it move rows.
+printf 'xmpi-h1:node:2:1\nxmpi-h2:node:2:1\nxmpi-h3:slow:2:1:0.5\n' >"$TMP/pool-slow"
 ref "$TMP/jacobi3.ref" 3 "$JP" -n 300 -i 120 -s 5
 tbrun "$TMP/lb.out" -np 3 --map-by node "$J" -n 300 -i 120 -s 5 -b --xmpi-si=10 \
-    --xmpi-lb-th1=0 --xmpi-lb-k=1 "--xmpi-resources=$TMP/pool" --xmpi-yield=on "--xmpi-trace=$TMP/lb.csv"
+    --xmpi-lb-th1=0 --xmpi-lb-k=1 "--xmpi-resources=$TMP/pool-slow" --xmpi-emulate=quota \
+    --xmpi-yield=on --xmpi-verbose=1 "--xmpi-trace=$TMP/lb.csv"
 rc=$?
 check "jacobi -b on 3 hosts: exits 0" test $rc = 0
 [ $rc = 0 ] || tail -8 "$TMP/lb.out" "$TMP/lb.out.err" | sed 's/^/#   /'
@@ -205,6 +208,13 @@ check "jacobi -b on 3 hosts: rows moved across hosts (${rebalances:-0} interval(
     test "${rebalances:-0}" -gt 0
 check "jacobi -b on 3 hosts: the single-host 3-process run's checksum" \
     test -n "$(field checksum "$TMP/jacobi3.ref")" -a "$(field checksum "$TMP/jacobi3.ref")" = "$(field checksum "$TMP/lb.out")"
+# The testbed mounts the machine's cgroups inside each host, so the quota applies there too.
+if [ -e /sys/fs/cgroup/cpu/cpu.cfs_quota_us ] || grep -qw cpu /sys/fs/cgroup/cgroup.controllers 2>/dev/null; then
+    check "jacobi -b on 3 hosts: the slow class's CPU quota applied on xmpi-h3" \
+        test "$(cat "$TMP/lb.out" "$TMP/lb.out.err" | grep -c 'emulated class speeds are not applied')" = 0
+else
+    ok "jacobi -b on 3 hosts: the slow class's CPU quota applied on xmpi-h3 # SKIP this machine has no cgroup cpu controller"
+fi
 
 # Nothing of these runs outlives them.
 left=
