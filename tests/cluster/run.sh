@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # make check-cluster: malleable Jacobi and CG on 3 test hosts (network namespaces, scripts/testbed)
 # under Open MPI: grows onto the other hosts and shrinks back under balance-all and
-# balance-occupied, with every process's host read from the kernel, and the load balancer
-# across hosts; every answer bit for bit the single-host run's.
+# balance-occupied, where every process's host and network namespace is logged by the process
+# itself, and the load balancer across hosts; every answer bit for bit the single-host run's.
 # usage (root): tests/cluster/run.sh [BUILD]. Prints "SKIP: reason" and exits 0 where it cannot run.
 set -u
 BUILD=${1:-build}
@@ -15,6 +15,7 @@ JP="$ROOT/$BUILD/bin/jacobi-plain"
 C="$ROOT/$BUILD/bin/cg"
 CP="$ROOT/$BUILD/bin/cg-plain"
 HOSTS="xmpi-h1 xmpi-h2 xmpi-h3"
+unset XMPI_TESTBED_PREFIX   # the hosts' names above are the testbed's defaults
 
 skip() { echo "SKIP: $*"; exit 0; }
 [ "$(id -u)" = 0 ] || skip "not root (network namespaces need root)"
@@ -37,7 +38,7 @@ job=
 cleanup() {
     # A job still running (the run was interrupted): timeout passes TERM on to mpirun.
     [ -n "$job" ] && kill -TERM "$job" 2>/dev/null && wait "$job" 2>/dev/null
-    ip link del "xmpi-probe$$" 2>/dev/null; ip netns del "xmpi-probe$$" 2>/dev/null
+    ip link del "xpr$$" 2>/dev/null; ip netns del "xpr$$" 2>/dev/null
     "$TB" down
     # CLUSTER_KEEP=1 keeps the logs, where-logs and traces for a look.
     if [ -n "${CLUSTER_KEEP:-}" ]; then echo "# files kept in $TMP"; else rm -rf "$TMP"; fi
@@ -47,7 +48,7 @@ trap 'exit 130' INT TERM
 
 # Can this machine make network namespaces, veths and bridges at all? (Not: SKIP.) Once it
 # can, a testbed that does not come up is a failure.
-probe=xmpi-probe$$
+probe=xpr$$   # interface names have at most 15 characters
 if ! err=$( { ip netns add "$probe" && ip link add "$probe" type bridge &&
               ip link add "${probe}v" type veth peer name eth0 netns "$probe"; } 2>&1); then
     ip link del "$probe" 2>/dev/null; ip netns del "$probe" 2>/dev/null
@@ -69,9 +70,9 @@ ok() { echo "ok - $*"; passed=$((passed + 1)); }
 notok() { echo "not ok - $*"; failed=$((failed + 1)); }
 check() { local d=$1; shift; if "$@"; then ok "$d"; else notok "$d"; fi; }
 
-# [RESET=FILE] tbrun OUT ARGS...: removes FILE, then mpirun on the test hosts under a timeout; once more only after a timeout
-# (the rare Open MPI 4.1 + PMIx 4.x spawn hang, tests/sh/lib.sh); the first try's processes
-# on the test hosts are killed before the second.
+# [RESET=FILE] tbrun OUT ARGS...: removes FILE, then mpirun on the test hosts under a timeout;
+# once more only after a timeout (the rare Open MPI 4.1 + PMIx 4.x spawn hang, tests/sh/lib.sh),
+# the first try's processes on the test hosts killed before the second.
 tbrun() {
     local out=$1; shift
     local rc
@@ -95,7 +96,8 @@ tbrun() {
 
 field() { sed -n "s/^result:.* $1=\([^ ]*\).*/\1/p" "$2"; }
 
-out=$("$TB" mpirun --hostfile "$TMP/hostfile" -np 3 --map-by node hostname 2>&1 | sort | tr '\n' ' ')
+out=$(timeout -k 10 "$LIMIT" "$TB" mpirun --hostfile "$TMP/hostfile" -np 3 --map-by node hostname 2>&1 |
+      sort | tr '\n' ' ')
 check "one process per test host, each with its own hostname" test "$out" = "xmpi-h1 xmpi-h2 xmpi-h3 "
 
 # --- where every process runs, from the processes themselves -------------------------------
