@@ -15,7 +15,7 @@ JP="$ROOT/$BUILD/bin/jacobi-plain"
 C="$ROOT/$BUILD/bin/cg"
 CP="$ROOT/$BUILD/bin/cg-plain"
 HOSTS="xmpi-h1 xmpi-h2 xmpi-h3"
-unset XMPI_TESTBED_PREFIX   # the hosts' names above are the testbed's defaults
+unset LIBXMPI_TESTBED_PREFIX   # the hosts' names above are the testbed's defaults
 
 skip() { echo "SKIP: $*"; exit 0; }
 [ "$(id -u)" = 0 ] || skip "not root (network namespaces need root)"
