@@ -24,8 +24,8 @@ static void usage(FILE *out)
             "  MPI_File_sync, close) into DIR/bare-K; prints the median seconds, GB/s and the ratio.\n"
             "  Each checkpoint is removed after it is timed. The last bare file is kept for --read.\n"
             "  --read (a job started with --xmpi-restart): times XMPI_Get_data, which loads the\n"
-            "  checkpoint, and a bare MPI_File_read_at_all of DIR/bare-last of the same size; the\n"
-            "  order alternates with -o 0|1 (0: library first).\n");
+            "  checkpoint, and a bare MPI_File_read_at_all of DIR/bare-last of the same size into a\n"
+            "  new buffer (as the library's); the order alternates with -o 0|1 (0: library first).\n");
 }
 
 static double wall(void)
@@ -100,10 +100,10 @@ int main(int argc, char **argv)
 
     double *a = NULL;
     if (read) {
-        /* Restarted: the library fills the matrix; the bare read goes to a buffer of its own. */
+        /* Restarted: the library fills the matrix; the bare read goes to a buffer of its own,
+         * new as the library's are (a restarted program has no memory touched before). */
         double *mine = malloc(bytes ? bytes : 1);
         if (!mine) MPI_Abort(MPI_COMM_WORLD, 3);
-        memset(mine, 0, bytes);
         XMPI_Register_dense(&a, n, MPI_DOUBLE, XMPI_DISTRIBUTED);
         double t_lib = 0, t_bare = 0;
         int it = 0;
