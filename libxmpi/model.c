@@ -143,7 +143,9 @@ void xmpi_rtmodel_observe(struct xmpi_ctx *cx, const struct xmpi_interval *s)
         int mixed = 0;
         for (int i = 1; sc && known && i < sc->nprocs; i++)
             mixed |= sc->procs[i].group != sc->procs[0].group;
-        xmpi_model_observe_link(&md->m, s, mixed);
+        if (!md->warmup) xmpi_model_observe_link(&md->m, s, mixed);
+        else xmpi_note(cx, 2, "prediction model: interval %d is the new processes' first: the "
+                       "link is not learned from it", s->index);
     }
     free(cls);
     free(rec);

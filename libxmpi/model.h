@@ -32,6 +32,12 @@ struct xmpi_rtmodel {
     double reconf_base, redist_base; /* the sink's totals when the prediction was made */
     double *profile;                 /* --xmpi-work-profile's work per iteration, or NULL */
     int nprofile;
+    /* 1 from a spawn to the end of the next interval's decision: that interval warms the new
+     * processes up (Open MPI opens its TCP connections to them at their first messages; their
+     * caches and fresh blocks are cold), so it teaches the model nothing of the link and AMP
+     * decides nothing on it (one such Jacobi interval took 1.20 s for 0.53 s predicted, 71% in
+     * communication, and condemned every larger configuration for the rest of the run). */
+    int warmup;
 };
 
 /* Rank 0 at start-up: the defaults, then `path` ("" or NULL: none). On a malformed or

@@ -340,6 +340,7 @@ int xmpi_pipeline_interval_end(struct xmpi_ctx *cx, const struct xmpi_app *app)
         }
     }
     t_decide = PMPI_Wtime() - t_decide;
+    cx->model.warmup = 0;   /* decided on the warm-up interval, if this was one */
     /* act */
     if (plan.action != XMPIR_PLAN_KEEP) {
         rc = reconfigure(cx, s, app, &plan);
@@ -648,6 +649,7 @@ static int spawn_processes(struct xmpi_ctx *cx, const char *command, char *argv[
         if (done == n) xmpi_sink_reconfigured(&cx->sink, PMPI_Wtime() - t0);
     }
     if (done > 0) xmpi_sink_action(&cx->sink, "spawn");
+    if (done > 0) cx->model.warmup = 1;   /* the next interval warms them up (model.h) */
     cx->sink.spawned += done;
     free(hosts);
     return rc;

@@ -181,6 +181,11 @@ static void decide_amp(struct xmpi_ctx *cx, struct pricing *pr, struct xmpi_reco
                   cx->amp.goal, how, cx->opts.constraint ? "cost" : "efficiency", cx->opts.tol);
     }
     snprintf(out->event, sizeof out->event, "goal %.4g s", cx->amp.goal);
+    if (cx->model.warmup) {
+        snprintf(out->why, sizeof out->why, "the new processes' first interval, a warm-up (Open "
+                 "MPI's connections to them, cold caches): keeping, and deciding on the next");
+        return;
+    }
     if (!(intervals_left > 0)) {
         snprintf(out->why, sizeof out->why, "the last interval: nothing to gain");
         return;
