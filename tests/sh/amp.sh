@@ -101,5 +101,11 @@ check "amp: an unreachable goal is said once, not at every interval" \
     test "$(grep -c 'cannot be met' "$TMP/amp.out.err")" -le 1
 check "amp: it never adds the slow class, slower and dearer per unit of work here" \
     test "$(col "$TMP/amp.csv" procs_by_class | grep -Ec 'slow=([3-9])')" = 0
+# The interval after a spawn warms the new processes up (TCP connections, caches): AMP decides
+# nothing on it, and says so.
+set -- $(paste -d'|' <(col "$TMP/amp.csv" action) <(col "$TMP/amp.csv" why) |
+         awk -F'|' 'prev ~ /spawn/ { n++; if ($2 !~ /warm-up/) bad++ } { prev = $1 } END { print n + 0, bad + 0 }')
+check "amp: each interval after a spawn is a warm-up, nothing decided ($1 spawns, $2 decided on)" \
+    test "$2" = 0
 grown=$(col "$TMP/amp.csv" procs_by_class | grep -c 'fast=')
 echo "# amp grew onto the fast class in $grown of $rows intervals; sizes: $(col "$TMP/amp.csv" nprocs | tr '\n' ' ')"
