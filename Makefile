@@ -17,7 +17,7 @@ ifeq ($(origin PAPI),undefined)
 PAPI := $(if $(shell printf '\043include <papi.h>\n' | $(CC) $(shell pkg-config --cflags papi 2>/dev/null) -E -x c - >/dev/null 2>&1 && echo y),yes,no)
 endif
 ifeq ($(origin SDE),undefined)
-SDE := $(if $(filter yes,$(PAPI)),$(if $(shell printf '\043include <sde_lib.h>\nint main(void){return !papi_sde_init("x");}\n' | $(CC) -x c - -o /dev/null -lsde >/dev/null 2>&1 && echo y),yes,no),no)
+SDE := $(if $(filter yes,$(PAPI)),$(if $(shell printf '\043include <sde_lib.h>\nint main(void){return !papi_sde_init("x");}\n' | $(CC) $(shell pkg-config --cflags papi 2>/dev/null) -x c - -o /dev/null $(shell pkg-config --libs-only-L papi 2>/dev/null) -lsde >/dev/null 2>&1 && echo y),yes,no),no)
 endif
 ifneq ($(PAPI),yes)
 $(info libxmpi: building without PAPI (no papi.h, or PAPI=no): work is what programs declare, no events are counted)
