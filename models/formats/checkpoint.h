@@ -13,6 +13,8 @@
 /* The longest manifest line read, its newline not counted (the longest written is about 130
  * bytes); a longer line is refused, never cut. */
 #define XMPIR_CKPT_LINE_MAX 511
+/* The largest manifest read (64 structures take under 25 KB); a larger one is refused. */
+#define XMPIR_CKPT_MANIFEST_MAX (64 * 1024)
 /* Automatic checkpoints are PREFIX + the iteration in 12 digits, so that names sort in order. */
 #define XMPIR_CKPT_AUTO_PREFIX "ckpt-"
 
