@@ -73,15 +73,22 @@ static int is_dir(const char *path)
     return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
-/* The whole of a small text file, NUL-terminated; NULL when it cannot be read. */
-static char *slurp(const char *path, size_t max)
+/* The whole of a small text file, NUL-terminated; NULL when it cannot be read. A file longer
+ * than max bytes is cut there, or, with too_long, not read: NULL and *too_long set. */
+static char *slurp(const char *path, size_t max, int *too_long)
 {
+    if (too_long) *too_long = 0;
     FILE *f = fopen(path, "r");
     if (!f) return NULL;
-    char *buf = malloc(max + 1);
-    size_t n = buf ? fread(buf, 1, max, f) : 0;
+    char *buf = malloc(max + 2);
+    size_t n = buf ? fread(buf, 1, max + 1, f) : 0;
     fclose(f);
-    if (buf) buf[n] = '\0';
+    if (buf && n > max && too_long) {
+        free(buf);
+        *too_long = 1;
+        return NULL;
+    }
+    if (buf) buf[n > max ? max : n] = '\0';
     return buf;
 }
 
@@ -655,7 +662,7 @@ void xmpi_checkpoint_check(struct xmpi_ctx *cx, char *err, size_t len)
     snprintf(path, sizeof path, "%s/%s", dir, XMPIR_CKPT_MANIFEST);
     if (access(path, F_OK) != 0) {
         snprintf(path, sizeof path, "%s/%s", dir, XMPIR_CKPT_LATEST);
-        char *name = slurp(path, 300);
+        char *name = slurp(path, 300, NULL);
         if (!name) {
             snprintf(err, len, "xmpi: option --xmpi-restart=%s: %s holds no checkpoint (no %s, "
                      "no %s); expected a checkpoint's directory, a directory with %s, or latest",
@@ -681,7 +688,14 @@ void xmpi_checkpoint_check(struct xmpi_ctx *cx, char *err, size_t len)
     }
     snprintf(st->restart_dir, sizeof st->restart_dir, "%s", dir);
     snprintf(path, sizeof path, "%s/%s", dir, XMPIR_CKPT_MANIFEST);
-    char *text = slurp(path, 64 * 1024);
+    int too_long;
+    char *text = slurp(path, XMPIR_CKPT_MANIFEST_MAX, &too_long);
+    if (too_long) {
+        snprintf(err, len, "xmpi: option --xmpi-restart=%s: %s is longer than %d bytes, which "
+                 "is not accepted; expected a checkpoint manifest (a damaged file?); nothing is "
+                 "loaded", v, path, XMPIR_CKPT_MANIFEST_MAX);
+        return;
+    }
     if (!text) {
         snprintf(err, len, "xmpi: option --xmpi-restart=%s: cannot read %s: %s", v, path,
                  strerror(errno));

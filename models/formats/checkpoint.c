@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "textfile.h"
+
 static const char *const kinds[] = {"vector", "dense", "sparse"};
 
 const char *xmpi_ckpt_kind_name(int kind)
@@ -66,111 +68,174 @@ int xmpi_ckpt_write(FILE *out, const struct xmpi_ckpt_manifest *m)
 
 /* ---- parsing ------------------------------------------------------------------------ */
 
+/* Every field a line has, as xmpi_text_fields names them in messages. */
+static const char *const head_names[] = {"keyword", "VERSION"};
+static const char *const keyed_names[] = {"keyword", "N"};
+static const char *const struct_names[] = {"keyword", "I", "KIND", "SCHEME", "TYPE", "ELSIZE",
+                                           "NNZ"};
+static const char *const file_names[] = {"keyword", "I", "PART", "BYTES", "CRC32", "NAME"};
+#define WORDS_MAX 7
+
 struct reader {
-    const char *p, *fname;
-    long line;
-    char buf[512];
-    char *w[10];
-    int nw;
+    struct xmpi_text_lines in;
+    char *line;
+    char *w[WORDS_MAX];
     char *err;
     size_t errlen;
 };
 
-static int fail(struct reader *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static int fail(struct reader *r, const char *fmt, ...)
-{
-    char msg[400];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
-    if (r->err) snprintf(r->err, r->errlen, "%s line %ld: %s", r->fname, r->line, msg);
-    return -1;
-}
-
-/* The next line, split into words; 0 at the end of the text. */
+/* The next line, as it is: 1, 0 at the end of the manifest, -1 with the message. The
+ * manifest's words are separated by spaces, tabs and carriage returns only: a vertical tab
+ * or a form feed, which the field splitter would take as a blank too, is refused rather than
+ * read as something the manifest did not say. */
 static int next(struct reader *r)
 {
-    if (!*r->p) return 0;
-    const char *e = strchr(r->p, '\n');
-    size_t len = e ? (size_t)(e - r->p) : strlen(r->p);
-    r->line++;
-    if (len >= sizeof r->buf) len = sizeof r->buf - 1;
-    memcpy(r->buf, r->p, len);
-    r->buf[len] = '\0';
-    r->p = e ? e + 1 : r->p + strlen(r->p);
-    r->nw = 0;
-    for (char *save = NULL, *t = strtok_r(r->buf, " \t\r", &save); t && r->nw < 10;
-         t = strtok_r(NULL, " \t\r", &save))
-        r->w[r->nw++] = t;
+    int got = xmpi_text_next(&r->in, &r->line);
+    if (got < 0) return xmpi_text_lines_failed(&r->in, r->err, r->errlen);
+    if (got == 0) return 0;
+    const char *c = strpbrk(r->line, "\v\f");
+    if (c)
+        return xmpi_text_line_error(&r->in, r->err, r->errlen,
+                                    "byte \\x%02x is not accepted; expected words separated by "
+                                    "spaces or tabs", (unsigned char)*c);
     return 1;
 }
 
+/* The manifest ends where the line after the last one read was expected. */
+static int ended(struct reader *r, const char *expected, ...)
+    __attribute__((format(printf, 2, 3)));
+static int ended(struct reader *r, const char *expected, ...)
+{
+    if (!r->err || r->errlen == 0) return -1;
+    int w = snprintf(r->err, r->errlen, "%s:%ld: the manifest ends here; expected ",
+                     r->in.fname, r->in.lineno + 1);
+    if (w >= 0 && (size_t)w < r->errlen) {
+        va_list ap;
+        va_start(ap, expected);
+        vsnprintf(r->err + w, r->errlen - (size_t)w, expected, ap);
+        va_end(ap);
+    }
+    return -1;
+}
+
+/* The next line, split into exactly n fields (names[], synopsis for messages), whose first
+ * is `keyword`; `what`, when not NULL, says what the line belongs to. */
+static int line(struct reader *r, int n, const char *const *names, const char *synopsis,
+                const char *keyword, const char *what)
+{
+    int got = next(r);
+    if (got < 0) return -1;
+    if (got == 0)
+        return what ? ended(r, "%s: '%s' (a cut manifest)", what, synopsis)
+                    : ended(r, "'%s' (a cut manifest)", synopsis);
+    if (xmpi_text_fields(&r->in, r->line, r->w, n, names, synopsis, r->err, r->errlen))
+        return -1;
+    if (strcmp(r->w[0], keyword))
+        return what ? xmpi_text_field_error(&r->in, r->err, r->errlen, "keyword", r->w[0],
+                                            "%s, for %s: '%s'", keyword, what, synopsis)
+                    : xmpi_text_field_error(&r->in, r->err, r->errlen, "keyword", r->w[0],
+                                            "%s, the line '%s'", keyword, synopsis);
+    return 0;
+}
+
+/* Decimal digits only, from min to max (both >= 0). */
 static int number(const char *v, long long min, long long max, long long *out)
 {
-    char *end;
-    errno = 0;
-    long long x = strtoll(v, &end, 10);
-    if (errno || end == v || *end || !isdigit((unsigned char)v[0]) || x < min || x > max)
-        return -1;
+    long x;
+    if (xmpi_text_parse_long(v, (long)min, max > LONG_MAX ? LONG_MAX : (long)max, &x)) return -1;
     *out = x;
     return 0;
 }
 
-/* "KEY VALUE" with a number in [min, max]. */
+/* "KEY N" with N from min to max. */
 static int keyed(struct reader *r, const char *key, long long min, long long max, long long *out)
 {
-    if (!next(r)) return fail(r, "the manifest ends before '%s'", key);
-    if (r->nw != 2 || strcmp(r->w[0], key) || number(r->w[1], min, max, out))
-        return fail(r, "expected '%s N' with N from %lld to %lld", key, min, max);
+    char synopsis[32];
+    snprintf(synopsis, sizeof synopsis, "%s N", key);
+    if (line(r, 2, keyed_names, synopsis, key, NULL)) return -1;
+    if (number(r->w[1], min, max, out))
+        return xmpi_text_field_error(&r->in, r->err, r->errlen, "N", r->w[1],
+                                     "an integer from %lld to %lld, for '%s'", min, max,
+                                     synopsis);
     return 0;
 }
 
 static int parse_struct(struct reader *r, struct xmpi_ckpt_manifest *m, int i)
 {
     struct xmpi_ckpt_struct *s = &m->s[i];
+    struct xmpi_text_lines *in = &r->in;
+    char synopsis[80], what[64];
     long long idx;
-    if (!next(r)) return fail(r, "the manifest ends before structure %d of %d", i, m->n);
-    if (r->nw != 7 || strcmp(r->w[0], "structure") || number(r->w[1], 0, INT_MAX, &idx) || idx != i)
-        return fail(r, "expected 'structure %d KIND SCHEME TYPE ELSIZE NNZ'", i);
+    snprintf(synopsis, sizeof synopsis, "structure %d KIND SCHEME TYPE ELSIZE NNZ", i);
+    snprintf(what, sizeof what, "structure %d of %d", i, m->n);
+    if (line(r, 7, struct_names, synopsis, "structure", what)) return -1;
+    if (number(r->w[1], 0, INT_MAX, &idx) || idx != i)
+        return xmpi_text_field_error(in, r->err, r->errlen, "I", r->w[1],
+                                     "%d, for %s: '%s'", i, what, synopsis);
     s->kind = -1;
     for (int k = 0; k < 3; k++)
         if (!strcmp(r->w[2], kinds[k])) s->kind = k;
-    if (s->kind < 0) return fail(r, "structure %d: kind '%.20s'; expected vector, dense or sparse", i, r->w[2]);
+    if (s->kind < 0)
+        return xmpi_text_field_error(in, r->err, r->errlen, "KIND", r->w[2],
+                                     "vector, dense or sparse, for structure %d", i);
     if (!strcmp(r->w[3], "replicated")) s->replicated = 1;
     else if (!strcmp(r->w[3], "distributed")) s->replicated = 0;
-    else return fail(r, "structure %d: scheme '%.20s'; expected distributed or replicated", i, r->w[3]);
-    if (strlen(r->w[4]) >= sizeof s->type) return fail(r, "structure %d: type name too long", i);
+    else
+        return xmpi_text_field_error(in, r->err, r->errlen, "SCHEME", r->w[3],
+                                     "distributed or replicated, for structure %d", i);
+    if (strlen(r->w[4]) >= sizeof s->type)
+        return xmpi_text_field_error(in, r->err, r->errlen, "TYPE", r->w[4],
+                                     "an MPI type name shorter than %zu characters, for "
+                                     "structure %d", sizeof s->type, i);
     snprintf(s->type, sizeof s->type, "%s", r->w[4]);
     if (number(r->w[5], 1, INT_MAX, &s->elsize))
-        return fail(r, "structure %d: element size '%.20s'; expected an integer from 1 to %d", i,
-                    r->w[5], INT_MAX);
-    if (number(r->w[6], 0, s->kind == XMPIR_CKPT_SPARSE ? LLONG_MAX / 16 : 0, &s->nnz))
-        return fail(r, "structure %d: nonzeros '%.20s'; expected 0 for a %s, or a count for a "
-                    "sparse matrix", i, r->w[6], kinds[s->kind]);
+        return xmpi_text_field_error(in, r->err, r->errlen, "ELSIZE", r->w[5],
+                                     "an integer from 1 to %d (bytes of an element), for "
+                                     "structure %d", INT_MAX, i);
+    if (s->kind == XMPIR_CKPT_SPARSE) {
+        if (number(r->w[6], 0, LLONG_MAX / 16, &s->nnz))
+            return xmpi_text_field_error(in, r->err, r->errlen, "NNZ", r->w[6],
+                                         "a count from 0 to %lld, for structure %d (sparse)",
+                                         LLONG_MAX / 16, i);
+    } else if (number(r->w[6], 0, 0, &s->nnz)) {
+        return xmpi_text_field_error(in, r->err, r->errlen, "NNZ", r->w[6],
+                                     "0 for a %s (a count for a sparse matrix only), for "
+                                     "structure %d", kinds[s->kind], i);
+    }
     struct xmpi_ckpt_struct want = *s;
     if (xmpi_ckpt_layout(&want, i, m->rows))
-        return fail(r, "structure %d: its size overflows", i);
+        return xmpi_text_line_error(in, r->err, r->errlen,
+                                    "structure %d's file sizes for %lld rows overflow; expected "
+                                    "a smaller ELSIZE or NNZ", i, m->rows);
     s->nfiles = want.nfiles;
     for (int f = 0; f < want.nfiles; f++) {
         struct xmpi_ckpt_file *fl = &s->file[f];
+        const char *part = want.file[f].part;
         long long bytes;
-        if (!next(r)) return fail(r, "the manifest ends before the files of structure %d", i);
-        if (r->nw != 6 || strcmp(r->w[0], "file") || number(r->w[1], 0, INT_MAX, &idx) || idx != i ||
-            strcmp(r->w[2], want.file[f].part))
-            return fail(r, "expected 'file %d %s BYTES CRC32 NAME'", i, want.file[f].part);
+        snprintf(synopsis, sizeof synopsis, "file %d %s BYTES CRC32 NAME", i, part);
+        snprintf(what, sizeof what, "the files of structure %d", i);
+        if (line(r, 6, file_names, synopsis, "file", what)) return -1;
+        if (number(r->w[1], 0, INT_MAX, &idx) || idx != i)
+            return xmpi_text_field_error(in, r->err, r->errlen, "I", r->w[1],
+                                         "%d, for %s: '%s'", i, what, synopsis);
+        if (strcmp(r->w[2], part))
+            return xmpi_text_field_error(in, r->err, r->errlen, "PART", r->w[2],
+                                         "%s, for %s: '%s'", part, what, synopsis);
         if (number(r->w[3], 0, LLONG_MAX, &bytes) || bytes != want.file[f].bytes)
-            return fail(r, "file %d %s: %.24s bytes; expected %lld for %lld rows of this structure",
-                        i, want.file[f].part, r->w[3], want.file[f].bytes, m->rows);
+            return xmpi_text_field_error(in, r->err, r->errlen, "BYTES", r->w[3],
+                                         "%lld, the size of file %d %s for %lld rows of "
+                                         "structure %d (%s)", want.file[f].bytes, i, part,
+                                         m->rows, i, kinds[s->kind]);
+        /* As strtoul reads it, so that every checksum accepted so far still is. */
         char *end;
         errno = 0;
         unsigned long crc = strtoul(r->w[4], &end, 16);
         if (errno || *end || strlen(r->w[4]) != 8)
-            return fail(r, "file %d %s: checksum '%.20s'; expected 8 hexadecimal digits", i,
-                        want.file[f].part, r->w[4]);
+            return xmpi_text_field_error(in, r->err, r->errlen, "CRC32", r->w[4],
+                                         "8 hexadecimal digits, for file %d %s", i, part);
         if (strcmp(r->w[5], want.file[f].name))
-            return fail(r, "file %d %s: name '%.40s'; expected %s", i, want.file[f].part,
-                        r->w[5], want.file[f].name);
+            return xmpi_text_field_error(in, r->err, r->errlen, "NAME", r->w[5],
+                                         "%s, for file %d %s", want.file[f].name, i, part);
         *fl = want.file[f];
         fl->bytes = bytes;
         fl->crc = crc;
@@ -178,38 +243,74 @@ static int parse_struct(struct reader *r, struct xmpi_ckpt_manifest *m, int i)
     return 0;
 }
 
+static int parse(struct reader *r, struct xmpi_ckpt_manifest *m)
+{
+    struct xmpi_text_lines *in = &r->in;
+    char head[32];
+    long long v;
+    int got;
+    snprintf(head, sizeof head, "xmpi-checkpoint %d", XMPIR_CKPT_VERSION);
+    if ((got = next(r)) < 0) return -1;
+    if (got == 0) return ended(r, "'%s' (a libxmpi checkpoint manifest)", head);
+    /* Any other first line: not a manifest at all, whatever its fields. */
+    if (xmpi_text_fields_range(in, r->line, r->w, 0, 2, head_names, head, NULL, 0) != 2 ||
+        strcmp(r->w[0], "xmpi-checkpoint"))
+        return xmpi_text_line_error(in, r->err, r->errlen,
+                                    "not a libxmpi checkpoint manifest; expected '%s' first",
+                                    head);
+    if (number(r->w[1], 1, INT_MAX, &v) || v != XMPIR_CKPT_VERSION)
+        return xmpi_text_field_error(in, r->err, r->errlen, "VERSION", r->w[1],
+                                     "%d, the manifest format this library reads",
+                                     XMPIR_CKPT_VERSION);
+    m->version = (int)v;
+    if (line(r, 2, head_names, "library VERSION", "library", NULL)) return -1;
+    if (strlen(r->w[1]) >= sizeof m->library)
+        return xmpi_text_field_error(in, r->err, r->errlen, "VERSION", r->w[1],
+                                     "a version shorter than %zu characters",
+                                     sizeof m->library);
+    snprintf(m->library, sizeof m->library, "%s", r->w[1]);
+    if (keyed(r, "iteration", 0, LLONG_MAX, &m->iteration) ||
+        keyed(r, "interval", 0, LLONG_MAX, &m->interval))
+        return -1;
+    if (keyed(r, "nprocs", 1, INT_MAX, &v)) return -1;
+    m->nprocs = (int)v;
+    if (keyed(r, "rows", 0, INT_MAX, &m->rows)) return -1;
+    if (keyed(r, "structures", 1, XMPIR_CKPT_MAX_STRUCTS, &v)) return -1;
+    m->n = (int)v;
+    for (int i = 0; i < m->n; i++)
+        if (parse_struct(r, m, i)) return -1;
+    if ((got = next(r)) < 0) return -1;
+    if (got == 0)
+        return ended(r, "'end' after the %d structure(s) (a cut manifest)", m->n);
+    if (xmpi_text_fields_range(in, r->line, r->w, 0, 1, head_names, "end", NULL, 0) != 1 ||
+        strcmp(r->w[0], "end"))
+        return xmpi_text_line_error(in, r->err, r->errlen,
+                                    "this line is not accepted; expected 'end' after the %d "
+                                    "structure(s) (a cut or edited manifest)", m->n);
+    while ((got = next(r)) > 0)
+        if (xmpi_text_fields_range(in, r->line, r->w, 0, 1, head_names, "", NULL, 0) != 0)
+            return xmpi_text_line_error(in, r->err, r->errlen,
+                                        "text after 'end' is not accepted; expected blank lines "
+                                        "only");
+    return got;
+}
+
 int xmpi_ckpt_parse(const char *text, const char *fname, struct xmpi_ckpt_manifest *m, char *err,
                     size_t errlen)
 {
-    struct reader r = {.p = text ? text : "", .fname = fname ? fname : "manifest", .err = err,
-                       .errlen = errlen};
+    struct reader r = {.err = err, .errlen = errlen};
     memset(m, 0, sizeof *m);
-    long long v;
-    if (!next(&r) || r.nw != 2 || strcmp(r.w[0], "xmpi-checkpoint"))
-        return fail(&r, "not a libxmpi checkpoint manifest (expected 'xmpi-checkpoint %d')",
-                    XMPIR_CKPT_VERSION);
-    if (number(r.w[1], 1, INT_MAX, &v) || v != XMPIR_CKPT_VERSION)
-        return fail(&r, "format version '%.20s'; this library reads version %d", r.w[1],
-                    XMPIR_CKPT_VERSION);
-    m->version = (int)v;
-    if (!next(&r) || r.nw != 2 || strcmp(r.w[0], "library") || strlen(r.w[1]) >= sizeof m->library)
-        return fail(&r, "expected 'library VERSION'");
-    snprintf(m->library, sizeof m->library, "%s", r.w[1]);
-    if (keyed(&r, "iteration", 0, LLONG_MAX, &m->iteration) ||
-        keyed(&r, "interval", 0, LLONG_MAX, &m->interval))
-        return -1;
-    if (keyed(&r, "nprocs", 1, INT_MAX, &v)) return -1;
-    m->nprocs = (int)v;
-    if (keyed(&r, "rows", 0, INT_MAX, &m->rows)) return -1;
-    if (keyed(&r, "structures", 1, XMPIR_CKPT_MAX_STRUCTS, &v)) return -1;
-    m->n = (int)v;
-    for (int i = 0; i < m->n; i++)
-        if (parse_struct(&r, m, i)) return -1;
-    if (!next(&r) || r.nw != 1 || strcmp(r.w[0], "end"))
-        return fail(&r, "expected 'end' after the %d structure(s) (a cut or edited manifest)", m->n);
-    while (next(&r))
-        if (r.nw) return fail(&r, "text after 'end'");
-    return 0;
+    if (!text) text = "";
+    if (!fname) fname = "manifest";
+    FILE *f = fmemopen((char *)text, strlen(text), "r");
+    if (!f) return xmpi_text_error(err, errlen, "%s: cannot read: %s", fname, strerror(errno));
+    xmpi_text_lines_init(&r.in, f, fname);
+    r.in.verbatim = 1;
+    r.in.max_line = XMPIR_CKPT_LINE_MAX;
+    int rc = parse(&r, m);
+    xmpi_text_lines_free(&r.in);
+    fclose(f);
+    return rc;
 }
 
 int xmpi_ckpt_match(const struct xmpi_ckpt_manifest *have, const struct xmpi_ckpt_manifest *want,

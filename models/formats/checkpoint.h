@@ -10,6 +10,11 @@
 #define XMPIR_CKPT_MAX_STRUCTS 64
 #define XMPIR_CKPT_MANIFEST "manifest"
 #define XMPIR_CKPT_LATEST "LATEST"
+/* The longest manifest line read, its newline not counted (the longest written is about 130
+ * bytes); a longer line is refused, never cut. */
+#define XMPIR_CKPT_LINE_MAX 511
+/* The largest manifest read (64 structures take under 25 KB); a larger one is refused. */
+#define XMPIR_CKPT_MANIFEST_MAX (64 * 1024)
 /* Automatic checkpoints are PREFIX + the iteration in 12 digits, so that names sort in order. */
 #define XMPIR_CKPT_AUTO_PREFIX "ckpt-"
 
@@ -49,7 +54,8 @@ struct xmpi_ckpt_manifest {
 int xmpi_ckpt_layout(struct xmpi_ckpt_struct *s, int i, long long rows);
 
 int xmpi_ckpt_write(FILE *out, const struct xmpi_ckpt_manifest *m);
-/* 0, or -1 with one message "manifest line L: ... expected ..." (`fname` names it). */
+/* text: the whole manifest, NUL-terminated. 0, or -1 with one message "FNAME:LINE: ...
+ * expected ...", values from the text shown as xmpi_text_echo does. */
 int xmpi_ckpt_parse(const char *text, const char *fname, struct xmpi_ckpt_manifest *m, char *err,
                     size_t errlen);
 /* Does the checkpoint `have` hold what the program registered (`want`: rows, n and each

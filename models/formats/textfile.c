@@ -1,5 +1,5 @@
-/* The pieces the resources, RMS state and RMS schedule parsers share, so that the three
- * files are read, refused and explained alike. No MPI here. */
+/* The pieces the resources, RMS state, RMS schedule and checkpoint manifest parsers share,
+ * so that their files are read, refused and explained alike. No MPI here. */
 #include "textfile.h"
 
 #include <ctype.h>
@@ -121,6 +121,18 @@ int xmpi_text_next(struct xmpi_text_lines *r, char **line)
             r->error = 0;
             return -1;
         }
+        size_t len = (size_t)got;
+        if (len > 0 && r->buf[len - 1] == '\n') len--;
+        if (r->max_line && len > r->max_line) {
+            r->error = 0;
+            r->too_long = 1;
+            return -1;
+        }
+        if (r->verbatim) {
+            r->buf[len] = '\0';
+            *line = r->buf;
+            return 1;
+        }
         char *hash = strchr(r->buf, '#');
         if (hash) *hash = '\0';
         char *p = r->buf;
@@ -137,6 +149,11 @@ int xmpi_text_lines_failed(const struct xmpi_text_lines *r, char *err, size_t er
     if (r->error)
         return xmpi_text_error(err, errlen, "%s:%ld: cannot read: %s", r->fname,
                                r->lineno + 1, strerror(r->error));
+    if (r->too_long)
+        return xmpi_text_line_error(r, err, errlen,
+                                    "a line longer than %zu bytes is not accepted; expected "
+                                    "lines of at most %zu bytes",
+                                    r->max_line, r->max_line);
     return xmpi_text_line_error(r, err, errlen,
                                 "a NUL byte is not accepted; expected a text file");
 }

@@ -1,5 +1,6 @@
 /* The line reader, field checks and "FILE:LINE: ... expected ..." messages shared by the
- * parsers of the files people write for libxmpi: resources, RMS state, RMS schedule. */
+ * parsers of the files people write for libxmpi (resources, RMS state, RMS schedule) and of
+ * the checkpoint manifest libxmpi writes itself. */
 #ifndef XMPIR_TEXTFILE_H
 #define XMPIR_TEXTFILE_H
 
@@ -19,6 +20,12 @@ struct xmpi_text_lines {
     int error;           /* after -1: errno of the read, or 0 for a NUL byte */
     char *buf;
     size_t cap;
+    /* Set after xmpi_text_lines_init, for a file a program writes (the checkpoint manifest):
+     * verbatim returns every line as it is, blank or with a '#', its newline cut off; a line
+     * longer than max_line bytes (its newline not counted; 0: any length) is an error. */
+    int verbatim;
+    size_t max_line;
+    int too_long;        /* after -1: the line was longer than max_line */
 };
 
 /* Returns -1, so that failing with a message is one statement; err may be NULL. */
@@ -45,10 +52,10 @@ int xmpi_text_readonly(const char *path, const struct stat *st);
 
 void xmpi_text_lines_init(struct xmpi_text_lines *r, FILE *f, const char *fname);
 /* 1 with *line, the next line not blank once its '#' comment is cut off, for the caller to
- * split in place; 0 at the end; -1 on a read error or a NUL byte. No message: the files
- * word these differently. */
+ * split in place; 0 at the end; -1 on a read error, a NUL byte or a line longer than
+ * max_line. No message: the files word these differently. */
 int xmpi_text_next(struct xmpi_text_lines *r, char **line);
-/* The state and schedule files' message for a -1 from xmpi_text_next. */
+/* The state, schedule and manifest files' message for a -1 from xmpi_text_next. */
 int xmpi_text_lines_failed(const struct xmpi_text_lines *r, char *err, size_t errlen);
 void xmpi_text_lines_free(struct xmpi_text_lines *r);
 

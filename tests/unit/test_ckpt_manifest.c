@@ -1,6 +1,8 @@
 /* models/formats/checkpoint.c: the manifest written and read back field for field, every way a
- * damaged or edited manifest is refused (with the line), the comparison with what a program
- * registers, --xmpi-checkpoint-every's values and the automatic names. */
+ * damaged or edited manifest is refused (FILE:LINE, its bad value escaped), an over-long line
+ * refused rather than cut, what the writer wrote read back the same however it is spaced,
+ * the comparison with what a program registers, --xmpi-checkpoint-every's values and the
+ * automatic names. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -103,19 +105,207 @@ static void refused(const char *from, const char *to, const char *want)
 
 START_TEST(test_refused)
 {
-    refused("xmpi-checkpoint 1", "xmpi-checkpoint 2", "M line 1: format version '2'");
-    refused("xmpi-checkpoint 1", "hello", "not a libxmpi checkpoint manifest");
-    refused("iteration 40", "iteration -1", "line 3: expected 'iteration N'");
-    refused("structures 2", "structures 3", "line 14: expected 'structure 2 KIND");
-    refused("end\n", "", "expected 'end'");
-    refused("end\n", "end\nmore\n", "text after 'end'");
-    refused("dense distributed", "matrix distributed", "kind 'matrix'");
-    refused("dense distributed", "dense scattered", "scheme 'scattered'");
-    refused("4232", "4231", "file 0 data: 4231 bytes; expected 4232 for 23 rows");
-    refused("1234abcd s0", "1234abcg s0", "checksum '1234abcg'");
-    refused("s1.ja", "s9.ja", "name 's9.ja'; expected s1.ja");
-    refused("MPI_DOUBLE 8 0", "MPI_DOUBLE 8 5", "nonzeros '5'");
-    refused("file 1 ja", "file 1 a", "expected 'file 1 ja BYTES CRC32 NAME'");
+    refused("xmpi-checkpoint 1", "xmpi-checkpoint 2",
+            "M:1: field VERSION: '2' is not accepted; expected 1, the manifest format");
+    refused("xmpi-checkpoint 1", "hello",
+            "M:1: not a libxmpi checkpoint manifest; expected 'xmpi-checkpoint 1' first");
+    refused("library 0.1.0", "librar 0.1.0",
+            "M:2: field keyword: 'librar' is not accepted; expected library");
+    refused("iteration 40", "iteration -1",
+            "M:3: field N: '-1' is not accepted; expected an integer from 0 to");
+    refused("iteration 40", "iteration", "M:3: field N: missing; expected 2 fields: iteration N");
+    refused("interval 4\n", "", "M:4: field keyword: 'nprocs' is not accepted; expected interval");
+    refused("structures 2", "structures 3",
+            "M:14: field I: missing; expected 7 fields: structure 2 KIND SCHEME TYPE ELSIZE NNZ");
+    refused("end\n", "", "M:14: the manifest ends here; expected 'end' after the 2 structure(s)");
+    refused("end\n", "end\nmore\n", "M:15: text after 'end' is not accepted");
+    refused("end\n", "and\n", "M:14: this line is not accepted; expected 'end' after the 2");
+    refused("dense distributed", "matrix distributed",
+            "M:8: field KIND: 'matrix' is not accepted; expected vector, dense or sparse");
+    refused("dense distributed", "dense scattered",
+            "M:8: field SCHEME: 'scattered' is not accepted; expected distributed or replicated");
+    refused("4232", "4231",
+            "M:9: field BYTES: '4231' is not accepted; expected 4232, the size of file 0 data "
+            "for 23 rows");
+    refused("1234abcd s0", "1234abcg s0",
+            "M:9: field CRC32: '1234abcg' is not accepted; expected 8 hexadecimal digits");
+    refused("s1.ja", "s9.ja", "M:12: field NAME: 's9.ja' is not accepted; expected s1.ja");
+    refused("MPI_DOUBLE 8 0", "MPI_DOUBLE 8 5",
+            "M:8: field NNZ: '5' is not accepted; expected 0 for a dense");
+    refused("file 1 ja", "file 1 a",
+            "M:12: field PART: 'a' is not accepted; expected ja, for the files of structure 1: "
+            "'file 1 ja BYTES CRC32 NAME'");
+    /* The field splitter would take these as blanks; the manifest's words never are. */
+    refused("MPI_DOUBLE 8 0", "MPI_DOUBLE\v 8 0", "M:8: byte \\x0b is not accepted");
+    struct xmpi_ckpt_manifest back;
+    char err[512] = "";
+    ck_assert_int_eq(xmpi_ckpt_parse("", "M", &back, err, sizeof err), -1);
+    ck_assert_str_eq(err, "M:1: the manifest ends here; expected 'xmpi-checkpoint 1' (a libxmpi "
+                          "checkpoint manifest)");
+}
+END_TEST
+
+/* The sample's text with the line starting `key` padded with blanks to `len` bytes. */
+static char *padded(const char *key, size_t len)
+{
+    struct xmpi_ckpt_manifest m;
+    sample(&m);
+    char *t = text_of(&m);
+    char *at = strstr(t, key), *eol = strchr(at, '\n');
+    size_t n = strlen(t) + len + 1;
+    char *e = malloc(n);
+    int w = snprintf(e, n, "%.*s", (int)(eol - t), t);
+    while ((size_t)(w - (at - t)) < len) e[w++] = ' ';
+    snprintf(e + w, n - (size_t)w, "%s", eol);
+    free(t);
+    return e;
+}
+
+/* An over-long line is refused and named, never cut to what fits (the reader cut lines to
+ * 511 bytes and read the rest as if it were not there). */
+START_TEST(test_long_line)
+{
+    struct xmpi_ckpt_manifest back;
+    char err[512] = "";
+    char *e = padded("rows 23", XMPIR_CKPT_LINE_MAX);
+    ck_assert_msg(xmpi_ckpt_parse(e, "M", &back, err, sizeof err) == 0, "%s", err);
+    ck_assert_int_eq(back.rows, 23);
+    free(e);
+    e = padded("rows 23", XMPIR_CKPT_LINE_MAX + 1);
+    ck_assert_int_eq(xmpi_ckpt_parse(e, "M", &back, err, sizeof err), -1);
+    ck_assert_str_eq(err, "M:6: a line longer than 511 bytes is not accepted; expected lines of "
+                          "at most 511 bytes");
+    free(e);
+    /* Blank up to the cut, with text after it: the text is not lost after 'end' either. */
+    struct xmpi_ckpt_manifest m;
+    sample(&m);
+    char *t = text_of(&m);
+    size_t n = strlen(t) + 700;
+    e = malloc(n);
+    snprintf(e, n, "%s%600sjunk\n", t, "");
+    ck_assert_int_eq(xmpi_ckpt_parse(e, "M", &back, err, sizeof err), -1);
+    ck_assert_ptr_nonnull(strstr(err, "M:15: a line longer than 511 bytes is not accepted"));
+    free(e);
+    free(t);
+}
+END_TEST
+
+/* Nothing a terminal would act on. */
+static void assert_printable(const char *s)
+{
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++)
+        ck_assert_msg(*p >= 0x20 && *p < 0x7f, "byte 0x%02x shown raw in '%s'", *p, s);
+}
+
+/* A damaged manifest's bytes reach the message escaped, as in every other file's. */
+START_TEST(test_bad_value_escaped)
+{
+    struct xmpi_ckpt_manifest m, back;
+    sample(&m);
+    char *t = text_of(&m), err[512] = "";
+    char *at = strstr(t, "dense distributed");
+    size_t n = strlen(t) + 16;
+    char *e = malloc(n);
+    snprintf(e, n, "%.*sde\x1b[2Jnse%s", (int)(at - t), t, at + strlen("dense"));
+    ck_assert_int_eq(xmpi_ckpt_parse(e, "M", &back, err, sizeof err), -1);
+    ck_assert_str_eq(err, "M:8: field KIND: 'de\\x1b[2Jnse' is not accepted; expected vector, "
+                          "dense or sparse, for structure 0");
+    assert_printable(err);
+    free(e);
+    /* A type name too long to keep: cut in the message, its control bytes escaped. */
+    at = strstr(t, "MPI_DOUBLE");
+    n = strlen(t) + 128;
+    e = malloc(n);
+    snprintf(e, n, "%.*s\a%s%s", (int)(at - t), t,
+             "MPI_DOUBLE_0123456789_0123456789_0123456789_0123456789_0123456789", at);
+    ck_assert_int_eq(xmpi_ckpt_parse(e, "M", &back, err, sizeof err), -1);
+    ck_assert_ptr_nonnull(strstr(err, "M:8: field TYPE: '\\x07MPI_DOUBLE_0123456789_0123456789_012...' "
+                                      "is not accepted; expected an MPI type name shorter than 64"));
+    assert_printable(err);
+    free(e);
+    free(t);
+}
+END_TEST
+
+static void assert_same(const struct xmpi_ckpt_manifest *a, const struct xmpi_ckpt_manifest *b)
+{
+    ck_assert_int_eq(a->version, b->version);
+    ck_assert_str_eq(a->library, b->library);
+    ck_assert(a->iteration == b->iteration && a->interval == b->interval);
+    ck_assert_int_eq(a->nprocs, b->nprocs);
+    ck_assert(a->rows == b->rows);
+    ck_assert_int_eq(a->n, b->n);
+    for (int i = 0; i < a->n; i++) {
+        const struct xmpi_ckpt_struct *x = &a->s[i], *y = &b->s[i];
+        ck_assert(x->kind == y->kind && x->replicated == y->replicated);
+        ck_assert(x->elsize == y->elsize && x->nnz == y->nnz);
+        ck_assert_str_eq(x->type, y->type);
+        ck_assert_int_eq(x->nfiles, y->nfiles);
+        for (int f = 0; f < x->nfiles; f++) {
+            ck_assert_str_eq(x->file[f].part, y->file[f].part);
+            ck_assert_str_eq(x->file[f].name, y->file[f].name);
+            ck_assert(x->file[f].bytes == y->file[f].bytes);
+            ck_assert_uint_eq(x->file[f].crc, y->file[f].crc);
+        }
+    }
+}
+
+/* The text with every `from` byte replaced by the string `to`. */
+static char *each(const char *t, char from, const char *to)
+{
+    size_t n = strlen(t) * (strlen(to) + 1) + 1, w = 0;
+    char *e = malloc(n);
+    for (const char *p = t; *p; p++) {
+        if (*p == from) w += (size_t)snprintf(e + w, n - w, "%s", to);
+        else e[w++] = *p;
+    }
+    e[w] = '\0';
+    return e;
+}
+
+/* Manifests the reader took before it used the shared line reader parse to what the writer
+ * was given: the writer's own text, and the same with CRLF line ends, tabs and runs of
+ * blanks between the words, blank lines after 'end', no final newline. */
+START_TEST(test_same_as_written)
+{
+    struct xmpi_ckpt_manifest m, back;
+    memset(&m, 0, sizeof m);
+    m.version = XMPIR_CKPT_VERSION;
+    snprintf(m.library, sizeof m.library, "0.1.0-rc.1+g#7ae5b2d");   /* a '#' is no comment */
+    m.iteration = 9223372036854775807LL;
+    m.interval = 0;
+    m.nprocs = 2147483647;
+    m.rows = 7;
+    m.n = XMPIR_CKPT_MAX_STRUCTS;
+    for (int i = 0; i < m.n; i++) {
+        struct xmpi_ckpt_struct *s = &m.s[i];
+        s->kind = i % 3;
+        s->replicated = i % 2;
+        s->elsize = 1 + i;
+        s->nnz = s->kind == XMPIR_CKPT_SPARSE ? 11LL * i : 0;
+        snprintf(s->type, sizeof s->type, "%s", i % 4 == 0 ? "-" : i % 4 == 1 ? "MPI_DOUBLE"
+                                               : i % 4 == 2 ? "my#type" : "MPI_LONG_LONG_INT");
+        ck_assert_int_eq(xmpi_ckpt_layout(s, i, m.rows), 0);
+        for (int f = 0; f < s->nfiles; f++)
+            s->file[f].crc = i == 0 ? 0 : 0xffffffffUL - 977UL * (unsigned long)(i + f);
+    }
+    char *t = text_of(&m), err[512] = "";
+    size_t len = strlen(t);
+    char *v[6];
+    v[0] = strdup(t);
+    v[1] = each(t, '\n', "\r\n");
+    v[2] = each(t, ' ', " \t  ");
+    v[3] = malloc(len + 16);
+    snprintf(v[3], len + 16, "%s\n \t\r\n\n", t);
+    v[4] = strdup(t);
+    v[4][len - 1] = '\0';
+    v[5] = each(t, '\n', "  \t\n");
+    for (int k = 0; k < 6; k++) {
+        ck_assert_msg(xmpi_ckpt_parse(v[k], "M", &back, err, sizeof err) == 0, "%d: %s", k, err);
+        assert_same(&back, &m);
+        free(v[k]);
+    }
+    free(t);
 }
 END_TEST
 
@@ -192,6 +382,9 @@ Suite *ckpt_manifest_suite(void)
     tcase_add_test(tc, test_layout_sizes);
     tcase_add_test(tc, test_round_trip);
     tcase_add_test(tc, test_refused);
+    tcase_add_test(tc, test_long_line);
+    tcase_add_test(tc, test_bad_value_escaped);
+    tcase_add_test(tc, test_same_as_written);
     tcase_add_test(tc, test_match);
     tcase_add_test(tc, test_every);
     tcase_add_test(tc, test_auto_names);

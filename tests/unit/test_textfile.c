@@ -1,7 +1,8 @@
 /* models/formats/textfile.c: what every file format's error message shows of a bad value
  * (xmpi_text_echo and xmpi_text_field_error): printable ASCII and well-formed UTF-8 as
  * themselves, any other byte and the backslash as \xNN, cut to XMPIR_TEXT_ECHO_MAX characters with "..." and never in the
- * middle of an escape; and a malformed state file's bytes reach the message escaped. */
+ * middle of an escape; and a malformed state file's bytes reach the message escaped; the
+ * line reader's verbatim mode and line limit (the checkpoint manifest's). */
 #include <stdio.h>
 #include <string.h>
 
@@ -112,6 +113,41 @@ START_TEST(test_unknown_class_escaped)
 }
 END_TEST
 
+/* The manifest's mode: every line as it is, '#' and blank ones too, and a line longer than
+ * max_line an error naming it; the people's files keep comments and any length. */
+START_TEST(test_lines_verbatim)
+{
+    char text[] = "a # b\n\n  \nlong-line\nafter\n";
+    FILE *f = fmemopen(text, strlen(text), "r");
+    ck_assert_ptr_nonnull(f);
+    struct xmpi_text_lines r;
+    char *line, err[200];
+    xmpi_text_lines_init(&r, f, "F");
+    r.verbatim = 1;
+    r.max_line = 8;
+    ck_assert_int_eq(xmpi_text_next(&r, &line), 1);
+    ck_assert_str_eq(line, "a # b");
+    ck_assert_int_eq(xmpi_text_next(&r, &line), 1);
+    ck_assert_str_eq(line, "");
+    ck_assert_int_eq(xmpi_text_next(&r, &line), 1);
+    ck_assert_str_eq(line, "  ");
+    ck_assert_int_eq(xmpi_text_next(&r, &line), -1);
+    ck_assert_int_eq(xmpi_text_lines_failed(&r, err, sizeof err), -1);
+    ck_assert_str_eq(err, "F:4: a line longer than 8 bytes is not accepted; expected lines of "
+                          "at most 8 bytes");
+    xmpi_text_lines_free(&r);
+    rewind(f);
+    xmpi_text_lines_init(&r, f, "F");
+    ck_assert_int_eq(xmpi_text_next(&r, &line), 1);
+    ck_assert_str_eq(line, "a ");
+    ck_assert_int_eq(xmpi_text_next(&r, &line), 1);
+    ck_assert_str_eq(line, "long-line\n");
+    ck_assert_int_eq(r.lineno, 4);
+    xmpi_text_lines_free(&r);
+    fclose(f);
+}
+END_TEST
+
 Suite *textfile_suite(void)
 {
     Suite *s = suite_create("textfile");
@@ -121,6 +157,7 @@ Suite *textfile_suite(void)
     tcase_add_test(tc, test_echo_cut);
     tcase_add_test(tc, test_field_error_escaped);
     tcase_add_test(tc, test_unknown_class_escaped);
+    tcase_add_test(tc, test_lines_verbatim);
     suite_add_tcase(s, tc);
     return s;
 }
