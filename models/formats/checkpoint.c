@@ -226,11 +226,14 @@ static int parse_struct(struct reader *r, struct xmpi_ckpt_manifest *m, int i)
                                          "%lld, the size of file %d %s for %lld rows of "
                                          "structure %d (%s)", want.file[f].bytes, i, part,
                                          m->rows, i, kinds[s->kind]);
-        /* As strtoul reads it, so that every checksum accepted so far still is. */
+        /* Exactly what the writer writes: 8 hexadecimal digits (strtoul alone would take a
+         * sign or a 0x, and "-0000001" would become a checksum no file can match). */
         char *end;
         errno = 0;
         unsigned long crc = strtoul(r->w[4], &end, 16);
-        if (errno || *end || strlen(r->w[4]) != 8)
+        int digits = strlen(r->w[4]) == 8;
+        for (int k = 0; digits && k < 8; k++) digits = isxdigit((unsigned char)r->w[4][k]) != 0;
+        if (errno || *end || !digits)
             return xmpi_text_field_error(in, r->err, r->errlen, "CRC32", r->w[4],
                                          "8 hexadecimal digits, for file %d %s", i, part);
         if (strcmp(r->w[5], want.file[f].name))

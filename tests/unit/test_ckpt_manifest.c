@@ -129,6 +129,12 @@ START_TEST(test_refused)
             "for 23 rows");
     refused("1234abcd s0", "1234abcg s0",
             "M:9: field CRC32: '1234abcg' is not accepted; expected 8 hexadecimal digits");
+    refused("1234abcd s0", "-0000001 s0",
+            "M:9: field CRC32: '-0000001' is not accepted; expected 8 hexadecimal digits");
+    refused("1234abcd s0", "+1234567 s0",
+            "M:9: field CRC32: '+1234567' is not accepted; expected 8 hexadecimal digits");
+    refused("1234abcd s0", "0x123456 s0",
+            "M:9: field CRC32: '0x123456' is not accepted; expected 8 hexadecimal digits");
     refused("s1.ja", "s9.ja", "M:12: field NAME: 's9.ja' is not accepted; expected s1.ja");
     refused("MPI_DOUBLE 8 0", "MPI_DOUBLE 8 5",
             "M:8: field NNZ: '5' is not accepted; expected 0 for a dense");
