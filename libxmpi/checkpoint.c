@@ -3,6 +3,7 @@
 #define _GNU_SOURCE   /* realpath() hides behind _POSIX_C_SOURCE alone; renameat2() */
 #include "checkpoint.h"
 
+#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -122,7 +123,7 @@ static void describe(const struct xmpi_ctx *cx, struct xmpi_ckpt_manifest *m)
         int len = 0;
         if (PMPI_Type_get_name(r->type, name, &len) != MPI_SUCCESS || len == 0) snprintf(name, sizeof name, "-");
         for (char *p = name; *p; p++)
-            if (*p == ' ' || *p == '\t') *p = '_';
+            if (isspace((unsigned char)*p) || iscntrl((unsigned char)*p)) *p = '_';
         snprintf(s->type, sizeof s->type, "%s", name);
     }
 }

@@ -320,6 +320,7 @@ int xmpi_ckpt_match(const struct xmpi_ckpt_manifest *have, const struct xmpi_ckp
                     char *err, size_t errlen)
 {
 #define MISMATCH(...) (snprintf(err, errlen, __VA_ARGS__), -1)
+    char ea[XMPIR_TEXT_ECHO_SIZE], eb[XMPIR_TEXT_ECHO_SIZE];   /* type names, from a file */
     if (have->n != want->n)
         return MISMATCH("the checkpoint holds %d structure(s), the program registered %d",
                         have->n, want->n);
@@ -341,7 +342,8 @@ int xmpi_ckpt_match(const struct xmpi_ckpt_manifest *have, const struct xmpi_ckp
                             "in the program", i, xmpi_ckpt_kind_name(a->kind), a->elsize, b->elsize);
         if (strcmp(a->type, "-") && strcmp(b->type, "-") && strcmp(a->type, b->type))
             return MISMATCH("structure %d (%s) holds %s in the checkpoint, the program "
-                            "registered %s", i, xmpi_ckpt_kind_name(a->kind), a->type, b->type);
+                            "registered %s", i, xmpi_ckpt_kind_name(a->kind),
+                            xmpi_text_echo(ea, a->type), xmpi_text_echo(eb, b->type));
     }
     return 0;
 #undef MISMATCH

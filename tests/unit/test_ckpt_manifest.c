@@ -343,6 +343,13 @@ START_TEST(test_match)
     snprintf(want.s[0].type, sizeof want.s[0].type, "MPI_LONG");
     ck_assert_int_eq(xmpi_ckpt_match(&have, &want, err, sizeof err), -1);
     ck_assert_ptr_nonnull(strstr(err, "holds MPI_DOUBLE in the checkpoint, the program registered MPI_LONG"));
+    /* A type name read from a damaged file reaches the message escaped, never raw. */
+    sample(&want);
+    snprintf(have.s[0].type, sizeof have.s[0].type, "MPI_\x1b[2J");
+    ck_assert_int_eq(xmpi_ckpt_match(&have, &want, err, sizeof err), -1);
+    ck_assert_ptr_null(strchr(err, '\x1b'));
+    ck_assert_ptr_nonnull(strstr(err, "holds MPI_\\x1b[2J in the checkpoint"));
+    sample(&have);
     /* An unnamed derived type is matched by its element size alone. */
     snprintf(want.s[0].type, sizeof want.s[0].type, "-");
     ck_assert_int_eq(xmpi_ckpt_match(&have, &want, err, sizeof err), 0);
