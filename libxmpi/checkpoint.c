@@ -186,14 +186,6 @@ static int gather_crc(struct xmpi_ctx *cx, long long off, long long len, unsigne
 }
 
 /* One type for `len` elements of r (a row of a dense matrix, or one element). */
-static MPI_Datatype unit_type(const struct xmpi_reg *r, long long len)
-{
-    MPI_Datatype t;
-    PMPI_Type_contiguous((int)len, r->type, &t);
-    PMPI_Type_commit(&t);
-    return t;
-}
-
 /* ---- writing ----------------------------------------------------------------------------- */
 
 struct writer {
@@ -255,9 +247,9 @@ static void write_struct(struct writer *w, struct xmpi_reg *r, struct xmpi_ckpt_
 {
     long long N = r->size;
     if (r->kind != K_SPARSE) {
-        long long rowlen = r->kind == K_DENSE ? N : 1;
+        long long rowlen = (long long)xmpi_registry_row_len(r);
         size_t rowbytes = (size_t)rowlen * r->elsize;
-        MPI_Datatype t = unit_type(r, rowlen ? rowlen : 1);
+        MPI_Datatype t = xmpi_registry_row_type(r, rowlen ? (size_t)rowlen : 1);
         const char *base = *r->data;
         if (r->scheme == XMPI_REPLICATED && base) base += (size_t)d * rowbytes;
         put(w, &ms->file[0], (long long)d * (long long)rowbytes, base, rowlen ? c : 0, t, rowbytes);
@@ -280,7 +272,7 @@ static void write_struct(struct writer *w, struct xmpi_reg *r, struct xmpi_ckpt_
     const char *ja = *r->ja ? (const char *)*r->ja + (size_t)first * sizeof(int) : NULL;
     const char *a = *r->a ? (const char *)*r->a + (size_t)first * r->elsize : NULL;
     put(w, &ms->file[1], nnzoff * 4, ja, (int)lnnz, MPI_INT, sizeof(int));
-    MPI_Datatype t = unit_type(r, 1);
+    MPI_Datatype t = xmpi_registry_row_type(r, 1);
     put(w, &ms->file[2], nnzoff * (long long)r->elsize, a, (int)lnnz, t, r->elsize);
     PMPI_Type_free(&t);
 }
@@ -820,12 +812,12 @@ static void read_struct(struct reader *rd, const struct xmpi_reg *r,
     int rows = repl ? (int)N : c, from = repl ? 0 : d;
     char text[sizeof rd->why];
     if (r->kind != K_SPARSE) {
-        long long rowlen = r->kind == K_DENSE ? N : 1;
+        long long rowlen = (long long)xmpi_registry_row_len(r);
         size_t rowbytes = (size_t)rowlen * r->elsize, bytes = (size_t)rows * rowbytes;
         fresh[0] = malloc(bytes ? bytes : 1);
         snprintf(text, sizeof text, "cannot allocate %zu bytes for structure", bytes);
         agree_problem(rd, !fresh[0], text);
-        MPI_Datatype t = unit_type(r, rowlen ? rowlen : 1);
+        MPI_Datatype t = xmpi_registry_row_type(r, rowlen ? (size_t)rowlen : 1);
         get(rd, &ms->file[0], (long long)from * (long long)rowbytes, fresh[0], rowlen ? rows : 0,
             t, rowbytes, bytes, repl);
         PMPI_Type_free(&t);
@@ -853,7 +845,7 @@ static void read_struct(struct reader *rd, const struct xmpi_reg *r,
     snprintf(text, sizeof text, "cannot allocate %lld nonzeros of a sparse structure", n);
     agree_problem(rd, !fresh[1] || !fresh[2], text);
     get(rd, &ms->file[1], first * 4, fresh[1], (int)n, MPI_INT, sizeof(int), (size_t)n * 4, repl);
-    MPI_Datatype t = unit_type(r, 1);
+    MPI_Datatype t = xmpi_registry_row_type(r, 1);
     get(rd, &ms->file[2], first * (long long)r->elsize, fresh[2], (int)n, t, r->elsize,
         (size_t)n * r->elsize, repl);
     PMPI_Type_free(&t);
@@ -894,8 +886,10 @@ int xmpi_checkpoint_restore(struct xmpi_ctx *cx, long *it)
         for (int s = 0; s < R->n && !rd.bad; s++)
             read_struct(&rd, &R->r[s], &st->manifest->s[s], c, d, &fresh[3 * s]);
         xmpi_watchdog_disarm(&cx->watch);
-        if (!rd.bad) rc = xmpi_registry_install(cx, fresh, p, part, part + p);
-        if (!rd.bad && rc) snprintf(rd.why, sizeof rd.why, "out of memory");
+        if (!rd.bad) {
+            xmpi_registry_install(cx, fresh, p, part, part + p);
+            rc = XMPI_SUCCESS;
+        }
         PMPI_Allreduce(MPI_IN_PLACE, &rc, 1, MPI_INT, MPI_MAX, cx->comm);
     }
     for (int i = 0; i < 3 * R->n; i++) free(fresh[i]);

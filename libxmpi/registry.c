@@ -143,7 +143,7 @@ static const char *const problem_text[] = {
     "could not exchange its nonzero counts (MPI error)",
 };
 
-static size_t rowlen(const struct xmpi_reg *r)
+size_t xmpi_registry_row_len(const struct xmpi_reg *r)
 {
     return r->kind == K_DENSE ? (size_t)r->size : 1;
 }
@@ -323,8 +323,6 @@ static long long old_nnz(const struct plan *pl, const struct xmpi_reg *r, int lo
     return (long long)ia[lo - base + n] - ia[lo - base];
 }
 
-/* Sparse structures: who sends how many nonzeros to whom, then every new buffer. The
- * returned problem is this process's; the caller agrees on it with the others. */
 /* --xmpi-redist-spare: a buffer of at least `bytes` that is already mapped (the one kept from
  * an earlier move, when it is not more than twice as large), else a new one. *got is its
  * size. */
@@ -356,6 +354,8 @@ static void give_buffer(struct xmpi_ctx *cx, void *b, size_t bytes)
     }
 }
 
+/* Sparse structures: who sends how many nonzeros to whom, then every new buffer. The
+ * returned problem is this process's; the caller agrees on it with the others. */
 static int prepare(struct plan *pl, int *bad)
 {
     struct xmpi_registry *R = pl->R;
@@ -386,7 +386,7 @@ static int prepare(struct plan *pl, int *bad)
         void **f = &pl->fresh[3 * s];
         size_t rows = r->scheme == XMPI_REPLICATED ? (size_t)pl->N : (size_t)pl->nc[me];
         if (r->kind != K_SPARSE) {
-            size_t unit = rowlen(r) * r->elsize;
+            size_t unit = xmpi_registry_row_len(r) * r->elsize;
             int lo, kept = r->scheme == XMPI_DISTRIBUTED && *r->data
                                ? xmpi_part_overlap(pl->oc[me], pl->od[me], pl->nc[me], pl->nd[me], &lo)
                                : 0;
@@ -474,7 +474,7 @@ static void nnz_starts(const struct plan *pl, const int *count, const int *pos, 
     }
 }
 
-static MPI_Datatype row_type(const struct xmpi_reg *r, size_t len)
+MPI_Datatype xmpi_registry_row_type(const struct xmpi_reg *r, size_t len)
 {
     MPI_Datatype t;
     PMPI_Type_contiguous((int)len, r->type, &t);
@@ -534,8 +534,8 @@ static int move_dense_inplace(struct plan *pl, struct xmpi_reg *r, void **f, MPI
 static int move_dense(struct plan *pl, struct xmpi_reg *r, void **f)
 {
     int p = pl->p, me = pl->me, rc;
-    MPI_Datatype t = row_type(r, rowlen(r));
-    size_t unit = rowlen(r) * r->elsize;
+    MPI_Datatype t = xmpi_registry_row_type(r, xmpi_registry_row_len(r));
+    size_t unit = xmpi_registry_row_len(r) * r->elsize;
     if (pl->inplace[r - pl->R->r]) {
         rc = move_dense_inplace(pl, r, f, t, unit);
     } else if (r->scheme == XMPI_DISTRIBUTED) {
@@ -580,7 +580,7 @@ static int move_sparse(struct plan *pl, struct xmpi_reg *r, void **f, int k, int
     int p = pl->p, me = pl->me, ns = pl->nsparse + 1, rc = MPI_SUCCESS;
     int *oldia = *r->data, *newia = f[0];
     void *oldja = *r->ja, *olda = *r->a;
-    MPI_Datatype t = row_type(r, 1);
+    MPI_Datatype t = xmpi_registry_row_type(r, 1);
     int rows;
     if (r->scheme == XMPI_DISTRIBUTED) {
         rows = pl->nc[me];
@@ -821,7 +821,7 @@ int xmpi_registry_describe(struct xmpi_ctx *cx, struct xmpi_struct_desc *d, int 
         x->replicated = r->scheme == XMPI_REPLICATED;
         x->elem_size = (double)r->elsize;
         x->rows = r->size;
-        x->row_len = (double)rowlen(r);
+        x->row_len = (double)xmpi_registry_row_len(r);
         if (r->kind == K_SPARSE) {
             x->nnz = k < DESCRIBE_SPARSE_MAX ? all[k] : 0;
             x->index_size = sizeof(int);
@@ -840,8 +840,8 @@ const struct xmpi_redist_stats *xmpi_registry_stats(const struct xmpi_ctx *cx)
     return &cx->reg.stats;
 }
 
-int xmpi_registry_install(struct xmpi_ctx *cx, void **fresh, int n, const int *count,
-                          const int *displ)
+void xmpi_registry_install(struct xmpi_ctx *cx, void **fresh, int n, const int *count,
+                           const int *displ)
 {
     struct xmpi_registry *R = &cx->reg;
     /* A few words of bookkeeping: without them this process would hold other data than the
@@ -860,7 +860,6 @@ int xmpi_registry_install(struct xmpi_ctx *cx, void **fresh, int n, const int *c
         fresh[3 * s] = fresh[3 * s + 1] = fresh[3 * s + 2] = NULL;
     }
     R->got_data = 1;
-    return XMPI_SUCCESS;
 }
 
 void xmpi_registry_free(struct xmpi_ctx *cx)

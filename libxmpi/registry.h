@@ -87,9 +87,15 @@ int xmpi_registry_describe(struct xmpi_ctx *cx, struct xmpi_struct_desc *d, int 
 
 /* Restart from a checkpoint (checkpoint.c): every structure takes its new buffers (3 per
  * structure in registration order, NULL for the parts a kind has not; the old buffers are
- * freed) and the process holds the block of the partition count/displ (n processes). */
-int xmpi_registry_install(struct xmpi_ctx *cx, void **fresh, int n, const int *count,
-                          const int *displ);
+ * freed) and the process holds the block of the partition count/displ (n processes). Ends
+ * the job when its few words of bookkeeping cannot be allocated. */
+void xmpi_registry_install(struct xmpi_ctx *cx, void **fresh, int n, const int *count,
+                           const int *displ);
+
+/* The elements of one row of r (a dense row, else 1), and the committed contiguous datatype
+ * of len elements of r's type that moves and checkpoints use (the caller frees it). */
+size_t xmpi_registry_row_len(const struct xmpi_reg *r);
+MPI_Datatype xmpi_registry_row_type(const struct xmpi_reg *r, size_t len);
 
 /* Forgets every registration (inside MPI_Finalize; the buffers stay the program's). */
 void xmpi_registry_free(struct xmpi_ctx *cx);
