@@ -117,8 +117,7 @@ static int rebalance(struct xmpi_ctx *cx, const struct xmpi_interval *s,
     double t = xmpi_registry_stats(cx)->seconds, tmax = t;
     PMPI_Allreduce(&t, &tmax, 1, MPI_DOUBLE, MPI_MAX, cx->comm);
     xmpi_balancer_moved(cx, tmax);
-    xmpi_sink_action(&cx->sink, "rebalance");
-    cx->sink.rebalances++;
+    xmpi_sink_did(&cx->sink, "rebalance", 1);
     xmpi_note(cx, 1, "interval %d: rebalanced in %.3f s", s->index, tmax);
     return XMPI_SUCCESS;
 }
@@ -648,9 +647,10 @@ static int spawn_processes(struct xmpi_ctx *cx, const char *command, char *argv[
         xmpi_note(cx, 2, "spawned %d process(es); XMPI_COMM_WORLD has %d", done, cx->size);
         if (done == n) xmpi_sink_reconfigured(&cx->sink, PMPI_Wtime() - t0);
     }
-    if (done > 0) xmpi_sink_action(&cx->sink, "spawn");
-    if (done > 0) cx->model.warmup = 1;   /* the next interval warms them up (model.h) */
-    cx->sink.spawned += done;
+    if (done > 0) {
+        xmpi_sink_did(&cx->sink, "spawn", done);
+        cx->model.warmup = 1;   /* the next interval warms them up (model.h) */
+    }
     free(hosts);
     return rc;
 }
@@ -709,8 +709,7 @@ static int remove_processes(struct xmpi_ctx *cx, int nprocs, char *node_class[])
         for (int i = 0; i < n; i++) hosts[i] = cx->world.sched.procs[ranks[i]].host;
     xmpi_world_remove(cx, ranks, n);
     xmpi_registry_after_remove(cx, ranks, n);
-    xmpi_sink_action(&cx->sink, "remove");
-    cx->sink.removed += n;
+    xmpi_sink_did(&cx->sink, "remove", n);
     if (cx->rank == 0) {
         if (hosts) xmpi_rms_removed(cx, hosts, n);
         xmpi_note(cx, 2, "removed %d process(es); XMPI_COMM_WORLD has %d", n, cx->size);

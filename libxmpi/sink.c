@@ -20,6 +20,14 @@ void xmpi_sink_action(struct xmpi_sink *k, const char *action)
     snprintf(k->action + have, sizeof k->action - have, "%s%s", have ? "+" : "", action);
 }
 
+void xmpi_sink_did(struct xmpi_sink *k, const char *action, long long n)
+{
+    xmpi_sink_action(k, action);
+    if (!strcmp(action, "rebalance")) k->rebalances += n;
+    else if (!strcmp(action, "spawn")) k->spawned += n;
+    else if (!strcmp(action, "remove")) k->removed += n;
+}
+
 void xmpi_sink_reconfigured(struct xmpi_sink *k, double seconds)
 {
     k->reconf_seconds += seconds > 0 ? seconds : 0;

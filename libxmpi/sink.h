@@ -17,6 +17,9 @@ struct xmpi_sink {
 
 /* Adds `action` to the next row's action column, once per kind, in order, joined by '+'. */
 void xmpi_sink_action(struct xmpi_sink *k, const char *action);
+/* The same for a rebalance, a spawn or a removal, counting n of them (rebalances, processes
+ * that joined, processes that left) in the running totals. */
+void xmpi_sink_did(struct xmpi_sink *k, const char *action, long long n);
 /* A spawn or removal took `seconds` (excluding the redistribution it contained). */
 void xmpi_sink_reconfigured(struct xmpi_sink *k, double seconds);
 /* A redistribution took `seconds`. */
