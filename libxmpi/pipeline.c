@@ -133,14 +133,11 @@ static double *share_costmap(struct xmpi_ctx *cx)
                cx->lb.costmap_n == n;
     PMPI_Bcast(&have, 1, MPI_INT, 0, cx->comm);
     if (!have) return NULL;
-    double *map = cx->rank == 0 ? cx->lb.costmap : malloc(sizeof *map * (size_t)n);
+    double *map = malloc(sizeof *map * (size_t)n);
     if (!map) xmpi_die_nomem(cx, "XMPI_Eval_reconfig");
+    if (cx->rank == 0) memcpy(map, cx->lb.costmap, sizeof *map * (size_t)n);
     PMPI_Bcast(map, n, MPI_DOUBLE, 0, cx->comm);
-    if (cx->rank != 0) return map;
-    double *copy = malloc(sizeof *copy * (size_t)n);
-    if (!copy) xmpi_die_nomem(cx, "XMPI_Eval_reconfig");
-    memcpy(copy, map, sizeof *copy * (size_t)n);
-    return copy;
+    return map;
 }
 
 /* Before a spawn, collective over the processes there: the rows each holds and its rows per
