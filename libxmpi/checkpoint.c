@@ -591,8 +591,17 @@ static int checkpoint(struct xmpi_ctx *cx, const char *name, const char *call)
         xmpi_note(cx, 0, "%s: %s; the previous checkpoint stays the latest", call, w.why);
     } else {
         cx->ckpt.written++;
+        double took = PMPI_Wtime() - t0;
+        if (cx->rank == 0) {
+            double bytes = 0;
+            for (int s = 0; s < m->n; s++)
+                for (int f = 0; f < m->s[s].nfiles; f++) bytes += (double)m->s[s].file[f].bytes;
+            snprintf(cx->ckpt.last_leaf, sizeof cx->ckpt.last_leaf, "%s", leaf);
+            cx->ckpt.last_bytes = bytes;
+            cx->ckpt.last_seconds = took;
+        }
         xmpi_note(cx, 1, "checkpoint %s at iteration %ld written in %.3f s", final,
-                  cx->mon.iterations, PMPI_Wtime() - t0);
+                  cx->mon.iterations, took);
         /* The crash of one process just after a checkpoint, in a job that did not restart:
          * what xmpi-resume recovers from (tests/sh/resume.sh). */
         if (!cx->ckpt.restarting && cx->rank == cx->size - 1) xmpi_fault("after-checkpoint");
@@ -608,6 +617,16 @@ int xmpi_checkpoint_call(const char *name)
     if (rc) return rc;
     if (cx->status == XMPI_NEWLY_SPAWNED && !cx->reg.got_data) return XMPI_ERR_STATE;
     return checkpoint(cx, cx->rank == 0 ? name : NULL, "XMPI_Checkpoint");
+}
+
+int xmpi_checkpoint_now(struct xmpi_ctx *cx, const char *call)
+{
+    int rc = checkpoint(cx, NULL, call);
+    if (rc == XMPI_SUCCESS && cx->rank == 0) {
+        cx->ckpt.last_it = cx->mon.iterations;
+        cx->ckpt.last_t = PMPI_Wtime() - cx->t0;
+    }
+    return rc;
 }
 
 int xmpi_checkpoint_interval(struct xmpi_ctx *cx, const struct xmpi_interval *s)
@@ -902,10 +921,19 @@ int xmpi_checkpoint_restore(struct xmpi_ctx *cx, long *it)
     }
     xmpi_monitor_join(cx, (long)st->manifest->iteration, (int)st->manifest->interval);
     st->last_it = st->manifest->iteration;
-    st->last_t = 0;
+    st->last_t = PMPI_Wtime() - cx->t0;   /* the run's clock (a relaunch continues it) */
     if (it) *it = (long)st->manifest->iteration;
+    double took = PMPI_Wtime() - t0;
+    if (cx->rank == 0) {
+        double bytes = 0;
+        for (int s = 0; s < st->manifest->n; s++)
+            for (int f = 0; f < st->manifest->s[s].nfiles; f++)
+                bytes += (double)st->manifest->s[s].file[f].bytes;
+        st->read_bytes = bytes;
+        st->read_seconds = took;
+    }
     xmpi_note(cx, 1, "restarted from %s at iteration %lld on %d process(es) in %.3f s",
-              st->restart_dir, st->manifest->iteration, p, PMPI_Wtime() - t0);
+              st->restart_dir, st->manifest->iteration, p, took);
     return XMPI_SUCCESS;
 }
 

@@ -20,6 +20,11 @@ struct xmpi_ckpt_state {
     int restarting;         /* --xmpi-restart: XMPI_Get_data loads the checkpoint */
     char restart_dir[XMPIR_PATH_MAX];
     struct xmpi_ckpt_manifest *manifest;   /* the restart's, on every process */
+    /* rank 0: the last checkpoint this job wrote (its name, bytes and seconds) and the
+     * restart's read; 0 when none */
+    char last_leaf[256];
+    double last_bytes, last_seconds;
+    double read_bytes, read_seconds;
 };
 
 /* MPI_Init of a process mpirun started, rank 0: resolves --xmpi-restart and reads its
@@ -32,6 +37,10 @@ int xmpi_checkpoint_start(struct xmpi_ctx *cx);
  * when --xmpi-checkpoint-every says it is due (skipped when the act step resized the job).
  * Returns 1 when one was written. */
 int xmpi_checkpoint_interval(struct xmpi_ctx *cx, const struct xmpi_interval *s);
+/* Collective: an automatic checkpoint now, whatever --xmpi-checkpoint-every says (a resize by
+ * checkpoint and restart); `call` names the caller in messages. An XMPI code, the same
+ * everywhere; rank 0 has its name in last_leaf. */
+int xmpi_checkpoint_now(struct xmpi_ctx *cx, const char *call);
 /* XMPI_Checkpoint, wrapped in pipeline.c as every public call (an XMPI code). */
 int xmpi_checkpoint_call(const char *name);
 /* XMPI_Get_data of a restarted process (collective): fills the registered structures; *it

@@ -17,6 +17,7 @@
 #include "model.h"
 #include "monitor.h"
 #include "registry.h"
+#include "relaunch.h"
 #include "rms.h"
 #include "sink.h"
 #include "watchdog.h"
@@ -68,6 +69,7 @@ struct xmpi_ctx {
      * every interval end and closed at MPI_Finalize. */
     struct xmpi_cost cost;
     struct xmpi_ckpt_state ckpt;   /* checkpoint and restart (checkpoint.h) */
+    struct xmpi_relaunch relaunch; /* resizing by checkpoint and restart (relaunch.h) */
 };
 
 /* The process's context: always valid (zeroed before MPI_Init). */

@@ -14,6 +14,7 @@
 #include "../models/config.h"
 #include "../models/partition.h"
 #include "../models/trace.h"
+#include "../policies/resize.h"
 #include "context.h"
 #include "policy.h"
 #include "xmpi.h"
@@ -292,6 +293,27 @@ static int reconfigure(struct xmpi_ctx *cx, const struct xmpi_interval *s,
     return rc;
 }
 
+/* ---- act: a new processor configuration by checkpoint and restart ------------------------- */
+
+/* Writes the checkpoint and the RESIZE record, records the interval and ends the job for the
+ * relauncher. Returns only when that failed, the job as it was: 1 when the interval's row was
+ * recorded already (the record could not be written), 0 when not (the checkpoint failed). */
+static int relaunch(struct xmpi_ctx *cx, const struct xmpi_interval *s,
+                     const struct xmpi_reconfig_plan *plan, int decided, double t_decide,
+                     const char *classes, double rate, int rate_procs)
+{
+    int n = plan->action == XMPIR_PLAN_SPAWN ? cx->size + plan->count : cx->size - plan->count;
+    if (xmpi_relaunch_prepare(cx) != XMPI_SUCCESS) return 0;
+    xmpi_sink_action(&cx->sink, "relaunch");
+    record(cx, s, plan, decided, t_decide, classes, rate, rate_procs);
+    /* The row is written: this interval's end records nothing more, whatever follows. */
+    if (xmpi_relaunch_commit(cx, n) != XMPI_SUCCESS) return 1;
+    xmpi_note(cx, 0, "resizing from %d to %d processes by checkpoint and restart (%s): the job "
+              "ends with exit status %d for xmpi-resume to relaunch it from %s/%s", cx->size, n,
+              plan->why, XMPIR_RESIZE_EXIT, cx->opts.checkpoint, cx->ckpt.last_leaf);
+    xmpi_relaunch_exit(cx);
+}
+
 /* ---- the interval ---------------------------------------------------------------------------- */
 
 int xmpi_pipeline_interval_end(struct xmpi_ctx *cx, const struct xmpi_app *app)
@@ -304,7 +326,7 @@ int xmpi_pipeline_interval_end(struct xmpi_ctx *cx, const struct xmpi_app *app)
     /* model */
     if (cx->rank == 0) xmpi_rtmodel_observe(cx, s);
     /* decide: an interval measured on other processes says nothing of these */
-    int rc = XMPI_SUCCESS, *blocks = NULL, decided = 0;
+    int rc = XMPI_SUCCESS, *blocks = NULL, decided = 0, recorded = 0;
     char why[400] = "", classes[256] = "";
     struct xmpi_reconfig_plan plan = {0};
     /* Rank 0: the classes and the cost rate of the processes that ran this interval,
@@ -324,7 +346,7 @@ int xmpi_pipeline_interval_end(struct xmpi_ctx *cx, const struct xmpi_app *app)
         }
         /* After MPI refused a spawn, a policy that grows would only try again every interval;
          * the job is balanced instead. The flag is the same on every process (join_packet). */
-        if (plan.action == XMPIR_PLAN_SPAWN && cx->world.spawn_refused) {
+        if (plan.action == XMPIR_PLAN_SPAWN && cx->world.spawn_refused && !plan.restart) {
             plan.action = XMPIR_PLAN_KEEP;
             snprintf(plan.why, sizeof plan.why, "a spawn of %d is not tried: MPI refused an "
                      "earlier one", plan.count);
@@ -338,8 +360,25 @@ int xmpi_pipeline_interval_end(struct xmpi_ctx *cx, const struct xmpi_app *app)
     t_decide = PMPI_Wtime() - t_decide;
     cx->model.warmup = 0;   /* decided on the warm-up interval, if this was one */
     /* act */
-    if (plan.action != XMPIR_PLAN_KEEP) {
+    if (plan.action != XMPIR_PLAN_KEEP && plan.restart) {
+        /* By checkpoint and restart: the job ends here and is relaunched at the new size. */
+        recorded = relaunch(cx, s, &plan, decided, t_decide, classes, rate, rate_procs);
+        plan.action = XMPIR_PLAN_KEEP;   /* it failed: the job goes on as it was */
+    } else if (plan.action != XMPIR_PLAN_KEEP) {
+        int before = cx->size;
         rc = reconfigure(cx, s, app, &plan);
+        /* MPI refused the spawn and started nothing: a job that can be relaunched grows that
+         * way instead (an MPI library that cannot spawn at all, Debian's MPICH 4.0.2). */
+        if (plan.action == XMPIR_PLAN_SPAWN && rc == XMPI_ERR_SPAWN && cx->size == before &&
+            cx->relaunch.can && cx->opts.resize == XMPIR_RESIZE_AUTO) {
+            cx->world.spawn_refused = 1;
+            snprintf(plan.why, sizeof plan.why, "MPI refused the spawn of %d: by checkpoint and "
+                     "restart instead", plan.count);
+            xmpi_note(cx, 0, "XMPI_Eval_reconfig: %s", plan.why);
+            plan.restart = 1;
+            recorded = relaunch(cx, s, &plan, decided, t_decide, classes, rate, rate_procs);
+            rc = XMPI_SUCCESS;   /* it failed: the job goes on as it was */
+        }
         /* A policy's spawn that MPI refused leaves the job as it was (or with the processes
          * that did start, rows spread) and is not the program's error: rank 0 said why, and
          * policies spawn no more. */
@@ -356,9 +395,9 @@ int xmpi_pipeline_interval_end(struct xmpi_ctx *cx, const struct xmpi_app *app)
     }
     free(blocks);
     /* checkpoint: the data as the act step left it (--xmpi-checkpoint) */
-    if (xmpi_checkpoint_interval(cx, s)) xmpi_sink_action(&cx->sink, "checkpoint");
+    if (!recorded && xmpi_checkpoint_interval(cx, s)) xmpi_sink_action(&cx->sink, "checkpoint");
     /* record */
-    record(cx, s, &plan, decided, t_decide, classes, rate, rate_procs);
+    if (!recorded) record(cx, s, &plan, decided, t_decide, classes, rate, rate_procs);
     xmpi_monitor_lib_end(cx, mark);
     return rc;
 }

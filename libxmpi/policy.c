@@ -10,6 +10,7 @@
 
 #include "../models/config.h"
 #include "../policies/amp.h"
+#include "../policies/resize.h"
 #include "context.h"
 #include "xmpi.h"
 
@@ -38,10 +39,17 @@ static int predict_delta(struct pricing *pr, int delta, int add_class,
     int *leaving = nleave ? malloc(sizeof *leaving * (size_t)nleave) : NULL;
     if (nleave && !leaving) return -1;
     for (int i = 0; i < nnew; i++) pr->new_class[i] = add_class;
-    /* The most recent spawns hold the highest ranks; the initial processes never leave. */
+    /* The most recent spawns hold the highest ranks; the initial processes never leave,
+     * unless the job resizes by checkpoint and restart (then the highest ranks go). */
     int k = 0;
     for (int r = p - 1; r >= 0 && k < nleave; r--)
         if (pr->group[r] > 0) leaving[k++] = r;
+    if (k < nleave && cx->relaunch.can)
+        for (int r = p - 1, k0 = k; r >= 0 && k < nleave; r--) {
+            int taken = 0;
+            for (int j = 0; j < k0; j++) taken |= leaving[j] == r;
+            if (!taken) leaving[k++] = r;
+        }
     struct xmpi_config_change ch;
     int rc = k < nleave ||
              xmpi_config_change(p, pr->rank_class, pr->group, pr->new_class, nnew, leaving, nleave, &ch);
@@ -57,6 +65,46 @@ static int predict_delta(struct pricing *pr, int delta, int add_class,
     return 0;
 }
 
+/* Rank 0: spawned processes of class index `cls` of the model (-1: any class). */
+static int spawned_of(const struct xmpi_ctx *cx, int cls)
+{
+    const struct xmpi_sched *sc = &cx->world.sched;
+    int n = 0;
+    for (int i = 0; i < sc->nprocs; i++)
+        if (sc->procs[i].group > 0 &&
+            (cls < 0 || (cx->model.host_class && cx->model.host_class[sc->procs[i].host] == cls)))
+            n++;
+    return n;
+}
+
+/* The way a change of `delta` processes would be carried out, with the predicted seconds of
+ * each (t_dynamic from the model's prediction `out`, NULL: unknown). */
+static enum xmpi_resize_way way_of(struct xmpi_ctx *cx, int delta, int cls,
+                                   const struct xmpi_prediction *out, double *t_dyn,
+                                   double *t_cr, char *why, size_t len)
+{
+    struct xmpi_resize_case c = {
+        .mode = cx->opts.resize, .can_restart = cx->relaunch.can, .grow = delta > 0,
+        .dynamic_ok = delta > 0 ? !cx->world.spawn_refused : -delta <= spawned_of(cx, cls),
+        .t_dynamic = out ? out->t_spawn + out->t_remove + out->t_redist : -1,
+        .t_restart = cx->relaunch.can ? xmpi_relaunch_price(cx) : -1};
+    *t_dyn = c.t_dynamic;
+    *t_cr = c.t_restart;
+    return xmpi_resize_choose(&c, why, len);
+}
+
+/* What a change of `delta` processes costs the job beside its iterations: the spawn or
+ * removal and the redistribution, or the checkpoint, relaunch and restart when the job
+ * would resize that way. */
+static double overhead_of(struct xmpi_ctx *cx, int delta, int cls, const struct xmpi_prediction *out)
+{
+    double dyn, cr;
+    char why[200];
+    if (delta == 0) return out->t_spawn + out->t_remove + out->t_redist;
+    enum xmpi_resize_way w = way_of(cx, delta, cls, out, &dyn, &cr, why, sizeof why);
+    return w == XMPIR_WAY_RESTART && cr >= 0 ? cr : dyn;
+}
+
 /* The time to the end of the run with k more processes of the offered class (the next
  * interval when the program gave no maxit). */
 static int price(void *arg, int k, double *seconds)
@@ -67,7 +115,7 @@ static int price(void *arg, int k, double *seconds)
     double per_iter = (out.t_comp + out.t_comm) / out.iterations;
     double left = pr->app->maxit > 0 ? (double)pr->app->maxit - pr->app->it - 1 : out.iterations;
     if (left < 0) left = 0;
-    *seconds = per_iter * left + out.t_spawn + out.t_remove + out.t_redist;
+    *seconds = per_iter * left + overhead_of(pr->cx, k, pr->cls, &out);
     return 0;
 }
 
@@ -103,9 +151,10 @@ static int amp_comm(void *arg, int n, double *seconds)
 
 static int amp_overhead(void *arg, int delta, double *seconds)
 {
-    const struct xmpi_prediction *out = amp_predict(arg, delta);
+    struct amp_pricing *ap = arg;
+    const struct xmpi_prediction *out = amp_predict(ap, delta);
     if (!out) return -1;
-    *seconds = out->t_spawn + out->t_remove + out->t_redist;
+    *seconds = overhead_of(ap->pr->cx, delta, delta > 0 ? ap->add_class : -1, out);
     return 0;
 }
 
@@ -216,9 +265,11 @@ static void decide_amp(struct xmpi_ctx *cx, struct pricing *pr, struct xmpi_reco
         fr[c].avail += room > 0 ? room : 0;
         fr[c].cost = rm[c].cost = pool->hosts[h].cost / 3600;   /* per PE-hour -> per second */
     }
-    for (int i = 0; i < sc->nprocs; i++) {
+    /* Resizing by checkpoint and restart, any process may leave but one. */
+    for (int i = 0, left = p - 1; i < sc->nprocs; i++) {
         int c = cx->model.host_class[sc->procs[i].host];
-        if (c >= 0 && c < nc && sc->procs[i].group > 0) rm[c].avail++;
+        if (c >= 0 && c < nc && (sc->procs[i].group > 0 || cx->relaunch.can) && left > 0)
+            rm[c].avail++, left--;
     }
     /* A class the model cannot price is neither grown onto nor shrunk from. */
     for (int c = 0; c < nc; c++)
@@ -313,15 +364,54 @@ static int read_event(struct xmpi_ctx *cx, struct xmpi_event *ev, char *cls, siz
     return 1;
 }
 
-/* Rank 0: spawned processes of class `cls` (the ones that may leave). */
+/* Rank 0: the processes of class `cls` that may leave: the spawned ones, or, when the job
+ * resizes by checkpoint and restart, all of them as long as one process stays. */
 static int removable(const struct xmpi_ctx *cx, const char *cls)
 {
     const struct xmpi_sched *sc = &cx->world.sched;
     int n = 0;
     for (int i = 0; i < sc->nprocs; i++)
-        if (sc->procs[i].group > 0 && !strcmp(cx->world.pool.hosts[sc->procs[i].host].cls, cls))
+        if ((sc->procs[i].group > 0 || cx->relaunch.can) &&
+            !strcmp(cx->world.pool.hosts[sc->procs[i].host].cls, cls))
             n++;
+    if (cx->relaunch.can && n > sc->nprocs - 1) n = sc->nprocs - 1;
     return n;
+}
+
+/* Rank 0, after the policy chose a spawn or a removal: how it is carried out. */
+static void choose_way(struct xmpi_ctx *cx, struct pricing *pr, struct xmpi_reconfig_plan *out)
+{
+    int grow = out->action == XMPIR_PLAN_SPAWN, delta = grow ? out->count : -out->count;
+    /* The class: the plan's only one (AMP's several classes: the first, for the price). */
+    int host = xmpi_pool_find_class(&cx->world.pool, out->nclasses ? out->classes[0] : out->cls);
+    int cls = host >= 0 && cx->model.host_class ? cx->model.host_class[host] : -1;
+    struct xmpi_prediction pred;
+    int priced = cx->relaunch.can && cx->opts.resize == XMPIR_RESIZE_AUTO && cls >= 0 &&
+                 !predict_delta(pr, delta, cls, &pred);
+    /* A removal over several classes: the spawned processes of each must suffice. */
+    int dyn_cls = grow || out->nclasses > 1 ? -1 : cls;
+    double dyn, cr;
+    char why[200];
+    enum xmpi_resize_way w = way_of(cx, delta, dyn_cls, priced ? &pred : NULL, &dyn, &cr, why,
+                                    sizeof why);
+    if (!grow && out->nclasses > 1 && w == XMPIR_WAY_DYNAMIC)
+        for (int c = 0; c < out->nclasses; c++) {
+            int h = xmpi_pool_find_class(&cx->world.pool, out->classes[c]);
+            int mc = h >= 0 && cx->model.host_class ? cx->model.host_class[h] : -1;
+            if (out->class_count[c] > spawned_of(cx, mc)) {
+                w = cx->relaunch.can ? XMPIR_WAY_RESTART : XMPIR_WAY_NONE;
+                snprintf(why, sizeof why, "%s: only processes spawned during the run can leave "
+                         "an MPI job", w == XMPIR_WAY_RESTART ? "by checkpoint and restart"
+                                                          : "the removal cannot be done");
+            }
+        }
+    size_t k = strlen(out->why);
+    snprintf(out->why + k, sizeof out->why - k, "%s%s", k ? "; " : "", why);
+    if (w == XMPIR_WAY_NONE) {
+        out->action = XMPIR_PLAN_KEEP;
+        out->count = 0;
+    }
+    out->restart = w == XMPIR_WAY_RESTART;
 }
 
 static void decide_root(struct xmpi_ctx *cx, struct pricing *pr, struct xmpi_reconfig_plan *out)
@@ -371,7 +461,8 @@ void xmpi_policy_decide(struct xmpi_ctx *cx, const struct xmpi_interval *s,
     memset(out, 0, sizeof *out);
     /* HPMP prices the redistribution of the registered structures: their description is
      * collective, so every process takes part before rank 0 decides. */
-    int hpmp = cx->opts.policy == XMPIR_POLICY_HPMP || cx->opts.policy == XMPIR_POLICY_AMP;
+    int hpmp = cx->opts.policy == XMPIR_POLICY_HPMP || cx->opts.policy == XMPIR_POLICY_AMP ||
+               (cx->relaunch.can && cx->opts.resize == XMPIR_RESIZE_AUTO);
     int root = cx->rank == 0 && cx->world.have_sched;
     if (hpmp && root && cx->model.on) pr.part = malloc(sizeof *pr.part * 2 * (size_t)p);
     if (hpmp) pr.nd = xmpi_registry_describe(cx, pr.d, MAXD, pr.part, pr.part ? pr.part + p : NULL);
@@ -388,6 +479,7 @@ void xmpi_policy_decide(struct xmpi_ctx *cx, const struct xmpi_interval *s,
         }
     }
     if (root) decide_root(cx, &pr, out);
+    if (root && out->action != XMPIR_PLAN_KEEP) choose_way(cx, &pr, out);
     /* Every event the resource manager raised gets its answer, taken or not. */
     if (root && out->why[0])
         xmpi_note(cx, 1, "interval %d: %s: %s", s->index, xmpi_policy_name(cx->opts.policy),

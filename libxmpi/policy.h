@@ -24,6 +24,7 @@ struct xmpi_reconfig_plan {
     int class_count[XMPIR_PLAN_CLASSES];
     char event[96];              /* what the resource manager said, "" for nothing */
     char why[256];
+    int restart;                 /* carried out by checkpoint and restart (policies/resize.h) */
 };
 
 /* Collective over XMPI_COMM_WORLD at an interval end (interval s, already observed by the

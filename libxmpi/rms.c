@@ -81,8 +81,10 @@ int xmpi_rms_start(struct xmpi_ctx *cx, char *err, size_t errlen)
         if (xmpi_rms_schedule_load(&r->schedule, r->path, err, errlen)) return -1;
         /* A file is checked whole before any work: an event the job could never act on is a
          * mistake in the file, not something to discover at its iteration after hours. */
-        int from_lines = cx->opts.policy == XMPIR_POLICY_SMP ||
-                         cx->opts.policy == XMPIR_POLICY_HPMP;
+        int from_lines = xmpi_relaunch_possible(cx) ? XMPIR_SCHED_CHECK_RELAUNCH
+                         : cx->opts.policy == XMPIR_POLICY_SMP ||
+                               cx->opts.policy == XMPIR_POLICY_HPMP ? XMPIR_SCHED_CHECK_LINES
+                         : XMPIR_SCHED_CHECK_ANY;
         if (xmpi_rms_schedule_check(&r->schedule, r->path, s->pool, cx->opts.oversubscribe,
                                     from_lines, err, errlen)) {
             xmpi_rms_schedule_free(&r->schedule);
@@ -164,6 +166,15 @@ static int can_remove(const struct xmpi_ctx *cx, const char *cls, int n)
 {
     if (!cx->world.have_sched || n < 1) return 0;
     const struct xmpi_sched *sc = &cx->world.sched;
+    if (xmpi_relaunch_possible(cx)) {
+        /* Resizing by checkpoint and restart, any process of the class may go but one of
+         * the job (policy.c's removable()). */
+        int have = 0;
+        for (int i = 0; i < sc->nprocs; i++)
+            have += !strcmp(cx->world.pool.hosts[sc->procs[i].host].cls, cls);
+        if (have > sc->nprocs - 1) have = sc->nprocs - 1;
+        return n < have ? n : have;
+    }
     int room = xmpi_sched_removable(sc, cls);
     if (n > room) n = room;
     if (n < 1) return 0;

@@ -196,6 +196,7 @@ static void start(int *argc, char ***argv)
     if (!err[0] && cx->rank == 0 && !cx->opts.help)
         xmpi_rtmodel_load_profile(&cx->model, cx->opts.work_profile, err, sizeof err);
     if (!err[0] && cx->rank == 0 && !cx->opts.help) xmpi_checkpoint_check(cx, err, sizeof err);
+    if (!err[0] && cx->rank == 0 && !cx->opts.help) xmpi_relaunch_check(cx, err, sizeof err);
     if (!err[0] && cx->rank == 0 && cx->opts.trace[0] && !cx->opts.help) {
         /* Never over a file the job reads: the options' files, and the program itself. */
         struct xmpi_input_file in[XMPIR_INPUTS_MAX + 1];
@@ -205,6 +206,11 @@ static void start(int *argc, char ***argv)
         if (k > 0) in[nin].path[k] = '\0';
         else snprintf(in[nin].path, sizeof in[nin].path, "/proc/self/exe");
         cx->trace = xmpi_trace_begin(cx->opts.trace, in, nin + 1, &trace_dest, err, sizeof err);
+        /* A resize's relaunch goes on with the rows the job before it wrote. */
+        if (cx->trace && cx->relaunch.relaunched && trace_dest.target[0] &&
+            xmpi_trace_carry(cx->trace, trace_dest.target))
+            xmpi_note(cx, 0, "option --xmpi-trace: cannot copy the rows of the launch before "
+                      "this one from %s; the trace starts at this launch", trace_dest.target);
     }
     agree_or_abort(cx, err);
 
@@ -233,7 +239,13 @@ static void start(int *argc, char ***argv)
     }
     agree_or_abort(cx, err);
     /* Restarted: every process takes its rows as a spawned one does (XMPI_Get_data). */
-    if (xmpi_checkpoint_start(cx)) cx->status = XMPI_NEWLY_SPAWNED;
+    if (xmpi_checkpoint_start(cx)) {
+        cx->status = XMPI_NEWLY_SPAWNED;
+        /* The resource manager's events up to the checkpoint happened to the job before. */
+        if (cx->rank == 0 && cx->rms.kind == RMS_SCHEDULE)
+            xmpi_rms_schedule_replay(&cx->rms.schedule, (long)cx->ckpt.manifest->iteration);
+    }
+    xmpi_relaunch_start(cx);
     xmpi_world_emulate_initial(cx);
     cx->phase = XMPIR_PHASE_RUNNING;
     xmpi_note(cx, 2, "started on %d processes, sampling interval %ld; waiting processes %s the "

@@ -116,3 +116,9 @@ void xmpi_fault(const char *point)
     if (!strcmp(f + k + 1, "kill")) raise(SIGKILL);
     if (!strcmp(f + k + 1, "stop")) raise(SIGSTOP);
 }
+
+int xmpi_fault_is(const char *fault)
+{
+    const char *f = getenv("LIBXMPI_FAULT");
+    return f && !strcmp(f, fault);
+}

@@ -41,4 +41,7 @@ void xmpi_watchdog_stop(struct xmpi_watchdog *w);
  * published, in a job that did not restart) kills or stops itself there. Without the variable
  * this does nothing. */
 void xmpi_fault(const char *point);
+/* 1 when LIBXMPI_FAULT is exactly `fault`: a test hook that is not a kill or a stop
+ * ("spawn-refuse": rank 0's MPI_Comm_spawn fails as on an MPI that cannot spawn). */
+int xmpi_fault_is(const char *fault);
 #endif

@@ -303,3 +303,22 @@ int xmpi_trace_read_profile(FILE *f, const char *fname, double **out, int *n, ch
     *n = cnt;
     return 0;
 }
+
+int xmpi_trace_carry(FILE *f, const char *from)
+{
+    FILE *in = fopen(from, "r");
+    if (!in) return -1;
+    char *line = NULL;
+    size_t cap = 0;
+    ssize_t n = getline(&line, &cap, in);
+    size_t hl = strlen(xmpi_trace_header);
+    int rc = n > 0 && (size_t)n >= hl && !strncmp(line, xmpi_trace_header, hl) &&
+                     (line[hl] == '\n' || line[hl] == '\0') ? 0 : -1;
+    while (!rc && (n = getline(&line, &cap, in)) > 0)
+        if (fwrite(line, 1, (size_t)n, f) != (size_t)n) rc = -1;
+    if (ferror(in)) rc = -1;
+    free(line);
+    fclose(in);
+    if (!rc && fflush(f)) rc = -1;
+    return rc;
+}

@@ -73,4 +73,9 @@ int xmpi_trace_row(FILE *f, const struct xmpi_interval *s, const char *source,
 int xmpi_trace_read_profile(FILE *f, const char *fname, double **out, int *n, char *err,
                             size_t errlen);
 
+/* Appends to f the rows of the trace file `from` (its header line left out, and only when it
+ * is a trace of this format): the rows of the launch before a relaunch. 0, or -1 when `from`
+ * cannot be read or is not such a trace. */
+int xmpi_trace_carry(FILE *f, const char *from);
+
 #endif

@@ -40,6 +40,7 @@ static const char *const malleability_policies[] = {"static", "smp", "hpmp", "am
 static const char *const yield_modes[] = {"auto", "on", "off", NULL};
 static const char *const emulate_modes[] = {"dilate", "quota", NULL};
 static const char *const amp_constraints[] = {"efficiency", "cost", NULL};
+static const char *const resize_modes[] = {"auto", "spawn", "restart", NULL};
 
 #define OFF(f) offsetof(struct xmpi_options, f)
 #define SZ(f) sizeof(((struct xmpi_options *)0)->f)
@@ -200,6 +201,19 @@ static const struct optdef table[] = {
      "which fills them for the current partition and returns the iteration to resume at. A "
      "checkpoint that does not match the registered structures, or whose files are missing or "
      "fail their checksum, is refused with a message and nothing is loaded", NULL, NULL},
+    {"resize", K_CHOICE, 0, 0, INTF(resize), 0, "auto", "auto, spawn or restart",
+     "how a policy's grow or shrink is carried out: spawn: by dynamic processes only; restart: "
+     "by checkpoint and restart (needs --xmpi-checkpoint): the job writes a checkpoint and the "
+     "RESIZE record beside it, ends with exit status 75, and xmpi-resume relaunches it at the new "
+     "size from that checkpoint; auto: by dynamic processes, or by checkpoint and restart when "
+     "the job can be relaunched (--xmpi-checkpoint and --xmpi-relaunch) and MPI cannot do it (a "
+     "spawn refused, a shrink below the processes mpirun started) or the model prices it "
+     "cheaper (docs/checkpoint.md)", NULL, resize_modes},
+    {"relaunch", K_FLAG, 0, 1, INTF(relaunch), 0, "off",
+     "no value, or 0/1, no/yes, false/true, off/on",
+     "the job runs under a relauncher that reruns it at the size a RESIZE record asks for "
+     "(xmpi-resume adds it to every launch): lets --xmpi-resize=auto resize by checkpoint and "
+     "restart", NULL, NULL},
     {"help", K_FLAG, 0, 1, INTF(help), 0, "off", "no value, or 0/1, no/yes, false/true, off/on",
      "print this help on rank 0 and end the job", NULL, NULL},
 };

@@ -43,6 +43,8 @@ struct xmpi_options {
     char checkpoint_every[32];      /* "" every interval end, "N" iterations, "Ss" seconds */
     long checkpoint_keep;           /* automatic checkpoints kept */
     char restart[XMPIR_PATH_MAX];      /* checkpoint to restart from, or "latest"; "" = none */
+    int resize;                     /* how a policy resizes: auto, spawn, restart (policies/resize.h) */
+    int relaunch;                   /* a relauncher (xmpi-resume) reruns the job at a new size */
 };
 
 enum xmpi_yield_mode { XMPIR_YIELD_AUTO = 0, XMPIR_YIELD_ON, XMPIR_YIELD_OFF };

@@ -203,6 +203,19 @@ int xmpi_rms_schedule_check(const struct xmpi_rms_schedule *s, const char *fname
             }
         long room = pes > initial ? pes - initial : 0;
         int grows = ev->action == XMPIR_RMS_ACT_SPAWN || ev->action == XMPIR_RMS_SCHED_OFFER;
+        if (from_lines == XMPIR_SCHED_CHECK_RELAUNCH) {
+            /* Any process may leave (the job is relaunched smaller), and the lines before
+             * may have been carried out by an earlier launch: only the class's PEs bound a
+             * removal. */
+            if (!grows && !oversubscribe && ev->count > pes) {
+                rc = xmpi_text_error(err, errlen, "%s:%ld: field count: '%d' is not accepted; "
+                                     "expected at most %ld: class %s has %ld PEs, so the job "
+                                     "can never hold more processes there",
+                                     fname, ev->line, ev->count, pes, ev->cls, pes);
+                break;
+            }
+            if (!grows) continue;
+        }
         if (!oversubscribe && ev->count > room) {
             if (grows)
                 rc = xmpi_text_error(err, errlen, "%s:%ld: field count: '%d' is not accepted; "
@@ -221,7 +234,7 @@ int xmpi_rms_schedule_check(const struct xmpi_rms_schedule *s, const char *fname
         }
         if (grows) {
             added[c] += ev->count;
-        } else if (from_lines && ev->count > added[c]) {
+        } else if (from_lines == XMPIR_SCHED_CHECK_LINES && ev->count > added[c]) {
             rc = xmpi_text_error(err, errlen, "%s:%ld: field count: '%d' is not accepted; "
                                  "expected at most %ld: the spawn and offer lines before it "
                                  "add up to %ld processes of class %s, and the initial "
@@ -285,6 +298,16 @@ int xmpi_rms_schedule_poll(struct xmpi_rms_schedule *s, long iteration, int *cou
             return XMPIR_RMS_ACT_SPAWN;
         }
     return XMPIR_RMS_ACT_NONE;
+}
+
+void xmpi_rms_schedule_replay(struct xmpi_rms_schedule *s, long iteration)
+{
+    const struct xmpi_rms_event *ev;
+    while ((ev = xmpi_rms_schedule_due(s, iteration))) {
+        if (is_avail(ev->action)) apply(s, ev);
+        else if (ev->action == XMPIR_RMS_ACT_SPAWN) xmpi_rms_schedule_took(s, ev->cls, ev->count);
+        else xmpi_rms_schedule_gave(s, ev->cls, ev->count);
+    }
 }
 
 void xmpi_rms_schedule_took(struct xmpi_rms_schedule *s, const char *cls, int n)

@@ -48,6 +48,9 @@ void xmpi_rms_schedule_free(struct xmpi_rms_schedule *s);
  * hold there beyond its initial ones (which never leave); with from_lines set (the job spawns
  * only what the schedule asks: SMP, HPMP), a remove or reclaim of more than the spawn and
  * offer lines before it add up to. 0, or -1 with the message. */
+/* xmpi_rms_schedule_check's from_lines: 0 any job, 1 a job that spawns only what the lines
+ * ask (SMP, HPMP), 2 a job that resizes by checkpoint and restart (any process may leave). */
+enum { XMPIR_SCHED_CHECK_ANY = 0, XMPIR_SCHED_CHECK_LINES = 1, XMPIR_SCHED_CHECK_RELAUNCH = 2 };
 int xmpi_rms_schedule_check(const struct xmpi_rms_schedule *s, const char *fname,
                             const struct xmpi_pool *pool, int oversubscribe, int from_lines,
                             char *err, size_t errlen);
@@ -62,6 +65,10 @@ int xmpi_rms_schedule_poll(struct xmpi_rms_schedule *s, long iteration, int *cou
 /* The job spawned (took) or removed (gave) n processes of cls: free PEs are taken first, a
  * removal answers a pending reclaim first; nothing goes below zero. Given PEs go back to the
  * resource manager, not to the free ones. Classes without availability lines are ignored. */
+/* A restart at `iteration` (--xmpi-restart): the events due by then were carried out by the
+ * job that wrote the checkpoint; they are applied again (availability lines, and the spawn
+ * and remove lines as taken and given PEs) and not handed out. */
+void xmpi_rms_schedule_replay(struct xmpi_rms_schedule *s, long iteration);
 void xmpi_rms_schedule_took(struct xmpi_rms_schedule *s, const char *cls, int n);
 void xmpi_rms_schedule_gave(struct xmpi_rms_schedule *s, const char *cls, int n);
 

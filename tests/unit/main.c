@@ -26,7 +26,7 @@ static Suite *(*const suites[])(void) = {
     lbalance_detect_suite, lbalance_moves_suite, lbalance_time_suite,
     config_suite,
     malleability_suite, mapping_suite, amp_suite,
-    yield_suite, options_amp_suite,
+    yield_suite, options_amp_suite, resize_suite,
 };
 
 int main(void)

@@ -320,6 +320,15 @@ static const struct {
      "t.sched:4: field count: '3' is not accepted; expected at most 2: the spawn and offer "
      "lines before it add up to 2 processes of class slow"},
     {"5 spawn 1 slow\n7 remove 1 fast\n", 1, 1, "t.sched:2: field count: '1'"},
+    /* Resizing by checkpoint and restart (2): the initial processes may leave too, up to the
+     * class's PEs; what the job may take is bounded as before. */
+    {"5 remove 1 fast\n", 0, 2, NULL},
+    {"5 spawn 2 fast\n6 remove 4 fast\n", 0, 2, NULL},
+    {"5 remove 5 fast\n", 0, 2,
+     "t.sched:1: field count: '5' is not accepted; expected at most 4: class fast has 4 PEs"},
+    {"5 remove 5 fast\n", 1, 2, NULL},
+    {"5 spawn 3 fast\n", 0, 2, "t.sched:1: field count: '3' is not accepted; expected at most 2"},
+    {"5 reclaim 3 slow\n", 0, 2, NULL},
 };
 #define NCHECKS ((int)(sizeof checks / sizeof checks[0]))
 
@@ -340,6 +349,47 @@ START_TEST(test_schedule_check)
 }
 END_TEST
 
+/* A restart at iteration 10: the lines due by then are not handed out again, and the
+ * availability they made is there, as a run that polled them one by one has it. */
+START_TEST(test_schedule_replay)
+{
+    static const char *text = "5 offer 2 slow\n8 spawn 1 fast\n10 reclaim 1 slow\n"
+                              "20 spawn 1 fast\n";
+    struct xmpi_rms_schedule a, b;
+    char cls[64];
+    int n;
+    ck_assert_msg(parse_sched(&a, text) == 0 && parse_sched(&b, text) == 0, "parse: %s", err);
+    /* a: the job that ran through iteration 10 (it spawned the line's process) */
+    ck_assert_int_eq(xmpi_rms_schedule_poll(&a, 10, &n, cls, sizeof cls), XMPIR_RMS_ACT_SPAWN);
+    ck_assert(n == 1 && !strcmp(cls, "fast"));
+    xmpi_rms_schedule_took(&a, "fast", 1);
+    /* b: its restart from the checkpoint at iteration 10 */
+    xmpi_rms_schedule_replay(&b, 10);
+    ck_assert_int_eq(b.next, 3);
+    /* Both go on alike (a applies the reclaim line at its next poll, b did at the replay):
+     * the slow PE still offered, then the line of iteration 20. */
+    for (long it = 15; it <= 20; it += 5) {
+        char ca[64], cb[64];
+        int na, nb;
+        int ra = xmpi_rms_schedule_poll(&a, it, &na, ca, sizeof ca);
+        int rb = xmpi_rms_schedule_poll(&b, it, &nb, cb, sizeof cb);
+        ck_assert_msg(ra == rb && na == nb && !strcmp(ca, cb), "iteration %ld: %d %d %s, want "
+                      "%d %d %s", it, rb, nb, cb, ra, na, ca);
+        for (int i = 0; i < a.nav; i++)
+            ck_assert_msg(a.av[i].free == b.av[i].free && a.av[i].held == b.av[i].held &&
+                              a.av[i].reclaim == b.av[i].reclaim,
+                          "iteration %ld, class %s: %d %d %d, want %d %d %d", it, b.av[i].cls,
+                          b.av[i].free, b.av[i].held, b.av[i].reclaim, a.av[i].free,
+                          a.av[i].held, a.av[i].reclaim);
+    }
+    ck_assert_int_eq(xmpi_rms_schedule_poll(&b, 15, &n, cls, sizeof cls), XMPIR_RMS_ACT_SPAWN);
+    ck_assert(n == 1 && !strcmp(cls, "slow"));
+    ck_assert_int_eq(b.next, 4);
+    xmpi_rms_schedule_free(&a);
+    xmpi_rms_schedule_free(&b);
+}
+END_TEST
+
 Suite *rms_schedule_suite(void)
 {
     Suite *s = suite_create("rms_schedule");
@@ -352,6 +402,7 @@ Suite *rms_schedule_suite(void)
     tcase_add_test(tc, test_schedule_avail);
     tcase_add_test(tc, test_schedule_load);
     tcase_add_loop_test(tc, test_schedule_check, 0, NCHECKS);
+    tcase_add_test(tc, test_schedule_replay);
     suite_add_tcase(s, tc);
     return s;
 }
