@@ -181,6 +181,9 @@ static void start(int *argc, char ***argv)
         struct xmpi_join join;
         xmpi_world_start_child(cx, parent, &join);
         xmpi_monitor_join(cx, join.iterations, join.interval_index);
+        /* As its parents: whether the policy's decide step takes the registry's description
+         * (a collective) depends on it. */
+        cx->relaunch.can = xmpi_relaunch_possible(cx);
         cx->evaluates = join.evaluates;
         cx->phase = XMPIR_PHASE_RUNNING;
         /* The later spawns of the same call that it took part in are the library's time, not
@@ -319,8 +322,22 @@ static void prepare_yield(struct xmpi_ctx *cx, int *argc, char ***argv)
 #endif
 }
 
+/* Before PMPI_Init, in every process (spawned ones too): Open MPI's MPI-IO picks its
+ * shared-file-pointer component on each process by what that process sees, and after a spawn
+ * the parents took "sm" and the spawned process "lockedfile", whose MPI_File_open run
+ * different collectives: a checkpoint of a grown job hung in MPI_File_open. The library uses
+ * no shared file pointer; one component everywhere keeps the opens matched. A value in the
+ * environment is kept. */
+static void prepare_io(void)
+{
+#ifdef OPEN_MPI
+    setenv("OMPI_MCA_sharedfp", "lockedfile", 0);
+#endif
+}
+
 XMPI_PUBLIC int MPI_Init(int *argc, char ***argv)
 {
+    prepare_io();
     prepare_yield(xmpi_ctx, argc, argv);
     int rc = PMPI_Init(argc, argv);
     if (rc == MPI_SUCCESS) start(argc, argv);
@@ -329,6 +346,7 @@ XMPI_PUBLIC int MPI_Init(int *argc, char ***argv)
 
 XMPI_PUBLIC int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
 {
+    prepare_io();
     prepare_yield(xmpi_ctx, argc, argv);
     int rc = PMPI_Init_thread(argc, argv, required, provided);
     if (rc == MPI_SUCCESS) start(argc, argv);

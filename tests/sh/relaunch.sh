@@ -53,6 +53,19 @@ check "auto: a refused spawn is carried out by checkpoint and restart, and the s
     sh -c "test $rc = 0 && grep -q 'MPI refused the spawn of 1: by checkpoint and restart instead' '$TMP/auto' &&
            grep -q 'relaunch at 3 processes' '$TMP/auto' && grep -q 'relaunch at 1 processes' '$TMP/auto'"
 check "auto: the plain run's checksum" test "$(field checksum "$TMP/auto")" = "$c"
+# --xmpi-resize=auto under xmpi-resume on an MPI that spawns: the grow is a spawn (no
+# checkpoint written yet, so the restart way is not priced), and the spawned process takes
+# part in every decision; the shrink to 1 goes below mpirun's processes, by restart.
+"$R" "$LAUNCH" -np 2 "$J" "${JA[@]}" "--xmpi-rms=schedule:$TMP/ev" "--xmpi-checkpoint=$TMP/d" \
+    --xmpi-checkpoint-every=1000 --xmpi-verbose=1 >"$TMP/dyn" 2>&1
+rc=$?
+check "auto with a spawning MPI: spawns for the grow, relaunches at 1 for the shrink" \
+    sh -c "test $rc = 0 && grep -q 'by dynamic processes (checkpoint and restart not priced)' '$TMP/dyn' &&
+           test \$(grep -c 'ended to be resized' '$TMP/dyn') = 1 && grep -q 'relaunch at 1 processes' '$TMP/dyn' &&
+           grep -q 'by checkpoint and restart: only processes spawned during the run can leave' '$TMP/dyn'"
+check "auto with a spawning MPI: the plain run's checksum on 1 process" \
+    sh -c "test '$(field checksum "$TMP/dyn")' = '$c' && test '$(field ranks "$TMP/dyn")' = 1"
+
 # ... and without a relauncher the job keeps its processes, as before.
 LIBXMPI_FAULT=spawn-refuse "$LAUNCH" -np 2 "$J" "${JA[@]}" "--xmpi-rms=schedule:$TMP/ev1" \
     "--xmpi-checkpoint=$TMP/n" --xmpi-checkpoint-every=1000 >"$TMP/norelaunch" 2>&1
