@@ -370,7 +370,7 @@ int xmpi_pipeline_interval_end(struct xmpi_ctx *cx, const struct xmpi_app *app)
         /* MPI refused the spawn and started nothing: a job that can be relaunched grows that
          * way instead (an MPI library that cannot spawn at all, Debian's MPICH 4.0.2). */
         if (plan.action == XMPIR_PLAN_SPAWN && rc == XMPI_ERR_SPAWN && cx->size == before &&
-            cx->relaunch.can && cx->opts.resize == XMPIR_RESIZE_AUTO) {
+            xmpi_relaunch_possible(cx) && cx->opts.resize == XMPIR_RESIZE_AUTO) {
             cx->world.spawn_refused = 1;
             snprintf(plan.why, sizeof plan.why, "MPI refused the spawn of %d: by checkpoint and "
                      "restart instead", plan.count);

@@ -44,7 +44,7 @@ static int predict_delta(struct pricing *pr, int delta, int add_class,
     int k = 0;
     for (int r = p - 1; r >= 0 && k < nleave; r--)
         if (pr->group[r] > 0) leaving[k++] = r;
-    if (k < nleave && cx->relaunch.can)
+    if (k < nleave && xmpi_relaunch_possible(cx))
         for (int r = p - 1, k0 = k; r >= 0 && k < nleave; r--) {
             int taken = 0;
             for (int j = 0; j < k0; j++) taken |= leaving[j] == r;
@@ -77,20 +77,28 @@ static int spawned_of(const struct xmpi_ctx *cx, int cls)
     return n;
 }
 
-/* The way a change of `delta` processes would be carried out, with the predicted seconds of
- * each (t_dynamic from the model's prediction `out`, NULL: unknown). */
-static enum xmpi_resize_way way_of(struct xmpi_ctx *cx, int delta, int cls,
+/* The way a change of `delta` processes would be carried out (dyn_ok: dynamic processes can
+ * do it), with the predicted seconds of each (t_dynamic from the model's prediction `out`,
+ * NULL: unknown). */
+static enum xmpi_resize_way way_of(struct xmpi_ctx *cx, int delta, int dyn_ok,
                                    const struct xmpi_prediction *out, double *t_dyn,
                                    double *t_cr, char *why, size_t len)
 {
+    int can = xmpi_relaunch_possible(cx);
     struct xmpi_resize_case c = {
-        .mode = cx->opts.resize, .can_restart = cx->relaunch.can, .grow = delta > 0,
-        .dynamic_ok = delta > 0 ? !cx->world.spawn_refused : -delta <= spawned_of(cx, cls),
+        .mode = cx->opts.resize, .can_restart = can, .grow = delta > 0, .dynamic_ok = dyn_ok,
         .t_dynamic = out ? out->t_spawn + out->t_remove + out->t_redist : -1,
-        .t_restart = cx->relaunch.can ? xmpi_relaunch_price(cx) : -1};
+        .t_restart = can ? xmpi_relaunch_price(cx) : -1};
     *t_dyn = c.t_dynamic;
     *t_cr = c.t_restart;
     return xmpi_resize_choose(&c, why, len);
+}
+
+/* Dynamic processes can change the job by `delta` processes of model class `cls` (-1: any):
+ * MPI did not refuse a spawn; for a removal, as many spawned processes are there. */
+static int dynamic_ok(const struct xmpi_ctx *cx, int delta, int cls)
+{
+    return delta > 0 ? !cx->world.spawn_refused : -delta <= spawned_of(cx, cls);
 }
 
 /* What a change of `delta` processes costs the job beside its iterations: the spawn or
@@ -101,7 +109,8 @@ static double overhead_of(struct xmpi_ctx *cx, int delta, int cls, const struct 
     double dyn, cr;
     char why[200];
     if (delta == 0) return out->t_spawn + out->t_remove + out->t_redist;
-    enum xmpi_resize_way w = way_of(cx, delta, cls, out, &dyn, &cr, why, sizeof why);
+    enum xmpi_resize_way w = way_of(cx, delta, dynamic_ok(cx, delta, cls), out, &dyn, &cr, why,
+                                    sizeof why);
     return w == XMPIR_WAY_RESTART && cr >= 0 ? cr : dyn;
 }
 
@@ -268,7 +277,8 @@ static void decide_amp(struct xmpi_ctx *cx, struct pricing *pr, struct xmpi_reco
     /* Resizing by checkpoint and restart, any process may leave but one. */
     for (int i = 0, left = p - 1; i < sc->nprocs; i++) {
         int c = cx->model.host_class[sc->procs[i].host];
-        if (c >= 0 && c < nc && (sc->procs[i].group > 0 || cx->relaunch.can) && left > 0)
+        if (c >= 0 && c < nc && (sc->procs[i].group > 0 || xmpi_relaunch_possible(cx)) &&
+            left > 0)
             rm[c].avail++, left--;
     }
     /* A class the model cannot price is neither grown onto nor shrunk from. */
@@ -365,17 +375,23 @@ static int read_event(struct xmpi_ctx *cx, struct xmpi_event *ev, char *cls, siz
 }
 
 /* Rank 0: the processes of class `cls` that may leave: the spawned ones, or, when the job
- * resizes by checkpoint and restart, all of them as long as one process stays. */
+ * can be relaunched, all of them as long as one process stays. */
 static int removable(const struct xmpi_ctx *cx, const char *cls)
 {
+    if (xmpi_relaunch_possible(cx)) return xmpi_relaunch_removable(cx, cls);
     const struct xmpi_sched *sc = &cx->world.sched;
     int n = 0;
     for (int i = 0; i < sc->nprocs; i++)
-        if ((sc->procs[i].group > 0 || cx->relaunch.can) &&
-            !strcmp(cx->world.pool.hosts[sc->procs[i].host].cls, cls))
+        if (sc->procs[i].group > 0 && !strcmp(cx->world.pool.hosts[sc->procs[i].host].cls, cls))
             n++;
-    if (cx->relaunch.can && n > sc->nprocs - 1) n = sc->nprocs - 1;
     return n;
+}
+
+/* The model's class index of pool class `name`, -1 when unknown. */
+static int model_class(const struct xmpi_ctx *cx, const char *name)
+{
+    int h = xmpi_pool_find_class(&cx->world.pool, name);
+    return h >= 0 && cx->model.host_class ? cx->model.host_class[h] : -1;
 }
 
 /* Rank 0, after the policy chose a spawn or a removal: how it is carried out. */
@@ -383,28 +399,19 @@ static void choose_way(struct xmpi_ctx *cx, struct pricing *pr, struct xmpi_reco
 {
     int grow = out->action == XMPIR_PLAN_SPAWN, delta = grow ? out->count : -out->count;
     /* The class: the plan's only one (AMP's several classes: the first, for the price). */
-    int host = xmpi_pool_find_class(&cx->world.pool, out->nclasses ? out->classes[0] : out->cls);
-    int cls = host >= 0 && cx->model.host_class ? cx->model.host_class[host] : -1;
-    struct xmpi_prediction pred;
-    int priced = cx->relaunch.can && cx->opts.resize == XMPIR_RESIZE_AUTO && cls >= 0 &&
-                 !predict_delta(pr, delta, cls, &pred);
+    int cls = model_class(cx, out->nclasses ? out->classes[0] : out->cls);
     /* A removal over several classes: the spawned processes of each must suffice. */
-    int dyn_cls = grow || out->nclasses > 1 ? -1 : cls;
-    double dyn, cr;
+    int dyn = out->nclasses > 1 ? 1 : dynamic_ok(cx, delta, cls);
+    for (int c = 0; c < out->nclasses && out->nclasses > 1; c++)
+        dyn &= dynamic_ok(cx, grow ? out->class_count[c] : -out->class_count[c],
+                          model_class(cx, out->classes[c]));
+    struct xmpi_prediction pred;
+    int priced = xmpi_relaunch_possible(cx) && cx->opts.resize == XMPIR_RESIZE_AUTO && cls >= 0 &&
+                 !predict_delta(pr, delta, cls, &pred);
+    double t_dyn, t_cr;
     char why[200];
-    enum xmpi_resize_way w = way_of(cx, delta, dyn_cls, priced ? &pred : NULL, &dyn, &cr, why,
+    enum xmpi_resize_way w = way_of(cx, delta, dyn, priced ? &pred : NULL, &t_dyn, &t_cr, why,
                                     sizeof why);
-    if (!grow && out->nclasses > 1 && w == XMPIR_WAY_DYNAMIC)
-        for (int c = 0; c < out->nclasses; c++) {
-            int h = xmpi_pool_find_class(&cx->world.pool, out->classes[c]);
-            int mc = h >= 0 && cx->model.host_class ? cx->model.host_class[h] : -1;
-            if (out->class_count[c] > spawned_of(cx, mc)) {
-                w = cx->relaunch.can ? XMPIR_WAY_RESTART : XMPIR_WAY_NONE;
-                snprintf(why, sizeof why, "%s: only processes spawned during the run can leave "
-                         "an MPI job", w == XMPIR_WAY_RESTART ? "by checkpoint and restart"
-                                                          : "the removal cannot be done");
-            }
-        }
     size_t k = strlen(out->why);
     snprintf(out->why + k, sizeof out->why - k, "%s%s", k ? "; " : "", why);
     if (w == XMPIR_WAY_NONE) {
@@ -462,7 +469,7 @@ void xmpi_policy_decide(struct xmpi_ctx *cx, const struct xmpi_interval *s,
     /* HPMP prices the redistribution of the registered structures: their description is
      * collective, so every process takes part before rank 0 decides. */
     int hpmp = cx->opts.policy == XMPIR_POLICY_HPMP || cx->opts.policy == XMPIR_POLICY_AMP ||
-               (cx->relaunch.can && cx->opts.resize == XMPIR_RESIZE_AUTO);
+               (xmpi_relaunch_possible(cx) && cx->opts.resize == XMPIR_RESIZE_AUTO);
     int root = cx->rank == 0 && cx->world.have_sched;
     if (hpmp && root && cx->model.on) pr.part = malloc(sizeof *pr.part * 2 * (size_t)p);
     if (hpmp) pr.nd = xmpi_registry_describe(cx, pr.d, MAXD, pr.part, pr.part ? pr.part + p : NULL);

@@ -58,6 +58,14 @@ int xmpi_relaunch_possible(const struct xmpi_ctx *cx)
             (cx->opts.resize == XMPIR_RESIZE_AUTO && cx->opts.relaunch));
 }
 
+int xmpi_relaunch_removable(const struct xmpi_ctx *cx, const char *cls)
+{
+    const struct xmpi_sched *sc = &cx->world.sched;
+    int n = 0;
+    for (int i = 0; i < sc->nprocs; i++) n += !strcmp(cx->world.pool.hosts[sc->procs[i].host].cls, cls);
+    return n < sc->nprocs - 1 ? n : sc->nprocs - 1;
+}
+
 /* The checkpoint directory's RESIZE file. */
 static void record_path(const struct xmpi_ctx *cx, char *out, size_t len)
 {
@@ -102,8 +110,7 @@ void xmpi_relaunch_check(struct xmpi_ctx *cx, char *err, size_t len)
 void xmpi_relaunch_start(struct xmpi_ctx *cx)
 {
     struct xmpi_relaunch *rl = &cx->relaunch;
-    rl->can = xmpi_relaunch_possible(cx);
-    if (!rl->can) return;
+    if (!xmpi_relaunch_possible(cx)) return;
     double mine = own_startup(), worst = mine;
     PMPI_Reduce(&mine, &worst, 1, MPI_DOUBLE, MPI_MAX, 0, cx->comm);
     double elapsed = -1;
@@ -206,7 +213,6 @@ int xmpi_relaunch_commit(struct xmpi_ctx *cx, int nprocs)
 void xmpi_relaunch_exit(struct xmpi_ctx *cx)
 {
     int me = cx->rank;
-    fflush(stdout);
     MPI_Finalize();
     fflush(stdout);
     fflush(stderr);

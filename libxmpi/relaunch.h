@@ -15,7 +15,6 @@ struct xmpi_ctx;
 struct xmpi_interval;
 
 struct xmpi_relaunch {
-    int can;                          /* every process: a resize may be carried out this way */
     /* rank 0 */
     struct xmpi_cr_measured meas;     /* what was measured of the three parts */
     double bytes;                     /* the registered data's bytes (last checkpoint's) */
@@ -26,12 +25,15 @@ struct xmpi_relaunch {
 /* From the options alone (the same on every process): --xmpi-checkpoint, and
  * --xmpi-resize=restart or auto with --xmpi-relaunch. */
 int xmpi_relaunch_possible(const struct xmpi_ctx *cx);
+/* Rank 0, when the job can be relaunched: how many processes of class `cls` may leave (all of
+ * them, as long as one process of the job stays). */
+int xmpi_relaunch_removable(const struct xmpi_ctx *cx, const char *cls);
 /* Rank 0 at MPI_Init, after xmpi_checkpoint_check: --xmpi-resize=restart without
  * --xmpi-checkpoint is refused (err); a restart from the checkpoint a RESIZE record names
  * takes the record in (and removes the file, which served). */
 void xmpi_relaunch_check(struct xmpi_ctx *cx, char *err, size_t len);
-/* Collective at the end of MPI_Init: whether the job can resize by checkpoint and restart;
- * for a relaunched job, the run's clock goes on (t0 moved back on every process) and rank 0
+/* Collective at the end of MPI_Init of the processes mpirun started, when the job can resize
+ * by checkpoint and restart: the start-up measured; for a relaunched job, the run's clock goes on (t0 moved back on every process) and rank 0
  * takes back AMP's goal, the cost account and the measured relaunch time. */
 void xmpi_relaunch_start(struct xmpi_ctx *cx);
 /* Rank 0: the predicted seconds of a resize by checkpoint and restart, -1 when it cannot be

@@ -167,12 +167,7 @@ static int can_remove(const struct xmpi_ctx *cx, const char *cls, int n)
     if (!cx->world.have_sched || n < 1) return 0;
     const struct xmpi_sched *sc = &cx->world.sched;
     if (xmpi_relaunch_possible(cx)) {
-        /* Resizing by checkpoint and restart, any process of the class may go but one of
-         * the job (policy.c's removable()). */
-        int have = 0;
-        for (int i = 0; i < sc->nprocs; i++)
-            have += !strcmp(cx->world.pool.hosts[sc->procs[i].host].cls, cls);
-        if (have > sc->nprocs - 1) have = sc->nprocs - 1;
+        int have = xmpi_relaunch_removable(cx, cls);
         return n < have ? n : have;
     }
     int room = xmpi_sched_removable(sc, cls);

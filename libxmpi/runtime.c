@@ -181,9 +181,6 @@ static void start(int *argc, char ***argv)
         struct xmpi_join join;
         xmpi_world_start_child(cx, parent, &join);
         xmpi_monitor_join(cx, join.iterations, join.interval_index);
-        /* As its parents: whether the policy's decide step takes the registry's description
-         * (a collective) depends on it. */
-        cx->relaunch.can = xmpi_relaunch_possible(cx);
         cx->evaluates = join.evaluates;
         cx->phase = XMPIR_PHASE_RUNNING;
         /* The later spawns of the same call that it took part in are the library's time, not
