@@ -402,6 +402,19 @@ static int universe_slots(void)
 
 void xmpi_world_spawn_hint(const struct xmpi_ctx *cx, char *buf, size_t len)
 {
+#if defined(MPICH_NUMVERSION) && MPICH_NUMVERSION < 40300000
+    /* Before 4.3, MPICH's ch4:ucx device (Debian 12's mpich package) cannot spawn at all: say
+     * that instead of hosts and slots. */
+    char version[MPI_MAX_LIBRARY_VERSION_STRING] = "";
+    int vlen = 0;
+    PMPI_Get_library_version(version, &vlen);
+    if (strstr(version, "ch4:ucx")) {
+        snprintf(buf, len, "this MPI library cannot spawn processes at all: MPICH %s with the "
+                 "ch4:ucx device (spawning needs MPICH 4.3 or later, or a build with ch3, such as "
+                 "scripts/install-deps.sh --mpich makes; or Open MPI)", MPICH_VERSION);
+        return;
+    }
+#endif
     int slots = universe_slots();
     snprintf(buf, len, "the MPI library refused it (the job holds %d of %d slot(s), "
              "MPI_UNIVERSE_SIZE; oversubscription %s); every host of --xmpi-resources must be "
