@@ -1,11 +1,30 @@
 # libxmpi: `make` builds the libraries and benchmarks into build/, `make check` tests,
 # `make install PREFIX=DIR` installs, `make demo` installs what is missing and runs Jacobi.
 
-# Open MPI by default (Debian's alternative may point elsewhere); MPICC=mpicc.mpich for MPICH.
+# MPI=openmpi (the default: Debian's Open MPI, whatever Debian's alternative points to) or
+# MPI=mpich: the MPICH that `scripts/install-deps.sh --mpich` builds into MPICH_PREFIX
+# (ch3:nemesis, which spawns; Hydra's mpiexec), built into build-mpich/ so that the two never
+# share an object. MPICC and MPIRUN on the command line still choose any other MPI.
+MPI ?= openmpi
+MPICH_PREFIX ?= /opt/xmpi-mpich
+ifeq ($(MPI),openmpi)
 MPICC  ?= $(firstword $(shell command -v mpicc.openmpi 2>/dev/null) mpicc)
 MPIRUN ?= $(subst mpicc,mpirun,$(MPICC))
-PREFIX ?= /usr/local
 BUILD  ?= build
+else ifeq ($(MPI),mpich)
+MPICC   = $(MPICH_PREFIX)/bin/mpicc
+MPIRUN  = $(MPICH_PREFIX)/bin/mpiexec
+BUILD  ?= build-mpich
+ifneq ($(filter-out clean deps,$(or $(MAKECMDGOALS),all)),)
+ifeq ($(wildcard $(MPICH_PREFIX)/bin/mpicc),)
+$(error MPI=mpich: no MPICH in $(MPICH_PREFIX) (no bin/mpicc); build it once with `scripts/install-deps.sh --mpich` (or `make MPI=mpich deps`), or set MPICH_PREFIX to where it is)
+endif
+endif
+else
+$(error MPI=$(MPI): accepted values are openmpi (the default) and mpich)
+endif
+export MPICH_PREFIX
+PREFIX ?= /usr/local
 CFLAGS ?= -O2 -g
 VERSION = 0.1.0
 SOMAJOR = 0
@@ -60,8 +79,14 @@ MPI_TESTS := $(patsubst tests/mpi/%.c,$(BUILD)/tests/%,$(wildcard tests/mpi/*.c)
 # Programs link the shared library and find it next to them, in the tree or installed.
 LINK_XMPI = -L$(BUILD)/lib -lxmpi -Wl,-rpath,'$$ORIGIN/../lib'
 
-.PHONY: all lib bench tools tests check check-cluster demo demo-classes install uninstall clean bench-overhead bench-spawn bench-redist bench-cr bench-dlb bench-model bench-policies bench-amp soak deps
+.PHONY: FORCE all lib bench tools tests check check-cluster demo demo-classes install uninstall clean bench-overhead bench-spawn bench-redist bench-cr bench-dlb bench-model bench-policies bench-amp soak deps
 all: lib bench tools
+
+# The MPI compiler a build directory was made with: what MPI compiles is made again when it
+# changes (another MPICC into the same BUILD), so that two MPI libraries never mix in one tree.
+$(BUILD)/mpi-id: FORCE
+	@mkdir -p $(@D); echo '$(MPICC)' | cmp -s - $@ || echo '$(MPICC)' >$@
+$(RT_OBJ) $(BENCH) $(MPI_TESTS) $(BUILD)/tests/unit: $(BUILD)/mpi-id
 
 lib: $(LIBA) $(LIBSO) $(LIBPURE)
 
@@ -185,7 +210,7 @@ check-cluster: all
 	MPIRUN="$(MPIRUN)" CC="$(CC)" tests/cluster/run.sh $(BUILD)
 
 deps:
-	scripts/install-deps.sh
+	scripts/install-deps.sh$(if $(filter mpich,$(MPI)), --mpich)
 
 demo: deps
 	$(MAKE) all

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "../models/trace.h"
@@ -100,6 +101,12 @@ static void agree_or_abort(struct xmpi_ctx *cx, const char *err)
         fprintf(stderr, "%s\nxmpi: the job stops before any work (run with --xmpi-help for all options)\n",
                 err);
         fflush(stderr);
+#ifdef MPICH
+        /* Hydra's mpiexec (MPICH 4.0) exits the moment it hears of MPI_Abort, dropping what its
+         * proxy has not yet forwarded: under load the message above was lost now and then.
+         * A moment lets the proxy read it first. */
+        nanosleep(&(struct timespec){0, 300000000L}, NULL);
+#endif
         PMPI_Abort(MPI_COMM_WORLD, 2);
     }
     PMPI_Barrier(MPI_COMM_WORLD);

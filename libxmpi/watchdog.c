@@ -1,6 +1,7 @@
 /* Bounded waits (watchdog.h). */
 #include "watchdog.h"
 
+#include <mpi.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,17 +27,29 @@ static struct timespec at(double t)
 static void give_up(const struct xmpi_watchdog *w)
 {
     char line[512];
+#ifdef MPICH
+    /* Hydra's mpiexec ends the whole job only when a process dies by a signal; a process that
+     * exits takes only its own proxy's processes, and one stopped in another spawn's group
+     * would keep the job for ever. */
+    char how[] = "kills itself (SIGKILL)";
+#else
+    char how[32];
+    snprintf(how, sizeof how, "exits (status %d)", XMPIR_EXIT_WAIT_TIMEOUT);
+#endif
     int n = snprintf(line, sizeof line,
                      "xmpi: rank %d (pid %ld): %s did not finish within --xmpi-wait-timeout=%d s: "
-                     "a process it waits for is stopped, hung or lost; this process exits "
-                     "(status %d) so that the job ends instead of hanging\n",
-                     w->rank, (long)getpid(), w->what, w->seconds, XMPIR_EXIT_WAIT_TIMEOUT);
+                     "a process it waits for is stopped, hung or lost; this process %s so that "
+                     "the job ends instead of hanging\n",
+                     w->rank, (long)getpid(), w->what, w->seconds, how);
     if (n > 0) {
         ssize_t k = write(STDERR_FILENO, line, (size_t)n < sizeof line ? (size_t)n : sizeof line - 1);
         (void)k;
     }
     /* Not exit(): the atexit handlers and MPI's own would wait on the very processes that
      * hang. The launcher sees a process end without MPI_Finalize and ends the job. */
+#ifdef MPICH
+    kill(getpid(), SIGKILL);
+#endif
     _exit(XMPIR_EXIT_WAIT_TIMEOUT);
 }
 

@@ -227,9 +227,31 @@ static MPI_Comm join_sides(const struct xmpi_ctx *cx, MPI_Comm local, MPI_Comm b
                            int newcomer)
 {
     MPI_Comm inter = MPI_COMM_NULL, merged = MPI_COMM_NULL;
+#ifdef MPICH
+    /* MPICH's ch3 device cannot make an intercommunicator of groups that never talked
+     * (pmodels/mpich#1502): from the second spawn on, the new processes know nothing of the
+     * earlier spawns' processes, and MPI_Intercomm_create fails with "Unknown gpid".
+     * Connect/accept tells each side about the other's processes; the port's name goes from
+     * the job's rank 0 to the first new process over the bridge. */
+    char port[MPI_MAX_PORT_NAME] = "";
+    int lrank, rc = MPI_SUCCESS;
+    PMPI_Comm_rank(local, &lrank);
+    if (!newcomer) {
+        if (lrank == 0) rc = PMPI_Open_port(MPI_INFO_NULL, port);
+        if (lrank == 0 && rc == MPI_SUCCESS)
+            rc = PMPI_Send(port, MPI_MAX_PORT_NAME, MPI_CHAR, 1, JOIN_TAG, bridge);
+        if (rc == MPI_SUCCESS) rc = PMPI_Comm_accept(port, MPI_INFO_NULL, 0, local, &inter);
+        if (lrank == 0 && port[0]) PMPI_Close_port(port);
+    } else {
+        if (lrank == 0)
+            rc = PMPI_Recv(port, MPI_MAX_PORT_NAME, MPI_CHAR, 0, JOIN_TAG, bridge, MPI_STATUS_IGNORE);
+        if (rc == MPI_SUCCESS) rc = PMPI_Comm_connect(port, MPI_INFO_NULL, 0, local, &inter);
+    }
+#else
     /* The bridge ranks the job's rank 0 first (low) and the first new process next. */
     int rc = PMPI_Intercomm_create(local, 0, bridge == MPI_COMM_NULL ? local : bridge,
                                    newcomer ? 0 : 1, JOIN_TAG, &inter);
+#endif
     if (rc == MPI_SUCCESS) rc = PMPI_Intercomm_merge(inter, newcomer, &merged);
     if (rc != MPI_SUCCESS) {
         /* Half a join cannot be undone: some processes may have their new communicator. */
@@ -382,6 +404,19 @@ static int universe_slots(void)
 
 void xmpi_world_spawn_hint(const struct xmpi_ctx *cx, char *buf, size_t len)
 {
+#if defined(MPICH_NUMVERSION) && MPICH_NUMVERSION < 40300000
+    /* Before 4.3, MPICH's ch4:ucx device (Debian 12's mpich package) cannot spawn at all: say
+     * that instead of hosts and slots. */
+    char version[MPI_MAX_LIBRARY_VERSION_STRING] = "";
+    int vlen = 0;
+    PMPI_Get_library_version(version, &vlen);
+    if (strstr(version, "ch4:ucx")) {
+        snprintf(buf, len, "this MPI library cannot spawn processes at all: MPICH %s with the "
+                 "ch4:ucx device (spawning needs MPICH 4.3 or later, or a build with ch3, such as "
+                 "scripts/install-deps.sh --mpich makes; or Open MPI)", MPICH_VERSION);
+        return;
+    }
+#endif
     int slots = universe_slots();
     snprintf(buf, len, "the MPI library refused it (the job holds %d of %d slot(s), "
              "MPI_UNIVERSE_SIZE; oversubscription %s); every host of --xmpi-resources must be "

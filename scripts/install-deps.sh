@@ -1,26 +1,132 @@
 #!/usr/bin/env bash
 # Installs with apt whatever libxmpi needs to build, test and benchmark on Debian 12.
 # Idempotent: quiet and quick when everything is already there.
+#
+# usage: scripts/install-deps.sh [--mpich]
+#   --mpich  also builds MPICH from Debian's source package with the ch3:nemesis device (Debian's
+#            own MPICH 4.0.2 uses ch4:ucx, which cannot spawn processes) and installs it into
+#            MPICH_PREFIX (default /opt/xmpi-mpich), for `make MPI=mpich ...`. About 8-18 minutes
+#            on 2 cores the first time; afterwards a stamp file in the prefix makes it return at
+#            once (remove the prefix, or its share/xmpi-mpich.stamp, to build again). The build
+#            log stays in the prefix's share/; a failed build keeps its tree and log in
+#            MPICH_BUILD_DIR (default /var/tmp/xmpi-mpich-build).
 set -euo pipefail
+
+build_mpich=0
+for a in "$@"; do
+    case $a in
+    --mpich) build_mpich=1 ;;
+    -h | --help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 0 ;;
+    *) echo "install-deps: unknown argument '$a'; accepted: --mpich (or none)" >&2; exit 2 ;;
+    esac
+done
 
 pkgs=(build-essential pkg-config openmpi-bin libopenmpi-dev libpapi-dev libpfm4-dev papi-tools
       libglpk-dev glpk-utils libhwloc-dev libudev-dev hwloc check gnuplot-nox valgrind zlib1g-dev)
 [ "${LIBXMPI_WITH_MPICH:-0}" = 1 ] && pkgs+=(mpich libmpich-dev)
+# What building MPICH from source needs (dpkg-source unpacks it; hwloc is Debian's).
+[ $build_mpich = 1 ] && pkgs+=(dpkg-dev xz-utils)
+
+if [ "$(id -u)" -ne 0 ]; then
+    if command -v sudo >/dev/null; then SUDO=sudo; else SUDO=; fi
+else SUDO=; fi
 
 missing=()
 for p in "${pkgs[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
 done
-[ ${#missing[@]} -eq 0 ] && exit 0
-
-if [ "$(id -u)" -ne 0 ]; then
-    if command -v sudo >/dev/null; then SUDO=sudo; else
+if [ ${#missing[@]} -gt 0 ]; then
+    if [ "$(id -u)" -ne 0 ] && [ -z "$SUDO" ]; then
         echo "install-deps: missing packages: ${missing[*]}; run this script as root" >&2; exit 1
     fi
-else SUDO=; fi
+    echo "install-deps: installing ${missing[*]}"
+    export DEBIAN_FRONTEND=noninteractive
+    $SUDO apt-get update -qq
+    $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+    echo "install-deps: done"
+fi
+[ $build_mpich = 1 ] || exit 0
 
-echo "install-deps: installing ${missing[*]}"
-export DEBIAN_FRONTEND=noninteractive
-$SUDO apt-get update -qq
-$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
-echo "install-deps: done"
+# --- MPICH with ch3:nemesis, from Debian's source package ----------------------------------
+MPICH_PREFIX=${MPICH_PREFIX:-/opt/xmpi-mpich}
+case $MPICH_PREFIX in /*) ;; *) echo "install-deps: MPICH_PREFIX must be an absolute path (got '$MPICH_PREFIX')" >&2; exit 2 ;; esac
+# ch3:nemesis spawns (MPI_Comm_spawn); Hydra is the launcher; ROMIO stays (checkpoints use
+# MPI-IO); no Fortran or C++ bindings and no static libraries, which halves the build.
+CONFIGURE="--with-device=ch3:nemesis --with-pm=hydra --with-hwloc=/usr --disable-fortran --disable-cxx --disable-static"
+STAMP=$MPICH_PREFIX/share/xmpi-mpich.stamp
+if [ -f "$STAMP" ] && [ -x "$MPICH_PREFIX/bin/mpicc" ] && [ -x "$MPICH_PREFIX/bin/mpiexec" ] &&
+   grep -qxF "configure: $CONFIGURE" "$STAMP"; then
+    echo "install-deps: MPICH is installed in $MPICH_PREFIX: $(sed -n 's/^source: //p' "$STAMP"), ch3:nemesis"
+    exit 0
+fi
+
+WORK=${MPICH_BUILD_DIR:-/var/tmp/xmpi-mpich-build}
+mkdir -p "$WORK"
+exec 8>"$WORK/.lock"
+flock -n 8 || { echo "install-deps: another build of MPICH holds $WORK/.lock" >&2; exit 1; }
+LOG=$WORK/build.log
+: >"$LOG"
+t0=$SECONDS
+step() { printf 'install-deps: [%s] %s (%ds)\n' "$1" "$2" $((SECONDS - t0)); }
+fail() {
+    echo "install-deps: $* failed; the last lines of $LOG:" >&2
+    tail -25 "$LOG" | sed 's/^/    /' >&2
+    exit 1
+}
+
+# The source comes through apt with a private list of deb-src entries made from the system's
+# Debian entries, so that neither /etc/apt nor the system's package lists change.
+step 1/5 "fetching the source of Debian's mpich package"
+APT=$WORK/apt
+rm -rf "$APT" && mkdir -p "$APT/parts" "$APT/lists/partial"
+for f in /etc/apt/sources.list.d/*.sources; do
+    [ -f "$f" ] || continue
+    # deb822 stanzas of Debian's archive, as deb-src ("Enabled: no" ones left out).
+    awk 'BEGIN { RS = ""; ORS = "\n\n" }
+         /(^|\n)Types:[^\n]*deb/ && /(^|\n)URIs:[^\n]*debian/ && !/(^|\n)Enabled: *no/ {
+             sub(/Types:[^\n]*/, "Types: deb-src"); print }' "$f" >>"$APT/parts/debian-src.sources"
+done
+for f in /etc/apt/sources.list /etc/apt/sources.list.d/*.list; do
+    [ -f "$f" ] || continue
+    sed -n -E '/debian/s/^[[:space:]]*deb[[:space:]]+/deb-src /p' "$f" >>"$APT/parts/debian-src.list"
+done
+[ -s "$APT/parts/debian-src.sources" ] || rm -f "$APT/parts/debian-src.sources"
+[ -s "$APT/parts/debian-src.list" ] || rm -f "$APT/parts/debian-src.list"
+ls "$APT/parts" | grep -q . ||
+    { echo "install-deps: no Debian archive in /etc/apt/sources.list{,.d} to take the source from" >&2; exit 1; }
+apt_src=(-o Dir::Etc::SourceList=/dev/null -o "Dir::Etc::SourceParts=$APT/parts"
+         -o "Dir::State::Lists=$APT/lists" -o Dir::Cache::pkgcache= -o Dir::Cache::srcpkgcache=)
+$SUDO apt-get "${apt_src[@]}" update >>"$LOG" 2>&1 || fail "apt-get update (deb-src)"
+version=$(apt-cache "${apt_src[@]}" showsrc mpich 2>>"$LOG" | sed -n 's/^Version: //p' | sort -V | tail -1)
+[ -n "$version" ] || fail "finding the mpich source package"
+SRC=$WORK/src
+rm -rf "$SRC" && mkdir -p "$SRC"
+# The download as the invoking user: apt's _apt user may not write there.
+(cd "$SRC" && $SUDO apt-get "${apt_src[@]}" -o APT::Sandbox::User=root source --download-only "mpich=$version") \
+    >>"$LOG" 2>&1 || fail "apt-get source mpich=$version"
+$SUDO chown -R "$(id -u):$(id -g)" "$SRC"
+(cd "$SRC" && dpkg-source -x ./*.dsc mpich) >>"$LOG" 2>&1 || fail "dpkg-source -x (unpacking mpich $version)"
+
+step 2/5 "configuring mpich $version: $CONFIGURE"
+cd "$SRC/mpich"
+# Debian's configure flags for the system's MPICH would only get in the way: none set here.
+env -u CFLAGS -u CPPFLAGS -u LDFLAGS ./configure --prefix="$MPICH_PREFIX" $CONFIGURE >>"$LOG" 2>&1 ||
+    fail "configure"
+
+step 3/5 "compiling (make -j$(nproc); the long step)"
+make -j"$(nproc)" >>"$LOG" 2>&1 || fail "make"
+
+step 4/5 "installing into $MPICH_PREFIX"
+if [ -w "$(dirname "$MPICH_PREFIX")" ] || [ -w "$MPICH_PREFIX" ]; then INST=; else INST=$SUDO; fi
+$INST make install >>"$LOG" 2>&1 || fail "make install"
+
+step 5/5 "checking the installed MPICH"
+"$MPICH_PREFIX/bin/mpichversion" >>"$LOG" 2>&1 || fail "$MPICH_PREFIX/bin/mpichversion"
+"$MPICH_PREFIX/bin/mpichversion" | grep -q 'Device:.*ch3:nemesis' || fail "the device check (expected ch3:nemesis)"
+printf 'source: mpich %s (Debian source package)\nconfigure: %s\nbuilt: %s\n' \
+    "$version" "$CONFIGURE" "$(date -u +%Y-%m-%dT%H:%M:%SZ)" | $INST tee "$STAMP" >/dev/null
+$INST cp "$LOG" "$MPICH_PREFIX/share/xmpi-mpich-build.log"
+cd /
+rm -rf "$WORK"
+echo "install-deps: mpich $version (ch3:nemesis, Hydra) installed in $MPICH_PREFIX in $((SECONDS - t0))s;" \
+     "use it with: make MPI=mpich check"

@@ -33,8 +33,9 @@ for fault in join-kill join-stop move-kill move-stop; do
     check "$fault: no result is printed" sh -c "! grep -q '^result:' '$TMP/$fault.out'"
     case $fault in
     *-kill)
+        # Open MPI's mpirun, or MPICH's Hydra ("BAD TERMINATION OF ONE OF YOUR APPLICATION PROCESSES").
         check "$fault: the launcher says a process died" \
-            grep -qE 'exited on signal 9|signal 9 \(Killed\)|unexpectedly disconnected|non-zero exit' \
+            grep -qE 'exited on signal 9|signal 9 \(Killed\)|unexpectedly disconnected|non-zero exit|BAD TERMINATION' \
             "$TMP/$fault.out" ;;
     join-stop)
         check "$fault: the processes say what they waited for" \
