@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "../../models/formats/options.h"
 #include "../../models/formats/slurm.h"
 #include "errbuf.h"
 #include "suites.h"
@@ -369,6 +370,35 @@ START_TEST(test_granted)
 }
 END_TEST
 
+/* ---- the option ---- */
+
+static int parse_rms(struct xmpi_options *o, const char *arg)
+{
+    char *argv[] = {"prog", (char *)arg, NULL};
+    int argc = 2;
+    xmpi_options_defaults(o);
+    err[0] = '\0';
+    return xmpi_options_parse(o, &argc, argv, 1, NULL, err, sizeof err);
+}
+
+START_TEST(test_rms_option)
+{
+    struct xmpi_options o;
+    ck_assert_msg(parse_rms(&o, "--xmpi-rms=slurm") == 0, "%s", err);
+    ck_assert_str_eq(o.rms, "slurm");
+    /* It names no file the trace could overwrite. */
+    struct xmpi_input_file in[XMPIR_INPUTS_MAX];
+    ck_assert_int_eq(xmpi_options_inputs(&o, in, XMPIR_INPUTS_MAX), 0);
+    static const char *const bad[] = {"--xmpi-rms=slurm:", "--xmpi-rms=slurm:x", "--xmpi-rms=Slurm",
+                                      "--xmpi-rms=slurmx", "--xmpi-rms= slurm"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        ck_assert_msg(parse_rms(&o, bad[i]) == -1, "%s accepted", bad[i]);
+        assert_err_has("option --xmpi-rms");
+        assert_err_has("expected none, schedule:FILE, file:PATH or slurm");
+    }
+}
+END_TEST
+
 Suite *slurm_parse_suite(void)
 {
     Suite *s = suite_create("slurm_parse");
@@ -385,6 +415,7 @@ Suite *slurm_parse_suite(void)
     tcase_add_loop_test(tc, test_nodes_bad, 0, NBAD_NODES);
     tcase_add_test(tc, test_node_flags);
     tcase_add_test(tc, test_granted);
+    tcase_add_test(tc, test_rms_option);
     suite_add_tcase(s, tc);
     return s;
 }
