@@ -36,9 +36,11 @@ extern char **environ;
 #define UPDATE_S 15.0
 #define EXPAND_WAIT 10
 #define EXPAND_S 25.0
-/* At most one look at Slurm a second, however short the sampling intervals: slurmctld serves
- * the whole cluster. */
+/* At most one look at Slurm a second, however short the sampling intervals, and no more often
+ * than ten times the last look took: slurmctld serves the whole cluster, and a busy one answers
+ * slowly. After a look that failed, the wait doubles (up to POLL_BACKOFF_S). */
 #define POLL_PERIOD_S 1.0
+#define POLL_BACKOFF_S 60.0
 #define OUT_MAX (16 << 20)
 
 struct xmpi_rms_slurm {
@@ -50,7 +52,8 @@ struct xmpi_rms_slurm {
     int *cap;             /* each entry's capacity (its PEs before Slurm bounded them) */
     char *leaving;        /* each entry, at the last look: Slurm takes its node back */
     char *said;           /* each entry: told that the initial processes there cannot leave */
-    double last;          /* monotonic seconds of the last look; 0: none yet */
+    double next;          /* monotonic seconds before which the poll does not look; 0: now */
+    double wait;          /* the wait after a failed look, doubled at each failure */
     int expand_refused;   /* Slurm refused an expansion: no more idle nodes are offered */
     int release_refused;  /* Slurm refused to shrink the job: no more tries */
     char said_state[XMPIR_SLURM_STATE_MAX];
@@ -206,9 +209,10 @@ static int run(char *const argv[], const char *dir, double seconds, char **out, 
         return -1;
     }
     if (w == pid && WIFEXITED(status) && WEXITSTATUS(status) == 0) return 0;
-    if (w < 0)   /* reaped by someone else: the output is what there is to judge by */
-        return 0;
-    if (WIFSIGNALED(status))
+    if (w < 0)
+        snprintf(why, whylen, "%s: its exit status is lost (%s: SIGCHLD ignored, or reaped by "
+                 "another part of the program)", cmd, strerror(errno));
+    else if (WIFSIGNALED(status))
         snprintf(why, whylen, "%s was killed by signal %d%s%s", cmd, WTERMSIG(status),
                  complaint[0] ? ": " : "", complaint);
     else
@@ -532,14 +536,16 @@ static void release(struct xmpi_ctx *cx, const struct xmpi_slurm_names *keep,
     if (!rc) {
         xmpi_note(cx, 1, "slurm: job %ld gave %s back to Slurm", s->job, gone);
     } else {
-        /* Slurm 22.05 and 23.x without slurmdbd: a job resized once (grown or shrunk) cannot
-         * be updated again; they say the database index is not set yet. */
+        /* Slurm 22.05 (and, as reported, up to 24.11) without slurmdbd: the size of a job that
+         * was resized once (an expansion merged into it, or a shrink) cannot be updated again;
+         * Slurm says its database index is not set yet. Expansions still merge. */
         int dbd = strstr(eo, "DB index") || strstr(out, "DB index");
         s->release_refused = 1;
         xmpi_note(cx, 0, "%s did not take %s back: %s%s; the job no longer uses %s, which stays "
                   "in its allocation until it ends, and gives no more nodes back", s->label, gone,
-                  why, dbd ? " (Slurm before 24.11 without slurmdbd resizes a job only once: its "
-                  "growth or an earlier shrink was that once)" : "", gone);
+                  why, dbd ? " (Slurm before 24.11 without slurmdbd does not change the size of a "
+                  "job that was resized before, here by its growth or an earlier shrink)" : "",
+                  gone);
     }
     free(out);
     free(eo);
@@ -566,12 +572,20 @@ int xmpi_rms_slurm_poll(struct xmpi_ctx *cx, XMPI_System_status *st, char *err, 
     struct xmpi_pool *pool = pool_of(cx);
     if (!s || !cx->world.have_sched) return XMPI_SUCCESS;
     double t = now_s();
-    if (s->last > 0 && t - s->last < POLL_PERIOD_S) return XMPI_SUCCESS;
-    s->last = t;
+    if (t < s->next) return XMPI_SUCCESS;
     struct xmpi_slurm_job job;
     struct xmpi_slurm_nodes nodes;
     struct xmpi_slurm_view v;
-    if (look(cx, &job, &nodes, &v, err, errlen)) return XMPI_ERR_RMS;
+    int failed = look(cx, &job, &nodes, &v, err, errlen);
+    double took = now_s() - t;
+    s->wait = failed ? (s->wait > 0 ? 2 * s->wait : 2 * POLL_PERIOD_S) : 0;
+    if (s->wait > POLL_BACKOFF_S) s->wait = POLL_BACKOFF_S;
+    s->next = now_s() + (failed ? s->wait : 10 * took > POLL_PERIOD_S ? 10 * took : POLL_PERIOD_S);
+    if (failed) {
+        size_t k = strlen(err);
+        snprintf(err + k, errlen > k ? errlen - k : 0, "; asking Slurm again in %g s", s->wait);
+        return XMPI_ERR_RMS;
+    }
     if (strcmp(job.state, "RUNNING")) {
         /* Ending, suspended or requeued: nothing to grow into, and no node to give back. */
         if (strcmp(s->said_state, job.state))
