@@ -263,12 +263,14 @@ check "processes per host ($HOSTS) at each step: $steps" test "$steps" = "$want"
 grep -E 'slurm:|Slurm' "$TMP/job.err" | sed 's/^/#   /'
 
 # --- Slurm stops answering in the middle of a run: said, and the job goes on ------------------------
-# The job holds $H1 only (the others are drained): nothing to offer, only looks at Slurm.
+# The job holds $H1 only (the others are drained): nothing to offer, only looks at Slurm. Its
+# pool comes from a resource file this time, the node classes mapped by hand.
 ctld=$(cat "$TMP/slurmctld.pid")
+printf '%s:fast:2:1\n%s:slow:2:0.5\n%s:slow:2:0.5\n' $HOSTS >"$TMP/map"
 (cd "$TMP" && exec timeout -k 10 "$LIMIT" salloc -N1 -w "$H1" --exclusive -J xmpi-check-slurm-2 \
     "$TB" mpirun --mca ras ^slurm --mca plm rsh --hostfile "$TMP/hostfile" \
     -np 2 "$J" -n $N -i $ITERS -s 5 -d --xmpi-si=20 --xmpi-policy=smp --xmpi-rms=slurm \
-    --xmpi-yield=on --xmpi-verbose=1 >"$TMP/stop.out" 2>"$TMP/stop.err") &
+    "--xmpi-resources=$TMP/map" --xmpi-yield=on --xmpi-verbose=1 >"$TMP/stop.out" 2>"$TMP/stop.err") &
 job=$!
 wait_until 30 said "$TMP/stop.err" "slurm: job .* holds $H1"
 kill -STOP "$ctld"
