@@ -178,26 +178,44 @@ static int run(char *const argv[], const char *dir, double seconds, char **out, 
     }
     struct buf bo = {0}, be = {0};
     double end = now_s() + seconds;
-    int open_o = 1, open_e = 1, timed_out = 0;
-    while (open_o || open_e) {
+    int open_o = 1, open_e = 1, timed_out = 0, status = 0;
+    pid_t w = 0;
+    /* Until it has exited and closed its output, or the time is up: a command that closed
+     * its output and goes on is waited for within the same limit (and one that exited while
+     * something it started holds its output is judged by its exit). */
+    while (w == 0 || open_o || open_e) {
         double left = end - now_s();
         if (left <= 0) {
-            timed_out = 1;
+            timed_out = w == 0;
             break;
         }
-        struct pollfd fds[2] = {{open_o ? po[0] : -1, POLLIN, 0}, {open_e ? pe[0] : -1, POLLIN, 0}};
-        int k = poll(fds, 2, (int)(left * 1000) + 1);
-        if (k < 0 && errno != EINTR) break;
-        if (k <= 0) continue;
-        if (open_o && fds[0].revents) open_o = buf_read(&bo, po[0]);
-        if (open_e && fds[1].revents) open_e = buf_read(&be, pe[0]);
+        if (open_o || open_e) {
+            struct pollfd fds[2] = {{open_o ? po[0] : -1, POLLIN, 0},
+                                    {open_e ? pe[0] : -1, POLLIN, 0}};
+            int ms = w ? (int)(left * 1000) + 1 : left > 0.05 ? 50 : (int)(left * 1000) + 1;
+            int k = poll(fds, 2, ms);
+            if (k < 0 && errno != EINTR) break;
+            if (k > 0 && open_o && fds[0].revents) open_o = buf_read(&bo, po[0]);
+            if (k > 0 && open_e && fds[1].revents) open_e = buf_read(&be, pe[0]);
+        } else {
+            struct timespec nap = {0, 10 * 1000 * 1000};
+            nanosleep(&nap, NULL);
+        }
+        if (w == 0) {
+            w = waitpid(pid, &status, WNOHANG);
+            if (w < 0 && errno == EINTR) w = 0;
+        }
     }
+    /* Whatever is left of it goes: the command itself when it did not end in time, anything it
+     * started that still holds its output. (Its process group cannot have been reused: the
+     * command is not reaped yet, or a member still holds the pipe.) */
+    if (w == 0 || open_o || open_e) kill(-pid, SIGKILL);
     close(po[0]);
     close(pe[0]);
-    if (timed_out) kill(-pid, SIGKILL);
-    int status = 0;
-    pid_t w;
-    while ((w = waitpid(pid, &status, 0)) < 0 && errno == EINTR) {
+    if (w == 0) {
+        while ((w = waitpid(pid, &status, 0)) < 0 && errno == EINTR) {
+        }
+        if (!timed_out && w == pid) timed_out = !(WIFEXITED(status) || WIFSIGNALED(status));
     }
     if (bo.p) free(*out), *out = bo.p;
     if (be.p) free(*errout), *errout = be.p;
@@ -409,12 +427,17 @@ static void unlook(struct xmpi_slurm_job *job, struct xmpi_slurm_nodes *nodes,
     xmpi_slurm_nodes_free(nodes);
 }
 
-static void join_names(const struct xmpi_slurm_names *s, char *out, size_t len)
+/* "a,b,c" after `prefix`, malloc'ed whole (a node list cut short would name other nodes); NULL
+ * when out of memory. */
+static char *join_names(const char *prefix, const struct xmpi_slurm_names *s)
 {
-    size_t w = 0;
-    out[0] = '\0';
-    for (int i = 0; i < s->n && w + 1 < len; i++)
-        w += (size_t)snprintf(out + w, len - w, "%s%s", i ? "," : "", s->v[i]);
+    size_t len = strlen(prefix) + 1;
+    for (int i = 0; i < s->n; i++) len += strlen(s->v[i]) + 1;
+    char *out = malloc(len);
+    if (!out) return NULL;
+    size_t w = (size_t)snprintf(out, len, "%s", prefix);
+    for (int i = 0; i < s->n; i++) w += (size_t)snprintf(out + w, len - w, "%s%s", i ? "," : "", s->v[i]);
+    return out;
 }
 
 /* The resize scripts scontrol leaves in its working directory are of no use here. */
@@ -480,9 +503,8 @@ int xmpi_rms_slurm_start(struct xmpi_ctx *cx, char *err, size_t errlen)
     }
     int rc = 0;
     const struct xmpi_sched *sc = &cx->world.sched;
-    char list[512];
-    join_names(&job.nodes, list, sizeof list);
-    for (int i = 0; i < sc->nprocs && !rc; i++) {
+    char *list = join_names("", &job.nodes);
+    for (int i = 0; list && i < sc->nprocs && !rc; i++) {
         int h = sc->procs[i].host;
         if (v.jobnode[h] >= 0) continue;
         snprintf(err, errlen, "slurm: rank %d runs on %s, which is not a node of job %ld (%s); "
@@ -496,7 +518,14 @@ int xmpi_rms_slurm_start(struct xmpi_ctx *cx, char *err, size_t errlen)
         for (int h = 0; h < n; h++) idle += v.offer[h] > 0;
         xmpi_note(cx, 1, "slurm: job %ld in partition %s holds %s; %d idle node(s) of the pool "
                   "may be added", id, s->partition, list, idle);
+        /* A resource file's host that Slurm does not list is never used: a typo, most likely. */
+        for (int h = 0; h < n; h++)
+            if (v.node[h] < 0 && v.jobnode[h] < 0)
+                xmpi_note(cx, 0, "slurm: %s of --xmpi-resources is not a node of partition %s; "
+                          "the job does not use it", pool->hosts[h].name, s->partition);
     }
+    if (!list && !rc) rc = -1, snprintf(err, errlen, "out of memory");
+    free(list);
     unlook(&job, &nodes, &v);
     if (rc) xmpi_rms_slurm_stop(cx);
     return rc;
@@ -526,10 +555,14 @@ static void release(struct xmpi_ctx *cx, const struct xmpi_slurm_names *keep,
                     const struct xmpi_slurm_names *give)
 {
     struct xmpi_rms_slurm *s = cx->rms.slurm;
-    char nodes[4096], gone[1024], jobarg[48], *out, *eo, why[1024];
-    join_names(keep, nodes + 9, sizeof nodes - 9);
-    memcpy(nodes, "NodeList=", 9);
-    join_names(give, gone, sizeof gone);
+    char jobarg[48], *out, *eo, why[1024];
+    char *nodes = join_names("NodeList=", keep), *gone = join_names("", give);
+    if (!nodes || !gone) {
+        free(nodes);
+        free(gone);
+        xmpi_note(cx, 0, "%s: out of memory giving nodes back", s->label);
+        return;
+    }
     snprintf(jobarg, sizeof jobarg, "JobId=%ld", s->job);
     char *argv[] = {"scontrol", "update", jobarg, nodes, NULL};
     int rc = run(argv, s->dir, UPDATE_S, &out, &eo, why, sizeof why);
@@ -549,6 +582,8 @@ static void release(struct xmpi_ctx *cx, const struct xmpi_slurm_names *keep,
     }
     free(out);
     free(eo);
+    free(nodes);
+    free(gone);
     clean_dir(s->dir, 0);
 }
 
@@ -671,10 +706,16 @@ int xmpi_rms_slurm_acquire(struct xmpi_ctx *cx, char *const cls[], int n, char *
         snprintf(add.v[add.n++], sizeof add.v[0], "%s", name);
     }
     free(pick);
-    char list[1024], wlist[1100], count[32], name[64], dep[64], part[XMPIR_NAME_MAX + 16],
-        imm[32], cmd[256];
-    join_names(&add, list, sizeof list);
-    snprintf(wlist, sizeof wlist, "--nodelist=%s", list);
+    char count[32], name[64], dep[64], part[XMPIR_NAME_MAX + 16], imm[32], cmd[256];
+    char *list = join_names("", &add), *wlist = join_names("--nodelist=", &add);
+    if (!list || !wlist) {
+        free(list);
+        free(wlist);
+        xmpi_slurm_names_free(&add);
+        unlook(&job, &nodes, &v);
+        snprintf(why, len, "out of memory; no process started");
+        return XMPI_ERR_SPAWN;
+    }
     snprintf(count, sizeof count, "--nodes=%d", add.n);
     snprintf(name, sizeof name, "--job-name=xmpi-expand-%ld", s->job);
     snprintf(dep, sizeof dep, "--dependency=expand:%ld", s->job);
@@ -720,6 +761,8 @@ int xmpi_rms_slurm_acquire(struct xmpi_ctx *cx, char *const cls[], int n, char *
         unlook(&job, &nodes, &v);
         if (look(cx, &job, &nodes, &v, err, sizeof err)) {
             snprintf(why, len, "after growing onto %s: %s; no process started", list, err);
+            free(list);
+            free(wlist);
             xmpi_slurm_names_free(&add);
             return XMPI_ERR_SPAWN;
         }
@@ -738,6 +781,8 @@ int xmpi_rms_slurm_acquire(struct xmpi_ctx *cx, char *const cls[], int n, char *
     }
     clean_dir(s->dir, 0);
     if (rc) s->expand_refused = 1;
+    free(list);
+    free(wlist);
     xmpi_slurm_names_free(&add);
     unlook(&job, &nodes, &v);
     return rc ? XMPI_ERR_SPAWN : XMPI_SUCCESS;
