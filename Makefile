@@ -79,7 +79,7 @@ MPI_TESTS := $(patsubst tests/mpi/%.c,$(BUILD)/tests/%,$(wildcard tests/mpi/*.c)
 # Programs link the shared library and find it next to them, in the tree or installed.
 LINK_XMPI = -L$(BUILD)/lib -lxmpi -Wl,-rpath,'$$ORIGIN/../lib'
 
-.PHONY: FORCE all lib bench tools tests check check-cluster demo demo-classes install uninstall clean bench-overhead bench-spawn bench-redist bench-cr bench-dlb bench-model bench-policies bench-amp soak deps
+.PHONY: FORCE all lib bench tools tests check check-cluster check-slurm demo demo-classes install uninstall clean bench-overhead bench-spawn bench-redist bench-cr bench-dlb bench-model bench-policies bench-amp soak deps
 all: lib bench tools
 
 # The MPI compiler a build directory was made with: what MPI compiles is made again when it
@@ -208,6 +208,11 @@ check: all tests
 # check: it says SKIP with the reason where it cannot run. docs/cluster.md.
 check-cluster: all
 	MPIRUN="$(MPIRUN)" CC="$(CC)" tests/cluster/run.sh $(BUILD)
+
+# Malleable Jacobi under a Slurm of its own (--xmpi-rms=slurm) on 3 test hosts (root), not part
+# of check: it says SKIP with the reason where Slurm or the test hosts cannot run. docs/cluster.md.
+check-slurm: all
+	MPIRUN="$(MPIRUN)" CC="$(CC)" tests/slurm/run.sh $(BUILD)
 
 deps:
 	scripts/install-deps.sh$(if $(filter mpich,$(MPI)), --mpich)

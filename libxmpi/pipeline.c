@@ -640,6 +640,9 @@ static int check_spawn(struct xmpi_ctx *cx, const char *command, int nprocs, MPI
         snprintf(why, len, "out of memory");
         return XMPI_ERR_NOMEM;
     }
+    /* The resource manager makes room first (Slurm: the allocation grows onto idle nodes). */
+    int rc = xmpi_rms_acquire(cx, node_class, nprocs, why, len);
+    if (rc) return rc;
     int s = xmpi_sched_place(&cx->world.sched, node_class, nprocs, *hosts, why, len);
     if (s) return sched_error(s);
     return cx->opts.spawn_check == 0 ? xmpi_world_spawn_precheck(cx, nprocs, info, why, len)
@@ -703,6 +706,8 @@ static int check_remove(struct xmpi_ctx *cx, int nprocs, char *node_class[], int
         snprintf(why, len, "out of memory");
         return XMPI_ERR_NOMEM;
     }
+    /* The processes on the hosts the resource manager takes back go first (Slurm). */
+    if (xmpi_rms_pick_remove(cx, node_class, nprocs, *ranks)) return XMPI_SUCCESS;
     int s = xmpi_sched_pick_remove(&cx->world.sched, node_class, nprocs, *ranks, why, len);
     return s ? sched_error(s) : XMPI_SUCCESS;
 }

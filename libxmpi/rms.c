@@ -1,6 +1,6 @@
 /* The resource manager as the library sees it: which backend --xmpi-rms chose, the poll
  * behind XMPI_Get_system_status, and the write-back of what the job holds (to the state file,
- * or to the schedule's availability). */
+ * or to the schedule's availability; Slurm's allocation is grown and shrunk in rms_slurm.c). */
 #include "rms.h"
 
 #include <stdio.h>
@@ -10,6 +10,7 @@
 #include "../models/formats/rms_state.h"
 #include "../policies/malleability.h"
 #include "context.h"
+#include "rms_slurm.h"
 #include "xmpi.h"
 
 /* How long the job waits for the state file's lock (held by xmpi-rms, or by someone who
@@ -75,6 +76,15 @@ int xmpi_rms_start(struct xmpi_ctx *cx, char *err, size_t errlen)
     const char *spec = cx->opts.rms;
     memset(r, 0, sizeof *r);
     if (!spec[0] || !strcmp(spec, "none")) return 0;
+    if (!strcmp(spec, "slurm")) {
+        r->kind = RMS_SLURM;
+        if (xmpi_rms_slurm_start(cx, err, errlen)) {
+            r->kind = RMS_NONE;
+            return -1;
+        }
+        r->path = xmpi_rms_slurm_label(cx);
+        return 0;
+    }
     if (!strncmp(spec, "schedule:", 9)) {
         r->kind = RMS_SCHEDULE;
         r->path = spec + 9;
@@ -128,6 +138,10 @@ static void write_back(struct xmpi_ctx *cx, const int *hosts, int n, int give)
 {
     struct xmpi_rms *r = &cx->rms;
     const struct xmpi_pool *pool = &cx->world.pool;
+    if (r->kind == RMS_SLURM) {
+        if (give) xmpi_rms_slurm_removed(cx, hosts, n);
+        return;
+    }
     if (r->kind == RMS_SCHEDULE) {
         /* The schedule's availability follows what the job holds, as the state file does. */
         for (int i = 0; i < n; i++) {
@@ -157,7 +171,26 @@ void xmpi_rms_removed(struct xmpi_ctx *cx, const int *hosts, int n)
 void xmpi_rms_stop(struct xmpi_ctx *cx)
 {
     if (cx->rms.kind == RMS_SCHEDULE) xmpi_rms_schedule_free(&cx->rms.schedule);
+    xmpi_rms_slurm_stop(cx);
     cx->rms.kind = RMS_NONE;
+}
+
+int xmpi_rms_pool(struct xmpi_ctx *cx, struct xmpi_pool *pool, char *err, size_t errlen)
+{
+    if (strcmp(cx->opts.rms, "slurm")) return 1;
+    return xmpi_rms_slurm_pool(cx, pool, err, errlen);
+}
+
+int xmpi_rms_acquire(struct xmpi_ctx *cx, char *const cls[], int n, char *why, size_t len)
+{
+    if (cx->rms.kind != RMS_SLURM) return XMPI_SUCCESS;
+    return xmpi_rms_slurm_acquire(cx, cls, n, why, len);
+}
+
+int xmpi_rms_pick_remove(const struct xmpi_ctx *cx, char *const cls[], int n, int *ranks)
+{
+    if (cx->rms.kind != RMS_SLURM) return 0;
+    return xmpi_rms_slurm_pick_remove(cx, cls, n, ranks);
 }
 
 /* Rank 0: how many of n processes of class cls can leave now, the initial ones never and a
@@ -276,6 +309,9 @@ int xmpi_rms_poll(struct xmpi_ctx *cx, XMPI_System_status *st, char *err, size_t
                      : act == XMPIR_RMS_ACT_SHRINK ? XMPI_SYSTEM_SHRINK
                                                   : XMPI_SYSTEM_NONE;
         xmpi_rms_state_free(&s);
+    } else if (r->kind == RMS_SLURM) {
+        int rc = xmpi_rms_slurm_poll(cx, st, err, errlen);
+        if (rc) return rc;
     }
     if (st->action == XMPI_SYSTEM_SHRINK) honour_shrink(cx, st);
     return XMPI_SUCCESS;

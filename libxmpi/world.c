@@ -123,15 +123,22 @@ int xmpi_world_start_initial(struct xmpi_ctx *cx, char *err, size_t errlen)
         for (int i = 0; !rc && i < cx->size; i++) hosts[i] = names + (size_t)i * MPI_MAX_PROCESSOR_NAME;
         const struct xmpi_options *o = &cx->opts;
         char why[768] = "";
-        if (!rc && (o->resources[0] ? xmpi_pool_load(&w->pool, o->resources, why, sizeof why)
-                                    : xmpi_pool_local(&w->pool, why, sizeof why))) {
+        /* Without a resource file, the resource manager may describe the pool (slurm). */
+        int own = o->resources[0] || rc ? 1 : xmpi_rms_pool(cx, &w->pool, why, sizeof why);
+        if (own < 0) {
+            snprintf(err, errlen, "xmpi: option --xmpi-rms: %s", why);
+            rc = -1;
+        }
+        if (!rc && own && (o->resources[0] ? xmpi_pool_load(&w->pool, o->resources, why, sizeof why)
+                                           : xmpi_pool_local(&w->pool, why, sizeof why))) {
             snprintf(err, errlen, "xmpi: option --xmpi-resources: %s", why);
             rc = -1;
         }
         if (!rc && xmpi_sched_init(&w->sched, &w->pool, o->sched, o->oversubscribe, cx->size,
                                    hosts, o->initial, why, sizeof why)) {
             snprintf(err, errlen, "xmpi: %s: %s", o->initial[0] ? "option --xmpi-initial" :
-                     "the initial processes do not fit --xmpi-resources", why);
+                     own ? "the initial processes do not fit --xmpi-resources" :
+                     "the initial processes do not fit the pool of --xmpi-rms", why);
             rc = -1;
         }
         if (!rc) {

@@ -94,9 +94,14 @@ static const struct optdef table[] = {
      "no value, or 0/1, no/yes, false/true, off/on",
      "allow more processes on a host than it has PEs", NULL, NULL},
     {"rms", K_STRING, 0, 0, OFF(rms), SZ(rms), "none",
-     "none, schedule:FILE or file:PATH",
+     "none, schedule:FILE, file:PATH or slurm",
      "resource manager: schedule:FILE scripts it (ITERATION spawn|remove|offer|reclaim COUNT "
-     "CLASS); file:PATH follows a live state file edited with xmpi-rms", valid_rms, NULL},
+     "CLASS); file:PATH follows a live state file edited with xmpi-rms; slurm follows the Slurm "
+     "job of SLURM_JOB_ID (rank 0 runs Slurm's commands, at most once a second, each for at most "
+     "a few seconds): the pool is the nodes of its partition (or --xmpi-resources, bounded to "
+     "them), the job uses the CPUs of its nodes, idle nodes are offered and added by a job "
+     "expansion before a spawn, drained or down nodes are reclaimed and given back once empty "
+     "(docs/cluster.md)", valid_rms, NULL},
     {"initial", K_STRING, 0, 0, OFF(initial), SZ(initial), "(the first class of each host)",
      "CLASS:COUNT[,CLASS:COUNT...] in rank order, e.g. fast:1,slow:1",
      "the node class of each process started by mpirun", valid_initial, NULL},
@@ -329,7 +334,7 @@ static int valid_every(const char *v)
 
 static int valid_rms(const char *v)
 {
-    if (!strcmp(v, "none")) return 1;
+    if (!strcmp(v, "none") || !strcmp(v, "slurm")) return 1;
     if (!strncmp(v, "schedule:", 9)) return v[9] != '\0';
     if (!strncmp(v, "file:", 5)) return v[5] != '\0';
     return 0;

@@ -36,6 +36,8 @@ Suite *rms_take_give_suite(void);
 Suite *rms_state_update_suite(void);
 Suite *rms_schedule_suite(void);
 Suite *resize_suite(void);
+Suite *slurm_parse_suite(void);
+Suite *slurm_plan_suite(void);
 Suite *textfile_suite(void);
 Suite *emulate_suite(void);
 Suite *partition_even_suite(void);
