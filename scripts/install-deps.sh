@@ -10,6 +10,9 @@
 #            once (remove the prefix, or its share/xmpi-mpich.stamp, to build again). The build
 #            log stays in the prefix's share/; a failed build keeps its tree and log in
 #            MPICH_BUILD_DIR (default /var/tmp/xmpi-mpich-build).
+# Always installed beside Open MPI (which stays Debian's default mpicc/mpirun): Debian's own MPICH,
+# an MPI that cannot spawn (make check resizes a job by checkpoint and restart on it), and Slurm
+# with munge (make check-slurm starts a Slurm of its own; the packages' services stay unused).
 set -euo pipefail
 
 build_mpich=0
@@ -22,8 +25,8 @@ for a in "$@"; do
 done
 
 pkgs=(build-essential pkg-config openmpi-bin libopenmpi-dev libpapi-dev libpfm4-dev papi-tools
-      libglpk-dev glpk-utils libhwloc-dev libudev-dev hwloc check gnuplot-nox valgrind zlib1g-dev)
-[ "${LIBXMPI_WITH_MPICH:-0}" = 1 ] && pkgs+=(mpich libmpich-dev)
+      libglpk-dev glpk-utils libhwloc-dev libudev-dev hwloc check gnuplot-nox valgrind zlib1g-dev
+      mpich libmpich-dev slurmctld slurmd slurm-client munge)
 # What building MPICH from source needs (dpkg-source unpacks it; hwloc is Debian's).
 [ $build_mpich = 1 ] && pkgs+=(dpkg-dev xz-utils)
 
