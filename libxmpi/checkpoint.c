@@ -20,6 +20,7 @@
 #include "../models/interval.h"
 #include "../models/partition.h"
 #include "context.h"
+#include "crc.h"
 #include "xmpi.h"
 
 #define PATHLEN (XMPIR_PATH_MAX + 64)
@@ -31,15 +32,7 @@
 
 static unsigned long crc_of(const void *buf, size_t len)
 {
-    unsigned long c = crc32(0L, Z_NULL, 0);
-    const unsigned char *p = buf;
-    while (len > 0) {
-        uInt k = len > (1u << 30) ? (1u << 30) : (uInt)len;
-        c = crc32(c, p, k);
-        p += k;
-        len -= k;
-    }
-    return c;
+    return xmpi_crc32(0, buf, len);
 }
 
 static int fsync_path(const char *path)

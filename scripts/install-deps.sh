@@ -25,7 +25,7 @@ for a in "$@"; do
 done
 
 pkgs=(build-essential pkg-config openmpi-bin libopenmpi-dev libpapi-dev libpfm4-dev papi-tools
-      libglpk-dev glpk-utils libhwloc-dev libudev-dev hwloc check gnuplot-nox valgrind zlib1g-dev
+      libglpk-dev glpk-utils libhwloc-dev libudev-dev hwloc check gnuplot-nox valgrind zlib1g-dev libisal-dev
       mpich libmpich-dev slurmctld slurmd slurm-client munge)
 # What building MPICH from source needs (dpkg-source unpacks it; hwloc is Debian's).
 [ $build_mpich = 1 ] && pkgs+=(dpkg-dev xz-utils)

@@ -19,6 +19,7 @@ Suite *trace_open_suite(void);
 Suite *trace_rows_suite(void);
 Suite *cost_suite(void);
 Suite *ckpt_manifest_suite(void);
+Suite *crc_suite(void);
 Suite *errors_suite(void);
 Suite *resources_parse_suite(void);
 Suite *resources_load_suite(void);
