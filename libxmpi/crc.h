@@ -1,8 +1,8 @@
 /* CRC-32 of zlib and gzip (polynomial 0xEDB88320, reflected): the checksum of every checkpoint
  * file. Same values whichever implementation computes it, so checkpoints stay readable across
  * builds, and pieces combine with zlib's crc32_combine. */
-#ifndef XMPI_CRC_H
-#define XMPI_CRC_H
+#ifndef XMPIR_CRC_H
+#define XMPIR_CRC_H
 
 #include <stddef.h>
 
