@@ -69,20 +69,8 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-# Can this machine make network namespaces, veths and bridges at all? (Not: SKIP.) Once it
-# can, a testbed that does not come up is a failure.
-probe=xpr$$   # interface names have at most 15 characters
-if ! err=$( { ip netns add "$probe" && ip link add "$probe" type bridge &&
-              ip link add "${probe}v" type veth peer name eth0 netns "$probe"; } 2>&1); then
-    ip link del "$probe" 2>/dev/null; ip netns del "$probe" 2>/dev/null
-    skip "network namespaces, veths or bridges cannot be created here: $err"
-fi
-ip link del "${probe}v" 2>/dev/null; ip link del "$probe"; ip netns del "$probe"
-if ! "$TB" up 3 >"$TMP/up.log" 2>&1; then
-    echo "not ok - scripts/testbed up 3"
-    sed 's/^/#   /' "$TMP/up.log"
-    exit 1
-fi
+. "$(dirname "$0")/../testbed_up.sh"
+testbed_up "xpr$$"
 # The launcher's words for the same things: the hostfile's format and option, one process per
 # host, the environment of the job's processes, and oversubscribing one host.
 if [ $KIND = openmpi ]; then

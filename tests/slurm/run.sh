@@ -66,18 +66,8 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-probe=xps$$
-if ! err=$( { ip netns add "$probe" && ip link add "$probe" type bridge &&
-              ip link add "${probe}v" type veth peer name eth0 netns "$probe"; } 2>&1); then
-    ip link del "$probe" 2>/dev/null; ip netns del "$probe" 2>/dev/null
-    skip "network namespaces, veths or bridges cannot be created here: $err"
-fi
-ip link del "${probe}v" 2>/dev/null; ip link del "$probe"; ip netns del "$probe"
-if ! "$TB" up 3 >"$TMP/up.log" 2>&1; then
-    echo "not ok - scripts/testbed up 3"
-    sed 's/^/#   /' "$TMP/up.log"
-    exit 1
-fi
+. "$(dirname "$0")/../testbed_up.sh"
+testbed_up "xps$$"
 
 passed=0 failed=0
 ok() { echo "ok - $*"; passed=$((passed + 1)); }
