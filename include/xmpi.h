@@ -33,7 +33,8 @@ enum {
     XMPI_ERR_CLASS,       /* a node class that the resource pool does not have */
     XMPI_ERR_RESOURCES,   /* no free PE of a class, or fewer removable processes than asked */
     XMPI_ERR_SPAWN,       /* MPI_Comm_spawn failed */
-    XMPI_ERR_RMS,         /* the resource manager's file could not be read or written */
+    XMPI_ERR_RMS,         /* the resource manager's file could not be read or written, or it
+                           * did not make room for a spawn (Slurm refused an expansion) */
     XMPI_ERR_CHECKPOINT,  /* a checkpoint could not be written, or the one to restart from is
                            * missing, damaged or does not match the registered structures */
     XMPI_ERR_LAST         /* one past the last code; not returned */

@@ -13,7 +13,8 @@ static const char *const messages[XMPI_ERR_LAST] = {
     [XMPI_ERR_CLASS] = "the node class is not in the resource pool",
     [XMPI_ERR_RESOURCES] = "not enough free PEs of the class, or fewer removable processes than asked",
     [XMPI_ERR_SPAWN] = "MPI_Comm_spawn failed to start the processes",
-    [XMPI_ERR_RMS] = "the resource manager's file could not be read or written",
+    [XMPI_ERR_RMS] = "the resource manager's file could not be read or written, or it did "
+                     "not make room for a spawn",
     [XMPI_ERR_CHECKPOINT] = "a checkpoint could not be written, or the one to restart from is missing, "
                             "damaged or does not match the registered structures",
 };

@@ -379,6 +379,10 @@ int xmpi_pipeline_interval_end(struct xmpi_ctx *cx, const struct xmpi_app *app)
             recorded = relaunch(cx, s, &plan, decided, t_decide, classes, rate, rate_procs);
             rc = XMPI_SUCCESS;   /* it failed: the job goes on as it was */
         }
+        /* The resource manager could not make room (Slurm refused or did not answer an
+         * expansion): no growth this interval, and not MPI's refusal (rank 0 said why). */
+        if (plan.action == XMPIR_PLAN_SPAWN && rc == XMPI_ERR_RMS && cx->size == before)
+            rc = XMPI_SUCCESS;
         /* A policy's spawn that MPI refused leaves the job as it was (or with the processes
          * that did start, rows spread) and is not the program's error: rank 0 said why, and
          * policies spawn no more. */

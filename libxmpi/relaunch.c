@@ -51,9 +51,16 @@ static double own_startup(void)
     return up >= start ? up - start : -1;
 }
 
+/* Under --xmpi-rms=slurm the allocation grows only for a spawn (an expansion): a relaunch at a
+ * larger size would start processes on nodes the job does not hold. */
+static int under_slurm(const struct xmpi_ctx *cx)
+{
+    return !strcmp(cx->opts.rms, "slurm");
+}
+
 int xmpi_relaunch_possible(const struct xmpi_ctx *cx)
 {
-    return cx->opts.checkpoint[0] &&
+    return cx->opts.checkpoint[0] && !under_slurm(cx) &&
            (cx->opts.resize == XMPIR_RESIZE_RESTART ||
             (cx->opts.resize == XMPIR_RESIZE_AUTO && cx->opts.relaunch));
 }
@@ -79,6 +86,12 @@ void xmpi_relaunch_check(struct xmpi_ctx *cx, char *err, size_t len)
         snprintf(err, len, "xmpi: option --xmpi-resize=restart: needs --xmpi-checkpoint=DIR, "
                  "where the checkpoint the job is relaunched from goes; or give "
                  "--xmpi-resize=auto or spawn");
+        return;
+    }
+    if (cx->opts.resize == XMPIR_RESIZE_RESTART && under_slurm(cx)) {
+        snprintf(err, len, "xmpi: option --xmpi-resize=restart: not with --xmpi-rms=slurm, whose "
+                 "allocation grows only for a spawn (a relaunch at a larger size would start "
+                 "processes outside it); give --xmpi-resize=auto or spawn");
         return;
     }
     if (!cx->ckpt.manifest || !cx->opts.checkpoint[0]) return;

@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -170,7 +171,11 @@ static int run(char *const argv[], const char *dir, double seconds, char **out, 
     if (rc) {
         close(po[0]);
         close(pe[0]);
-        if (rc == ENOENT)
+        struct stat sd;
+        if (rc == ENOENT && dir && stat(dir, &sd) != 0)
+            snprintf(why, whylen, "cannot run %s: its working directory %s is gone (removed by a "
+                     "cleaner of temporary files?)", cmd, dir);
+        else if (rc == ENOENT)
             snprintf(why, whylen, "cannot run %s: %s is not in PATH (is Slurm's client installed? "
                      "Debian: apt install slurm-client)", cmd, argv[0]);
         else snprintf(why, whylen, "cannot run %s: %s", cmd, strerror(rc));
@@ -504,6 +509,7 @@ int xmpi_rms_slurm_start(struct xmpi_ctx *cx, char *err, size_t errlen)
     int rc = 0;
     const struct xmpi_sched *sc = &cx->world.sched;
     char *list = join_names("", &job.nodes);
+    if (!list) rc = -1, snprintf(err, errlen, "out of memory");
     for (int i = 0; list && i < sc->nprocs && !rc; i++) {
         int h = sc->procs[i].host;
         if (v.jobnode[h] >= 0) continue;
@@ -524,7 +530,6 @@ int xmpi_rms_slurm_start(struct xmpi_ctx *cx, char *err, size_t errlen)
                 xmpi_note(cx, 0, "slurm: %s of --xmpi-resources is not a node of partition %s; "
                           "the job does not use it", pool->hosts[h].name, s->partition);
     }
-    if (!list && !rc) rc = -1, snprintf(err, errlen, "out of memory");
     free(list);
     unlook(&job, &nodes, &v);
     if (rc) xmpi_rms_slurm_stop(cx);
@@ -684,8 +689,10 @@ int xmpi_rms_slurm_acquire(struct xmpi_ctx *cx, char *const cls[], int n, char *
     struct xmpi_slurm_view v;
     char err[768];
     if (look(cx, &job, &nodes, &v, err, sizeof err)) {
-        snprintf(why, len, "%s; no process started", err);
-        return XMPI_ERR_SPAWN;
+        /* Without a fresh look the job grows only onto the nodes it holds (the scheduler
+         * refuses what does not fit there). */
+        xmpi_note(cx, 0, "%s: %s; the spawn uses the job's own nodes only", s->label, err);
+        return XMPI_SUCCESS;
     }
     apply(cx, &v);
     char *pick = calloc((size_t)(pool->nhosts ? pool->nhosts : 1), 1);
@@ -714,7 +721,7 @@ int xmpi_rms_slurm_acquire(struct xmpi_ctx *cx, char *const cls[], int n, char *
         xmpi_slurm_names_free(&add);
         unlook(&job, &nodes, &v);
         snprintf(why, len, "out of memory; no process started");
-        return XMPI_ERR_SPAWN;
+        return XMPI_ERR_RMS;
     }
     snprintf(count, sizeof count, "--nodes=%d", add.n);
     snprintf(name, sizeof name, "--job-name=xmpi-expand-%ld", s->job);
@@ -725,6 +732,7 @@ int xmpi_rms_slurm_acquire(struct xmpi_ctx *cx, char *const cls[], int n, char *
                       NULL};
     char *out, *eo, msg[1024];
     int rc = run(salloc, s->dir, EXPAND_S, &out, &eo, msg, sizeof msg);
+    int timed_out = rc && strstr(msg, "did not answer within") != NULL;
     long newjob = rc ? -1 : xmpi_slurm_granted(eo);
     if (!rc && newjob < 0) {
         first_line(eo, cmd, sizeof cmd);
@@ -736,9 +744,11 @@ int xmpi_rms_slurm_acquire(struct xmpi_ctx *cx, char *const cls[], int n, char *
         snprintf(cmd, sizeof cmd, "--name=xmpi-expand-%ld", s->job);
         cancel(s, cmd);
         int unsupported = strstr(eo, "not supported") != NULL;
-        snprintf(why, len, "%s did not grow onto %s: %s%s; no process started, and the job asks "
-                 "for no more nodes", s->label, list, msg, unsupported ? " (an expansion needs "
-                 "SchedulerParameters=permit_job_expansion in slurm.conf)" : "");
+        snprintf(why, len, "%s did not grow onto %s: %s%s; no process started, %s", s->label,
+                 list, msg, unsupported ? " (an expansion needs "
+                 "SchedulerParameters=permit_job_expansion in slurm.conf)" : "",
+                 timed_out ? "and the job asks again at a later offer"
+                           : "and the job asks for no more nodes");
     }
     free(out);
     free(eo);
@@ -748,14 +758,17 @@ int xmpi_rms_slurm_acquire(struct xmpi_ctx *cx, char *const cls[], int n, char *
         snprintf(jobarg, sizeof jobarg, "JobId=%ld", newjob);
         char *merge[] = {"scontrol", "update", jobarg, "NumNodes=0", NULL};
         rc = run(merge, s->dir, UPDATE_S, &out, &eo, msg, sizeof msg);
+        timed_out = rc && strstr(msg, "did not answer within") != NULL;
         free(out);
         free(eo);
         snprintf(cmd, sizeof cmd, "%ld", newjob);
         cancel(s, cmd);
         if (rc)
             snprintf(why, len, "%s did not grow onto %s: its expansion job %ld was granted, but "
-                     "merging it failed: %s; job %ld is cancelled, no process started, and the "
-                     "job asks for no more nodes", s->label, list, newjob, msg, newjob);
+                     "merging it failed: %s; job %ld is cancelled, no process started, %s",
+                     s->label, list, newjob, msg, newjob,
+                     timed_out ? "and the job asks again at a later offer"
+                               : "and the job asks for no more nodes");
     }
     if (!rc) {
         unlook(&job, &nodes, &v);
@@ -764,7 +777,7 @@ int xmpi_rms_slurm_acquire(struct xmpi_ctx *cx, char *const cls[], int n, char *
             free(list);
             free(wlist);
             xmpi_slurm_names_free(&add);
-            return XMPI_ERR_SPAWN;
+            return XMPI_ERR_RMS;
         }
         for (int i = 0; i < add.n && !rc; i++)
             if (xmpi_slurm_names_find(&job.nodes, add.v[i]) < 0) {
@@ -780,12 +793,14 @@ int xmpi_rms_slurm_acquire(struct xmpi_ctx *cx, char *const cls[], int n, char *
         }
     }
     clean_dir(s->dir, 0);
-    if (rc) s->expand_refused = 1;
+    /* A refusal ends the expansions; Slurm not answering in time does not (the next offer may
+     * try again). */
+    if (rc && !timed_out) s->expand_refused = 1;
     free(list);
     free(wlist);
     xmpi_slurm_names_free(&add);
     unlook(&job, &nodes, &v);
-    return rc ? XMPI_ERR_SPAWN : XMPI_SUCCESS;
+    return rc ? XMPI_ERR_RMS : XMPI_SUCCESS;
 }
 
 /* ---- shrinking ---------------------------------------------------------------------------- */

@@ -107,6 +107,12 @@ check "xmpi-resume: a command without -np/-n/--np is not relaunched at a new siz
 rc=$?
 check "--xmpi-resize=restart without --xmpi-checkpoint is refused at MPI_Init" \
     sh -c "test $rc = 2 && grep -q 'option --xmpi-resize=restart: needs --xmpi-checkpoint=DIR' '$TMP/nockpt'"
+"$LAUNCH" -np 2 "$J" "${JA[@]}" --xmpi-resize=restart "--xmpi-checkpoint=$TMP/sl" --xmpi-rms=slurm \
+    >"$TMP/slurm" 2>&1
+rc=$?
+check "--xmpi-resize=restart with --xmpi-rms=slurm is refused at MPI_Init, nothing written" \
+    sh -c "test $rc = 2 && grep -q 'option --xmpi-resize=restart: not with --xmpi-rms=slurm' '$TMP/slurm' &&
+           ! test -e '$TMP/sl/RESIZE'"
 "$LAUNCH" -np 1 "$J" -n 10 --xmpi-resize=sideways >"$TMP/badmode" 2>&1
 rc=$?
 check "--xmpi-resize=sideways is refused, naming what is accepted" \
