@@ -12,7 +12,9 @@
 #            MPICH_BUILD_DIR (default /var/tmp/xmpi-mpich-build).
 # Always installed beside Open MPI (which stays Debian's default mpicc/mpirun): Debian's own MPICH,
 # an MPI that cannot spawn (make check resizes a job by checkpoint and restart on it), and Slurm
-# with munge (make check-slurm starts a Slurm of its own; the packages' services stay unused).
+# with munge (make check-slurm starts a Slurm of its own in a temporary directory and does not use
+# the packages' services: where systemd runs, Debian enables munge, slurmctld and slurmd, and the
+# last two fail to start without an /etc/slurm/slurm.conf; disable them if that is unwanted).
 set -euo pipefail
 
 build_mpich=0
@@ -100,7 +102,8 @@ ls "$APT/parts" | grep -q . ||
 apt_src=(-o Dir::Etc::SourceList=/dev/null -o "Dir::Etc::SourceParts=$APT/parts"
          -o "Dir::State::Lists=$APT/lists" -o Dir::Cache::pkgcache= -o Dir::Cache::srcpkgcache=)
 $SUDO apt-get "${apt_src[@]}" update >>"$LOG" 2>&1 || fail "apt-get update (deb-src)"
-version=$(apt-cache "${apt_src[@]}" showsrc mpich 2>>"$LOG" | sed -n 's/^Version: //p' | sort -V | tail -1)
+version=$(apt-cache "${apt_src[@]}" showsrc mpich 2>>"$LOG" | sed -n 's/^Version: //p' | sort -V | tail -1) ||
+    fail "apt-cache showsrc mpich"
 [ -n "$version" ] || fail "finding the mpich source package"
 SRC=$WORK/src
 rm -rf "$SRC" && mkdir -p "$SRC"

@@ -131,7 +131,7 @@ for _ in $(seq 100); do
     sleep 0.2
 done
 [ "$idle" = 3 ] || skip "Slurm cannot start here: its 3 nodes did not come up idle within 20 s: $(timeout 5 sinfo -h -N 2>&1 | tr '\n' ' ') $(tail -2 "$TMP/slurmctld.log" | tr '\n' ' ')"
-version=$(sinfo -V | awk '{print $2}')
+version=$(timeout 20 sinfo -V | awk '{print $2}')
 echo "# Slurm $version up in $(awk -v a="$started" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }') s: munged, slurmctld, a slurmd on each of $HOSTS"
 ok "Slurm $version runs on the test hosts: 3 nodes idle"
 
@@ -168,7 +168,7 @@ check "single-host reference: jacobi-plain on 2 processes prints a checksum" \
     test -n "$(field checksum "$TMP/ref.out")"
 
 # xmpi-s-h3 is not free yet: the job starts on h1 and h2 and grows onto h2 first.
-scontrol update nodename="$H3" state=drain reason="check-slurm: not yet"
+timeout 20 scontrol update nodename="$H3" state=drain reason="check-slurm: not yet"
 # Open MPI under salloc: the hostfile names every test host (Open MPI 4.1 spawns only onto hosts
 # it knew at launch) and the test hosts' agent starts the daemons, not srun (ras, plm); the
 # allocation governs which hosts the library uses.
@@ -189,8 +189,8 @@ check "grows onto $H2, the free node of its allocation: 2 processes there" runs 
 
 # 2. Slurm takes $H2 back (drained) and offers $H3 (resumed): the job leaves $H2, gives it
 # back (the job's first resize), then grows onto $H3 by a job expansion.
-scontrol update nodename="$H2" state=drain reason="check-slurm: taken back"
-scontrol update nodename="$H3" state=resume
+timeout 20 scontrol update nodename="$H2" state=drain reason="check-slurm: taken back"
+timeout 20 scontrol update nodename="$H3" state=resume
 wait_until 30 runs "$H2" 0
 check "leaves $H2 once Slurm drains it" runs "$H2" 0
 wait_until 30 runs "$H3" 2
@@ -203,7 +203,7 @@ check "no expansion job is left: the job is the only one ($(timeout 5 squeue -h 
 
 # 3. Slurm takes $H3 back: the job leaves it. Giving it back is the job's second resize, which
 # Slurm before 24.11 refuses without slurmdbd: one clear message, and the job goes on.
-scontrol update nodename="$H3" state=drain reason="check-slurm: taken back"
+timeout 20 scontrol update nodename="$H3" state=drain reason="check-slurm: taken back"
 wait_until 30 runs "$H3" 0
 check "leaves $H3 once Slurm drains it" runs "$H3" 0
 major=${version%%.*} minor=${version#*.}; minor=${minor%%.*}
