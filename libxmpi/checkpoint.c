@@ -30,9 +30,13 @@
 
 /* ---- small helpers --------------------------------------------------------------------- */
 
-static unsigned long crc_of(const void *buf, size_t len)
+/* The bytes of all of a checkpoint's files. */
+static double manifest_bytes(const struct xmpi_ckpt_manifest *m)
 {
-    return xmpi_crc32(0, buf, len);
+    double bytes = 0;
+    for (int s = 0; s < m->n; s++)
+        for (int f = 0; f < m->s[s].nfiles; f++) bytes += (double)m->s[s].file[f].bytes;
+    return bytes;
 }
 
 static int fsync_path(const char *path)
@@ -224,7 +228,7 @@ static void put(struct writer *w, struct xmpi_ckpt_file *f, long long off, const
         return;
     }
     size_t bytes = (size_t)count * unit;
-    int tiled = gather_crc(cx, off, (long long)bytes, count > 0 ? crc_of(buf, bytes) : 0, f->bytes,
+    int tiled = gather_crc(cx, off, (long long)bytes, xmpi_crc32(0, buf, bytes), f->bytes,
                            &f->crc);
     PMPI_Bcast(&tiled, 1, MPI_INT, 0, cx->comm);
     if (tiled) {
@@ -322,22 +326,35 @@ static int plan_paths(struct xmpi_ctx *cx, const char *name, char *final, char *
     return XMPI_SUCCESS;
 }
 
-/* Rank 0: LATEST in `parent` names `leaf`, replaced atomically. */
-static int write_latest(const char *parent, const char *leaf)
+int xmpi_ckpt_publish_file(const char *dir, const char *name,
+                           int (*fill)(FILE *, const void *), const void *arg)
 {
-    char tmp[PATHLEN + 32], dst[PATHLEN + 32];
-    snprintf(tmp, sizeof tmp, "%s/.%s.tmp", parent, XMPIR_CKPT_LATEST);
-    snprintf(dst, sizeof dst, "%s/%s", parent, XMPIR_CKPT_LATEST);
+    char tmp[PATHLEN + 80], dst[PATHLEN + 80];
+    snprintf(tmp, sizeof tmp, "%s/.%s.tmp", dir, name);
+    snprintf(dst, sizeof dst, "%s/%s", dir, name);
     FILE *f = fopen(tmp, "w");
     if (!f) return -1;
-    int bad = fprintf(f, "%s\n", leaf) < 0;
+    int bad = fill(f, arg) != 0;
     bad |= fflush(f) != 0 || fsync(fileno(f)) != 0;
     bad |= fclose(f) != 0;
     if (bad || rename(tmp, dst)) {
+        int e = errno;
         unlink(tmp);
+        errno = e;
         return -1;
     }
-    return fsync_path(parent);
+    return fsync_path(dir);
+}
+
+static int put_leaf(FILE *f, const void *leaf)
+{
+    return fprintf(f, "%s\n", (const char *)leaf) < 0;
+}
+
+/* Rank 0: LATEST in `parent` names `leaf`, replaced atomically. */
+static int write_latest(const char *parent, const char *leaf)
+{
+    return xmpi_ckpt_publish_file(parent, XMPIR_CKPT_LATEST, put_leaf, leaf);
 }
 
 static int by_name(const void *a, const void *b)
@@ -586,11 +603,8 @@ static int checkpoint(struct xmpi_ctx *cx, const char *name, const char *call)
         cx->ckpt.written++;
         double took = PMPI_Wtime() - t0;
         if (cx->rank == 0) {
-            double bytes = 0;
-            for (int s = 0; s < m->n; s++)
-                for (int f = 0; f < m->s[s].nfiles; f++) bytes += (double)m->s[s].file[f].bytes;
             snprintf(cx->ckpt.last_leaf, sizeof cx->ckpt.last_leaf, "%s", leaf);
-            cx->ckpt.last_bytes = bytes;
+            cx->ckpt.last_bytes = manifest_bytes(m);
             cx->ckpt.last_seconds = took;
         }
         xmpi_note(cx, 1, "checkpoint %s at iteration %ld written in %.3f s", final,
@@ -790,7 +804,7 @@ static void get(struct reader *rd, const struct xmpi_ckpt_file *f, long long off
     agree_problem(rd, err, text);
     if (rd->bad) return;
     (void)unit;
-    unsigned long crc = crc_len > 0 ? crc_of(buf, crc_len) : crc32(0L, Z_NULL, 0);
+    unsigned long crc = xmpi_crc32(0, buf, crc_len);
     int wrong;
     if (whole) {
         wrong = crc != f->crc;
@@ -918,11 +932,7 @@ int xmpi_checkpoint_restore(struct xmpi_ctx *cx, long *it)
     if (it) *it = (long)st->manifest->iteration;
     double took = PMPI_Wtime() - t0;
     if (cx->rank == 0) {
-        double bytes = 0;
-        for (int s = 0; s < st->manifest->n; s++)
-            for (int f = 0; f < st->manifest->s[s].nfiles; f++)
-                bytes += (double)st->manifest->s[s].file[f].bytes;
-        st->read_bytes = bytes;
+        st->read_bytes = manifest_bytes(st->manifest);
         st->read_seconds = took;
     }
     xmpi_note(cx, 1, "restarted from %s at iteration %lld on %d process(es) in %.3f s",

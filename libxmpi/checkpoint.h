@@ -5,6 +5,7 @@
 #define XMPIR_CHECKPOINT_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 #include "../models/formats/checkpoint.h"
 #include "../models/formats/options.h"
@@ -41,6 +42,10 @@ int xmpi_checkpoint_interval(struct xmpi_ctx *cx, const struct xmpi_interval *s)
  * checkpoint and restart); `call` names the caller in messages. An XMPI code, the same
  * everywhere; rank 0 has its name in last_leaf. */
 int xmpi_checkpoint_now(struct xmpi_ctx *cx, const char *call);
+/* Rank 0: DIR/NAME replaced atomically by what fill(f, arg) writes (0 on success): written to
+ * DIR/.NAME.tmp, synced, renamed, DIR synced. 0, or -1 with errno (nothing replaced). */
+int xmpi_ckpt_publish_file(const char *dir, const char *name,
+                           int (*fill)(FILE *, const void *), const void *arg);
 /* XMPI_Checkpoint, wrapped in pipeline.c as every public call (an XMPI code). */
 int xmpi_checkpoint_call(const char *name);
 /* XMPI_Get_data of a restarted process (collective): fills the registered structures; *it

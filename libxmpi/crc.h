@@ -9,7 +9,4 @@
 /* The CRC of len bytes at buf continuing crc (0 to start), as zlib's crc32(crc, buf, len). */
 unsigned long xmpi_crc32(unsigned long crc, const void *buf, size_t len);
 
-/* Which implementation this build uses: "ISA-L" or "zlib". */
-const char *xmpi_crc32_impl(void);
-
 #endif

@@ -4,7 +4,6 @@
 #include "relaunch.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -170,7 +169,12 @@ double xmpi_relaunch_price(const struct xmpi_ctx *cx)
     return xmpi_cr_predict(&m, bytes, &e) ? -1 : e.total;
 }
 
-/* Rank 0: the record, written under a temporary name, synced and renamed. */
+static int put_record(FILE *f, const void *r)
+{
+    return xmpi_resize_write(f, r);
+}
+
+/* Rank 0: the record, published atomically beside the checkpoints. */
 static int write_record(struct xmpi_ctx *cx, int nprocs, char *why, size_t len)
 {
     struct xmpi_relaunch *rl = &cx->relaunch;
@@ -186,22 +190,12 @@ static int write_record(struct xmpi_ctx *cx, int nprocs, char *why, size_t len)
         .cost_total = cx->cost.total, .cost_pe_seconds = cx->cost.pe_seconds,
         .cost_first_rate = cx->cost.steps > 0 ? cx->cost.first_rate : -1};
     snprintf(r.checkpoint, sizeof r.checkpoint, "%s", ck->last_leaf);
-    char path[PATHLEN], tmp[PATHLEN + 16];
-    record_path(cx, path, sizeof path);
-    snprintf(tmp, sizeof tmp, "%s/.%s.tmp", cx->opts.checkpoint, XMPIR_RESIZE_FILE);
-    FILE *f = fopen(tmp, "w");
-    int bad = !f || xmpi_resize_write(f, &r) || fflush(f) || fsync(fileno(f));
-    if (f && fclose(f)) bad = 1;
-    if (!bad && rename(tmp, path)) bad = 1;
-    if (bad) {
-        snprintf(why, len, "cannot write %s: %s", path, strerror(errno));
-        unlink(tmp);
+    errno = 0;
+    if (xmpi_ckpt_publish_file(cx->opts.checkpoint, XMPIR_RESIZE_FILE, put_record, &r)) {
+        char path[PATHLEN];
+        record_path(cx, path, sizeof path);
+        snprintf(why, len, "cannot write %s: %s", path, errno ? strerror(errno) : "write error");
         return -1;
-    }
-    int dfd = open(cx->opts.checkpoint, O_RDONLY | O_DIRECTORY);
-    if (dfd >= 0) {
-        fsync(dfd);
-        close(dfd);
     }
     return 0;
 }
