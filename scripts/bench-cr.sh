@@ -22,6 +22,9 @@ echo "bench-cr: $(date '+%Y-%m-%d %H:%M:%S'), host $(hostname), $(nproc) cores, 
      "($(df -hT "$DIR" | awk 'NR == 2 { print $2 }'))"
 fail=0
 sum=()
+# med X...: the median (nan for none); verdict R: the 0.8 target met or missed.
+med() { printf '%s\n' "$@" | sort -n | awk '{ v[NR] = $1 } END { if (NR) print (NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2); else print "nan" }'; }
+verdict() { awk -v r="$1" 'BEGIN { print (r != "" && r != "nan" && r >= 0.8) ? "met" : "missed" }'; }
 for np in $NPS; do
     for mib in $SIZES; do
         rm -rf "$DIR"/crbench-* "$DIR"/bare-last "$DIR"/LATEST
@@ -42,10 +45,8 @@ for np in $NPS; do
             rr+=("$(echo "$r" | sed -n 's/.*GB\/s), ratio \([0-9.]*\); with the first pass.*/\1/p')")
             re+=("$(echo "$r" | sed -n 's/.*first pass over the data: .* ratio \([0-9.]*\); data.*/\1/p')")
         done
-        median() { printf '%s\n' "$@" | sort -n | awk '{ v[NR] = $1 } END { if (NR) print (NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2); else print "nan" }'; }
-        med=$(median "${rr[@]}") mede=$(median "${re[@]}")
-        verdict() { awk -v r="$1" 'BEGIN { print (r != "" && r != "nan" && r >= 0.8) ? "met" : "missed" }'; }
-        sum+=("$np procs, $mib MiB: checkpoint/bare write ratio $wr (target >= 0.8: $(verdict "$wr")); restart/bare read ratio, median of $REPS: $med (target >= 0.8: $(verdict "$med")); with the program's first pass over the data: $mede")
+        mr=$(med "${rr[@]}") mre=$(med "${re[@]}")
+        sum+=("$np procs, $mib MiB: checkpoint/bare write ratio $wr (target >= 0.8: $(verdict "$wr")); restart/bare read ratio, median of $REPS: $mr (target >= 0.8: $(verdict "$mr")); with the program's first pass over the data: $mre")
     done
 done
 # A resize by checkpoint and restart against one by dynamic processes, side by side (issue 19):
@@ -61,7 +62,6 @@ JA=(-n "$RESIZE_N" -i 300 -s 3 -d --xmpi-si=20 --xmpi-policy=smp --xmpi-oversubs
     "--xmpi-rms=schedule:$DIR/resize-ev" --xmpi-verbose=1)
 now() { date +%s.%N; }
 secs() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", b - a }'; }
-med() { printf '%s\n' "$@" | sort -n | awk '{ v[NR] = $1 } END { if (NR) print (NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2); else print "nan" }'; }
 echo
 echo "resize: jacobi -n $RESIZE_N -d, 2 -> 3 at iteration 100, 3 -> 2 at 200, 300 iterations; $RESIZE_REPS runs each way, alternated"
 wd=() wc=() dg=() ds=() cg=() cs=()
