@@ -42,6 +42,7 @@ struct options {
     int dynamic;   /* -d: XMPI_Eval_reconfig each iteration (grow and shrink by --xmpi-policy) */
     long uneven;   /* -u K: the first quarter of the rows costs K times the others */
     int no_work;   /* -w: declare no work to the library */
+    const char *stamps;   /* -T FILE: rank 0 writes when each iteration ended */
     double weights[MAX_WEIGHTS];   /* -p: initial blocks in proportion to these, one per rank */
     int nweights;
     int help;
@@ -62,7 +63,7 @@ struct problem {
 static void usage(FILE *out)
 {
     fprintf(out,
-            "usage: jacobi [-n ORDER] [-i ITERATIONS] [-s SEED] [-f FILE] [-t TOL] [-p W,W,...] [-b] [-d]\n"
+            "usage: jacobi [-n ORDER] [-i ITERATIONS] [-s SEED] [-f FILE] [-t TOL] [-p W,W,...] [-T FILE] [-b] [-d]\n"
             "              [-h]\n"
             "  -n ORDER       order of the generated system, 1 to %d (default 1000)\n"
             "  -i ITERATIONS  Jacobi sweeps to run, 0 to %d (default 100)\n"
@@ -79,6 +80,8 @@ static void usage(FILE *out)
             "                 (each is computed K times; the result is the same bits), 1 to 64\n"
             "  -w             declare no work to the library (XMPI_Monitor_add_work), so that it sees\n"
             "                 only times; by default the work declared is what each rank computed\n"
+            "  -T FILE        write when each iteration ended (seconds from the start of the loop, one\n"
+            "                 line per iteration; rank 0) to FILE, for make bench-spawn\n"
             "  -d             malleable: call XMPI_Eval_reconfig after each iteration, so the job\n"
             "                 balances and grows or shrinks as --xmpi-policy decides (static, the\n"
             "                 default: balancing only; smp, hpmp: follow the offers and reclaims of\n"
@@ -142,7 +145,7 @@ static int parse_options(int argc, char **argv, struct options *o, struct failur
 
     opterr = 0;
     int c;
-    while ((c = getopt(argc, argv, ":n:i:s:f:t:p:u:wbdh")) != -1) {
+    while ((c = getopt(argc, argv, ":n:i:s:f:t:p:u:T:wbdh")) != -1) {
         switch (c) {
         case 'n':
             if (parse_long(optarg, 1, INT_MAX, &o->order))
@@ -186,6 +189,9 @@ static int parse_options(int argc, char **argv, struct options *o, struct failur
         case 'w':
             o->no_work = 1;
             break;
+        case 'T':
+            o->stamps = optarg;
+            break;
         case 'b':
             if (!HAVE_LBALANCE)
                 return fail(f, EXIT_USAGE, "jacobi: -b needs libxmpi; jacobi-plain cannot balance\n");
@@ -207,7 +213,7 @@ static int parse_options(int argc, char **argv, struct options *o, struct failur
             if (optopt != '-')
                 return fail(f, EXIT_USAGE,
                             "jacobi: unknown option '-%c'; accepted: -n ORDER -i ITERATIONS -s SEED -f FILE "
-                            "-t TOL -p W,W,... -u K -w -b -d -h\n",
+                            "-t TOL -p W,W,... -u K -T FILE -w -b -d -h\n",
                             optopt);
             /* getopt sees '--name' as an unknown '-' and does not say which word it was. */
             for (int k = 1; k < argc; k++)
@@ -706,8 +712,12 @@ static void allowed_cpus(char *out, size_t len)
  * and offcpu, the time the ranks' main threads were off their CPU (wall minus thread CPU time:
  * preempted by other programs, or blocked), summed over the ranks: the ranks wait for each
  * other every iteration, so each rank's lost time delays them all. */
-static void timed_report(struct timed *t, double wall, int rank, int nprocs)
+static void timed_report(struct timed *t, double wall, int rank, int nprocs, const char *stamps)
 {
+    FILE *sf = rank == 0 && stamps ? fopen(stamps, "w") : NULL;
+    if (rank == 0 && stamps && !sf) fprintf(stderr, "jacobi: -T %s: %s\n", stamps, strerror(errno));
+    for (long k = 0; sf && k < t->n; k++) fprintf(sf, "%.9f\n", t->stamp[k]);
+    if (sf) fclose(sf);
     struct rusage ru;
     getrusage(RUSAGE_SELF, &ru);
     double cpu = thread_cpu() - t->cpu0;
@@ -851,7 +861,7 @@ int main(int argc, char **argv)
     if ((status = agree(&f, rank, nprocs)))
         goto done;
     MPI_Allreduce(&mine_t, &elapsed, 1, MPI_DOUBLE, MPI_MAX, COMM);
-    timed_report(&tm, mine_t, rank, nprocs);
+    timed_report(&tm, mine_t, rank, nprocs, opt.stamps);
 
     double residual = 0.0;
     if ((status = true_residual(&p, rank, nprocs, &residual, &f)))

@@ -76,6 +76,7 @@ void xmpi_rtmodel_start(struct xmpi_ctx *cx, const struct xmpi_pool *pool, int s
         return;
     }
     xmpi_model_init(&md->m, &md->cal, spawn_group);
+    md->m.spawn_async = cx->async;   /* rank 0's helper thread spawns: the job pays the join */
     /* Speed 0 in the resource file is a real, whole core: next to emulated classes it is
      * speed 1, so that a class never measured is priced relative to the measured ones. */
     int emulated = 0;

@@ -22,6 +22,16 @@
 static int spawn_processes(struct xmpi_ctx *cx, const char *command, char *argv[], int nprocs,
                            MPI_Info info, char *node_class[]);
 static int remove_processes(struct xmpi_ctx *cx, int nprocs, char *node_class[]);
+static int spawn_async_begin(struct xmpi_ctx *cx, const char *command, char *argv[], int nprocs,
+                             char *node_class[]);
+static void predict(struct xmpi_ctx *cx, const char *action, const int *new_hosts, int nnew,
+                    const int *leaving, int nleave);
+static void after_spawn(struct xmpi_ctx *cx, const int *hosts, int n, int done, int rc,
+                        double seconds);
+static int check_spawn(struct xmpi_ctx *cx, const char *command, int nprocs, MPI_Info info,
+                       char *node_class[], int **hosts, char *why, size_t len);
+static int agree(struct xmpi_ctx *cx, int rc, const char *call, const char *why);
+static int async_busy(const struct xmpi_ctx *cx, const char *call);
 
 /* ---- record ------------------------------------------------------------------------------ */
 
@@ -264,8 +274,16 @@ static int reconfigure(struct xmpi_ctx *cx, const struct xmpi_interval *s,
                                                                : (char *)plan->cls;
         k++;
     }
-    int rc;
-    if (plan->action == XMPIR_PLAN_SPAWN) {
+    int rc, async = cx->async;
+    /* Rank 0's helper thread spawns: its process decides for all. */
+    if (plan->action == XMPIR_PLAN_SPAWN) PMPI_Bcast(&async, 1, MPI_INT, 0, cx->comm);
+    if (plan->action == XMPIR_PLAN_SPAWN && async) {
+        char exe[4096];
+        const char *command;
+        char **argv;
+        spawn_command(cx, app, exe, sizeof exe, &command, &argv);
+        rc = spawn_async_begin(cx, command, argv, plan->count, classes);
+    } else if (plan->action == XMPIR_PLAN_SPAWN) {
         char exe[4096];
         const char *command;
         char **argv;
@@ -289,6 +307,69 @@ static int reconfigure(struct xmpi_ctx *cx, const struct xmpi_interval *s,
         if (rc == XMPI_SUCCESS && cx->status == XMPI_REMOVED) *app->count = *app->displ = 0;
         else if (rc == XMPI_SUCCESS) xmpi_registry_own_block(cx, app->count, app->displ);
     }
+    free(classes);
+    return rc;
+}
+
+/* ---- act: an asynchronous spawn --------------------------------------------------------- */
+
+/* Collective, when a policy grows the job and rank 0 spawns asynchronously: the checks and the
+ * placement of a blocking spawn, then rank 0's helper thread starts the processes while the job
+ * goes on; world.pending says how many are coming. A refusal leaves the job as it was. */
+static int spawn_async_begin(struct xmpi_ctx *cx, const char *command, char *argv[], int nprocs,
+                             char *node_class[])
+{
+    int rc = XMPI_SUCCESS;
+    char why[768] = "";
+    int *hosts = NULL;
+    if (cx->rank == 0) {
+        rc = check_spawn(cx, command, nprocs, MPI_INFO_NULL, node_class, &hosts, why, sizeof why);
+        if (!rc && (rc = xmpi_world_spawn_begin(cx, command, argv, hosts, nprocs, MPI_INFO_NULL)))
+            snprintf(why, sizeof why, "out of memory starting an asynchronous spawn");
+    }
+    free(hosts);
+    if ((rc = agree(cx, rc, "XMPI_Eval_reconfig", why))) return rc;
+    cx->world.pending = nprocs;
+    xmpi_sink_action(&cx->sink, "spawning");
+    xmpi_note(cx, 2, "spawning %d process(es) asynchronously; the job computes meanwhile", nprocs);
+    return XMPI_SUCCESS;
+}
+
+/* Collective, at the first interval end after rank 0 saw the asynchronous spawn finished: the
+ * new processes join and take their rows, as after a blocking spawn. Only the join is the
+ * job's time (the reconfiguration the model learns); `hidden` (s) ran beside it. */
+static int spawn_async_join(struct xmpi_ctx *cx, const struct xmpi_interval *s,
+                            const struct xmpi_app *app, struct xmpi_reconfig_plan *plan,
+                            double hidden)
+{
+    int n = cx->world.pending, before = cx->size, done = 0;
+    const int *hosts = cx->rank == 0 ? xmpi_world_spawn_hosts(cx) : NULL;
+    char **classes = calloc((size_t)n, sizeof *classes);
+    double *power = malloc(sizeof *power * ((size_t)cx->size + (size_t)n));
+    if (!classes || !power) xmpi_die_nomem(cx, "XMPI_Eval_reconfig");
+    for (int k = 0; k < n; k++)
+        classes[k] = hosts ? cx->world.pool.hosts[hosts[k]].cls : (char *)"";
+    double *map;
+    powers_before_spawn(cx, s, app, classes, n, power, &map);
+    predict(cx, "spawn", hosts, n, NULL, 0);
+    double t0 = PMPI_Wtime();
+    struct xmpi_join join = {cx->mon.iterations, cx->mon.summary.index, cx->evaluates};
+    int *placed = NULL;
+    if (hosts && (placed = malloc(sizeof *placed * (size_t)n)))
+        memcpy(placed, hosts, sizeof *placed * (size_t)n);
+    int rc = xmpi_world_spawn_join(cx, &join, &done);
+    double visible = PMPI_Wtime() - t0;
+    after_spawn(cx, placed, n, done, rc, visible);
+    if (cx->size > before) {
+        int moved = spread_after_spawn(cx, app, power, map);
+        if (moved != XMPI_SUCCESS) rc = moved;
+    }
+    snprintf(plan->why, sizeof plan->why, "asynchronous spawn of %d: %d started in %.3f s beside "
+             "the computation; joined in %.3f s", n, done, hidden, visible);
+    xmpi_note(cx, 1, "XMPI_Eval_reconfig: %s", plan->why);
+    free(placed);
+    free(map);
+    free(power);
     free(classes);
     return rc;
 }
@@ -338,15 +419,30 @@ int xmpi_pipeline_interval_end(struct xmpi_ctx *cx, const struct xmpi_app *app)
         rate = xmpi_world_cost_rate(&cx->world);
         rate_procs = cx->world.sched.nprocs;
     }
+    /* An asynchronous spawn under way (world.pending, the same everywhere): has it finished?
+     * Its processes join at an interval end the program evaluates for reconfiguration. */
+    double async[2] = {-1, 0};   /* -1: none; 0: still running; 1: finished; seconds so far */
+    if (cx->world.pending && app && app->reconfig) {
+        if (cx->rank == 0) async[0] = xmpi_world_spawn_ready(cx, &async[1]);
+        PMPI_Bcast(async, 2, MPI_DOUBLE, 0, cx->comm);
+    }
     double t_decide = PMPI_Wtime();
     if (app && s->nprocs == cx->size) {
-        if (app->reconfig && cx->opts.policy != XMPIR_POLICY_STATIC) {
+        if (async[0] >= 0) {
+            /* One reconfiguration at a time: the policy waits for the spawn it decided. */
+            plan.action = async[0] > 0 ? XMPIR_PLAN_SPAWN : XMPIR_PLAN_KEEP;
+            plan.count = cx->world.pending;
+            snprintf(plan.why, sizeof plan.why, "asynchronous spawn of %d %s (%.3f s)",
+                     plan.count, async[0] > 0 ? "ready: joining" : "under way", async[1]);
+            decided = 1;
+        } else if (app->reconfig && cx->opts.policy != XMPIR_POLICY_STATIC) {
             xmpi_policy_decide(cx, s, app, &plan);
             decided = 1;
         }
         /* After MPI refused a spawn, a policy that grows would only try again every interval;
          * the job is balanced instead. The flag is the same on every process (join_packet). */
-        if (plan.action == XMPIR_PLAN_SPAWN && cx->world.spawn_refused && !plan.restart) {
+        if (plan.action == XMPIR_PLAN_SPAWN && cx->world.spawn_refused && !plan.restart &&
+            async[0] < 0) {
             plan.action = XMPIR_PLAN_KEEP;
             snprintf(plan.why, sizeof plan.why, "a spawn of %d is not tried: MPI refused an "
                      "earlier one", plan.count);
@@ -366,7 +462,8 @@ int xmpi_pipeline_interval_end(struct xmpi_ctx *cx, const struct xmpi_app *app)
         plan.action = XMPIR_PLAN_KEEP;   /* it failed: the job goes on as it was */
     } else if (plan.action != XMPIR_PLAN_KEEP) {
         int before = cx->size;
-        rc = reconfigure(cx, s, app, &plan);
+        rc = async[0] > 0 ? spawn_async_join(cx, s, app, &plan, async[1])
+                          : reconfigure(cx, s, app, &plan);
         /* MPI refused the spawn and started nothing: a job that can be relaunched grows that
          * way instead (an MPI library that cannot spawn at all, Debian's MPICH 4.0.2). */
         if (plan.action == XMPIR_PLAN_SPAWN && rc == XMPI_ERR_SPAWN && cx->size == before &&
@@ -657,6 +754,7 @@ static int spawn_call(const char *command, char *argv[], int nprocs, MPI_Info in
 {
     struct xmpi_ctx *cx = xmpi_ctx;
     int rc = usable(cx, "XMPI_Spawn");
+    if (!rc) rc = async_busy(cx, "XMPI_Spawn");
     if (rc) return rc;
     return spawn_processes(cx, command, argv, nprocs, info, node_class);
 }
@@ -679,8 +777,18 @@ static int spawn_processes(struct xmpi_ctx *cx, const char *command, char *argv[
     struct xmpi_join join = {cx->mon.iterations, cx->mon.summary.index, cx->evaluates};
     int done = 0;
     rc = xmpi_world_spawn(cx, command, argv, hosts, n, info, &join, &done);
+    after_spawn(cx, hosts, n, done, rc, PMPI_Wtime() - t0);
+    free(hosts);
+    return rc;
+}
+
+/* After a spawn of n processes on pool hosts `hosts` (rank 0) of which `done` joined, in
+ * `seconds` of the job's time: the resource manager, the notes, the sink and the model. */
+static void after_spawn(struct xmpi_ctx *cx, const int *hosts, int n, int done, int rc,
+                        double seconds)
+{
     if (cx->rank == 0) {
-        if (done > 0) xmpi_rms_spawned(cx, hosts, done);
+        if (done > 0 && hosts) xmpi_rms_spawned(cx, hosts, done);
         if (rc) {
             char hint[512];
             xmpi_world_spawn_hint(cx, hint, sizeof hint);
@@ -688,14 +796,23 @@ static int spawn_processes(struct xmpi_ctx *cx, const char *command, char *argv[
                       "XMPI_COMM_WORLD goes on with %d: %s", done, n, cx->size, hint);
         }
         xmpi_note(cx, 2, "spawned %d process(es); XMPI_COMM_WORLD has %d", done, cx->size);
-        if (done == n) xmpi_sink_reconfigured(&cx->sink, PMPI_Wtime() - t0);
+        if (done == n) xmpi_sink_reconfigured(&cx->sink, seconds);
     }
     if (done > 0) {
         xmpi_sink_did(&cx->sink, "spawn", done);
         cx->model.warmup = 1;   /* the next interval warms them up (model.h) */
     }
-    free(hosts);
-    return rc;
+}
+
+/* XMPI_Spawn and XMPI_Remove wait for nothing a policy started: while an asynchronous spawn
+ * is under way (the same on every process) they change nothing. */
+static int async_busy(const struct xmpi_ctx *cx, const char *call)
+{
+    if (!cx->world.pending) return XMPI_SUCCESS;
+    xmpi_note(cx, 0, "%s: an asynchronous spawn of %d process(es) that --xmpi-policy decided is "
+              "under way; its processes join at the next interval end of XMPI_Eval_reconfig; "
+              "nothing changed", call, cx->world.pending);
+    return XMPI_ERR_STATE;
 }
 
 /* Rank 0: the checks of XMPI_Remove's arguments and which ranks leave. */
@@ -720,6 +837,7 @@ static int remove_call(int nprocs, char *node_class[])
 {
     struct xmpi_ctx *cx = xmpi_ctx;
     int rc = usable(cx, "XMPI_Remove");
+    if (!rc) rc = async_busy(cx, "XMPI_Remove");
     if (rc) return rc;
     return remove_processes(cx, nprocs, node_class);
 }

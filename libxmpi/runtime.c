@@ -253,6 +253,10 @@ static void start(int *argc, char ***argv)
             xmpi_rms_schedule_replay(&cx->rms.schedule, (long)cx->ckpt.manifest->iteration);
     }
     xmpi_relaunch_start(cx);
+    if (cx->async_refused)
+        xmpi_note(cx, 0, "option --xmpi-spawn-async=on: the MPI library does not provide "
+                  "MPI_THREAD_MULTIPLE; a policy's spawns make the job wait (as "
+                  "--xmpi-spawn-async=off)");
     xmpi_world_emulate_initial(cx);
     cx->phase = XMPIR_PHASE_RUNNING;
     xmpi_note(cx, 2, "started on %d processes, sampling interval %ld; waiting processes %s the "
@@ -266,21 +270,17 @@ static void start(int *argc, char ***argv)
                   cx->opts.work_profile);
 }
 
-/* Before PMPI_Init, while MPI still reads its parameters from the environment: should a
- * waiting process give up its core (--xmpi-yield)? Open MPI yields only where mpirun itself
- * oversubscribed the node; processes spawned later share the cores with parents that spin,
- * and a spawned CG ran 35 times slower per iteration on 2 cores (docs/architecture.md). The
- * options are read here without being taken out of argv; start() parses and checks them. */
-static void prepare_yield(struct xmpi_ctx *cx, int *argc, char ***argv)
+/* Before PMPI_Init, while MPI still reads its parameters from the environment: the options
+ * are read here without being taken out of argv (start() parses and checks them) for what
+ * must be settled before MPI starts.
+ * - Should a waiting process give up its core (--xmpi-yield)? Open MPI yields only where
+ *   mpirun itself oversubscribed the node; processes spawned later share the cores with
+ *   parents that spin, and a spawned CG ran 35 times slower per iteration on 2 cores
+ *   (docs/architecture.md).
+ * - Does the job need MPI_THREAD_MULTIPLE: a policy that may grow it, with asynchronous spawns
+ *   (--xmpi-spawn-async=on, the default)? */
+static void prepare(struct xmpi_ctx *cx, int *argc, char ***argv)
 {
-#ifdef OPEN_MPI
-    const char *env = getenv("OMPI_MCA_mpi_yield_when_idle");
-    if (env) {
-        cx->yield = atoi(env) != 0 || !strcasecmp(env, "true") || !strcasecmp(env, "yes");
-        snprintf(cx->yield_why, sizeof cx->yield_why, "OMPI_MCA_mpi_yield_when_idle=%s in the "
-                 "environment", env);
-        return;
-    }
     char cmdline[8192], *cmdargv[256], err[512] = "";
     int n = 0;
     char **av = argv ? *argv : NULL;
@@ -292,10 +292,21 @@ static void prepare_yield(struct xmpi_ctx *cx, int *argc, char ***argv)
     }
     struct xmpi_options *o = malloc(sizeof *o);
     if (!o) return;
-    int mode = XMPIR_YIELD_AUTO;
     xmpi_options_defaults(o);
+    int parsed = xmpi_options_parse(o, argc, av, 0, environ, err, sizeof err) == 0;
+    cx->async_want = parsed && o->spawn_async == 0 && o->policy != XMPIR_POLICY_STATIC;
+#ifdef OPEN_MPI
+    int mode = XMPIR_YIELD_AUTO;
+    const char *env = getenv("OMPI_MCA_mpi_yield_when_idle");
+    if (env) {
+        cx->yield = atoi(env) != 0 || !strcasecmp(env, "true") || !strcasecmp(env, "yes");
+        snprintf(cx->yield_why, sizeof cx->yield_why, "OMPI_MCA_mpi_yield_when_idle=%s in the "
+                 "environment", env);
+        free(o);
+        return;
+    }
     int cores = xmpi_local_pes();
-    if (xmpi_options_parse(o, argc, av, 0, environ, err, sizeof err) == 0) {
+    if (parsed) {
         struct xmpi_pool pool = {0, NULL}, *pp = NULL;
         char host[256] = "";
         if (o->yield == XMPIR_YIELD_AUTO && !o->oversubscribe && o->resources[0] &&
@@ -316,14 +327,23 @@ static void prepare_yield(struct xmpi_ctx *cx, int *argc, char ***argv)
                      "hold more processes than cores");
         xmpi_pool_free(&pool);
     }
-    free(o);
     /* off is said explicitly: Open MPI turns yielding on by itself when mpirun oversubscribed
      * the node. */
     if (cx->yield || mode == XMPIR_YIELD_OFF)
         setenv("OMPI_MCA_mpi_yield_when_idle", cx->yield ? "1" : "0", 0);
-#else
-    (void)cx, (void)argc, (void)argv;
 #endif
+    free(o);
+}
+
+/* After PMPI_Init(_thread): asynchronous spawns where the job asked for them and MPI gave
+ * the threads they need. The test hook LIBXMPI_FAULT=no-thread-multiple plays an MPI library
+ * that provides less. */
+static void settle_async(struct xmpi_ctx *cx, int provided)
+{
+    if (xmpi_fault_is("no-thread-multiple") && provided == MPI_THREAD_MULTIPLE)
+        provided = MPI_THREAD_SERIALIZED;
+    cx->async = cx->async_want && provided == MPI_THREAD_MULTIPLE;
+    cx->async_refused = cx->async_want && !cx->async;
 }
 
 /* Before PMPI_Init, in every process (spawned ones too): Open MPI's MPI-IO picks its
@@ -341,18 +361,28 @@ static void prepare_io(void)
 
 XMPI_PUBLIC int MPI_Init(int *argc, char ***argv)
 {
+    struct xmpi_ctx *cx = xmpi_ctx;
     prepare_io();
-    prepare_yield(xmpi_ctx, argc, argv);
-    int rc = PMPI_Init(argc, argv);
+    prepare(cx, argc, argv);
+    int provided = MPI_THREAD_SINGLE, rc;
+    /* Asking for threads the program did not want: MPI_Init's program sees no difference. */
+    if (cx->async_want) rc = PMPI_Init_thread(argc, argv, MPI_THREAD_MULTIPLE, &provided);
+    else rc = PMPI_Init(argc, argv);
+    settle_async(cx, provided);
     if (rc == MPI_SUCCESS) start(argc, argv);
     return rc;
 }
 
 XMPI_PUBLIC int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
 {
+    struct xmpi_ctx *cx = xmpi_ctx;
     prepare_io();
-    prepare_yield(xmpi_ctx, argc, argv);
-    int rc = PMPI_Init_thread(argc, argv, required, provided);
+    prepare(cx, argc, argv);
+    int got = MPI_THREAD_SINGLE;
+    /* The program is told the level it got, which is at least the one it asked for. */
+    int rc = PMPI_Init_thread(argc, argv, cx->async_want ? MPI_THREAD_MULTIPLE : required, &got);
+    if (provided) *provided = got;
+    settle_async(cx, got);
     if (rc == MPI_SUCCESS) start(argc, argv);
     return rc;
 }

@@ -4,10 +4,12 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -274,31 +276,72 @@ static MPI_Comm join_sides(const struct xmpi_ctx *cx, MPI_Comm local, MPI_Comm b
     return merged;
 }
 
-/* Existing members (parents, and children of this same call) take part in one more spawn. */
+/* Rank 0 alone: starts n processes and merges the spawn's intercommunicator into the bridge
+ * (rank 0 first, the new processes after), on the calling thread. An MPI code. */
+static int spawn_bridge(const char *command, char *argv[], int n, MPI_Info *infos,
+                        MPI_Comm *bridge)
+{
+    MPI_Comm inter = MPI_COMM_NULL;
+    *bridge = MPI_COMM_NULL;
+    /* Test hook: an MPI library that cannot spawn (Debian's MPICH 4.0.2 returns an error). */
+    int rc = xmpi_fault_is("spawn-refuse") ? MPI_ERR_SPAWN
+                                           : spawn_from_root(command, argv, n, infos, &inter);
+    /* After a failure the handle is not one to free (Open MPI leaves an invalid one). */
+    if (rc == MPI_SUCCESS) {
+        rc = PMPI_Intercomm_merge(inter, 0, bridge);
+        /* Open MPI 4.1 hangs disconnecting a merged intracommunicator: disconnect the
+         * intercommunicator, and only ever free the merged ones. */
+        PMPI_Comm_disconnect(&inter);
+    }
+    return rc;
+}
+
+/* Tag of the word that lets the processes of a bridge go on: 1 join the job, 0 leave. */
+#define GO_TAG 7302
+
+/* Rank 0: tells the new processes of `bridge` to join (1) or to leave (0). */
+static void send_go(MPI_Comm bridge, int go)
+{
+    int size = 0;
+    PMPI_Comm_size(bridge, &size);
+    for (int i = 1; i < size; i++) PMPI_Send(&go, 1, MPI_INT, i, GO_TAG, bridge);
+}
+
+/* A new process, after the bridge: waits for its parents' word. They may be computing (an
+ * asynchronous spawn joins at their next interval end), so the wait sleeps instead of
+ * spinning on a core they need, after a short spin for the blocking case. */
+static int wait_go(MPI_Comm bridge)
+{
+    int go = 0, flag = 0;
+    MPI_Request rq;
+    PMPI_Irecv(&go, 1, MPI_INT, 0, GO_TAG, bridge, &rq);
+    double t0 = PMPI_Wtime();
+    while (!flag) {
+        PMPI_Test(&rq, &flag, MPI_STATUS_IGNORE);
+        if (!flag && PMPI_Wtime() - t0 > 0.002) {
+            struct timespec ts = {0, 500000};
+            nanosleep(&ts, NULL);
+        }
+    }
+    return go;
+}
+
+/* Existing members (parents, and children of this same call) take part in one more spawn.
+ * `made` (rank 0): the bridge of processes an asynchronous spawn started already, or
+ * MPI_COMM_NULL to start them now. */
 static int spawn_round(struct xmpi_ctx *cx, const char *command, char *argv[], int n,
                        MPI_Info *infos, int more, const struct xmpi_emu_assign *emu,
-                       const struct xmpi_join *join)
+                       const struct xmpi_join *join, MPI_Comm made)
 {
     int rc = MPI_SUCCESS;
-    MPI_Comm bridge = MPI_COMM_NULL;
+    MPI_Comm bridge = made;
     /* One round at a time: a job spawning many processes one by one may take long in all,
      * while each round is quick. */
     char what[160];
     snprintf(what, sizeof what, "XMPI_Spawn (starting and joining %d new process(es))", n);
     xmpi_watchdog_arm(&cx->watch, (int)cx->opts.wait_timeout, cx->rank, what);
-    if (cx->rank == 0) {
-        MPI_Comm inter = MPI_COMM_NULL;
-        /* Test hook: an MPI library that cannot spawn (Debian's MPICH 4.0.2 returns an error). */
-        if (xmpi_fault_is("spawn-refuse")) rc = MPI_ERR_SPAWN;
-        else rc = spawn_from_root(command, argv, n, infos, &inter);
-        /* After a failure the handle is not one to free (Open MPI leaves an invalid one). */
-        if (rc == MPI_SUCCESS) {
-            PMPI_Intercomm_merge(inter, 0, &bridge);
-            /* Open MPI 4.1 hangs disconnecting a merged intracommunicator: disconnect the
-             * intercommunicator, and only ever free the merged ones. */
-            PMPI_Comm_disconnect(&inter);
-        }
-    }
+    if (cx->rank == 0 && made == MPI_COMM_NULL) rc = spawn_bridge(command, argv, n, infos, &bridge);
+    if (cx->rank == 0 && rc == MPI_SUCCESS) send_go(bridge, 1);
     PMPI_Bcast(&rc, 1, MPI_INT, 0, cx->comm);
     if (rc != MPI_SUCCESS) {
         xmpi_watchdog_disarm(&cx->watch);
@@ -328,6 +371,17 @@ void xmpi_world_start_child(struct xmpi_ctx *cx, MPI_Comm parent, struct xmpi_jo
     xmpi_watchdog_arm(&cx->watch, (int)cx->opts.wait_timeout, -1, "joining the job (a spawned process)");
     PMPI_Intercomm_merge(parent, 1, &bridge);
     PMPI_Comm_disconnect(&parent);
+    /* Parents that spawned asynchronously may compute for a whole interval before they take
+     * the new processes in: that wait is not a hang. */
+    xmpi_watchdog_disarm(&cx->watch);
+    if (!wait_go(bridge)) {
+        /* The job ended (MPI_Finalize) before it took this process in: it leaves as it came,
+         * without running the program. */
+        PMPI_Comm_free(&bridge);
+        PMPI_Finalize();
+        _exit(0);
+    }
+    xmpi_watchdog_arm(&cx->watch, (int)cx->opts.wait_timeout, -1, "joining the job (a spawned process)");
     if (me == 0) xmpi_fault("join");
     MPI_Comm merged = join_sides(cx, MPI_COMM_WORLD, bridge, 1);
     PMPI_Comm_free(&bridge);
@@ -339,7 +393,9 @@ void xmpi_world_start_child(struct xmpi_ctx *cx, MPI_Comm parent, struct xmpi_jo
     /* Later spawns of the same call take every member of the grown XMPI_COMM_WORLD. */
     while (pk.more > 0) {
         int more = pk.more;
-        if (spawn_round(cx, NULL, NULL, 1, NULL, more - 1, NULL, join) != XMPI_SUCCESS) break;
+        if (spawn_round(cx, NULL, NULL, 1, NULL, more - 1, NULL, join, MPI_COMM_NULL) !=
+            XMPI_SUCCESS)
+            break;
         pk.more = more - 1;
     }
 }
@@ -494,6 +550,40 @@ int xmpi_world_find_program(const char *command)
     return stat(command, &st) == 0 && S_ISREG(st.st_mode) && access(command, X_OK) == 0;
 }
 
+/* Rank 0: one MPI_Info per new process (the caller's keys, the host of pool entry hosts[i])
+ * and each one's emulated class; both n entries, malloc'ed (NULL when out of memory). */
+static void spawn_infos(const struct xmpi_ctx *cx, const int *hosts, int n, MPI_Info info,
+                        MPI_Info **pinfos, struct xmpi_emu_assign **pemu)
+{
+    const struct xmpi_world *w = &cx->world;
+    MPI_Info *infos = calloc((size_t)n, sizeof *infos);
+    struct xmpi_emu_assign *emu = calloc((size_t)n, sizeof *emu);
+    for (int i = 0; infos && i < n; i++) {
+        if (info != MPI_INFO_NULL) PMPI_Info_dup(info, &infos[i]);
+        else PMPI_Info_create(&infos[i]);
+        /* Open MPI and MPICH's Hydra both read "host"; Hydra also "hosts". */
+        PMPI_Info_set(infos[i], "host", w->pool.hosts[hosts[i]].name);
+#ifdef OPEN_MPI
+        /* The new process waits as its parents do (--xmpi-yield); Open MPI's "env" key sets
+         * its environment. An "env" the caller gave is kept. */
+        int flag = 0;
+        char have[8];
+        if (cx->yield) PMPI_Info_get(infos[i], "env", (int)sizeof have - 1, have, &flag);
+        if (cx->yield && !flag) PMPI_Info_set(infos[i], "env", "OMPI_MCA_mpi_yield_when_idle=1");
+#endif
+        if (emu) assign(w, hosts[i], &emu[i]);
+    }
+    *pinfos = infos;
+    *pemu = emu;
+}
+
+static void free_infos(MPI_Info *infos, int n)
+{
+    for (int i = 0; infos && i < n; i++)
+        if (infos[i] != MPI_INFO_NULL) PMPI_Info_free(&infos[i]);
+    free(infos);
+}
+
 int xmpi_world_spawn(struct xmpi_ctx *cx, const char *command, char *argv[], const int *hosts,
                      int n, MPI_Info info, const struct xmpi_join *join, int *done)
 {
@@ -502,43 +592,188 @@ int xmpi_world_spawn(struct xmpi_ctx *cx, const char *command, char *argv[], con
     struct xmpi_emu_assign *emu = NULL;
     int rc = XMPI_SUCCESS;
     *done = 0;
-    if (cx->rank == 0) {
-        infos = calloc((size_t)n, sizeof *infos);
-        emu = calloc((size_t)n, sizeof *emu);
-        for (int i = 0; infos && i < n; i++) {
-            if (info != MPI_INFO_NULL) PMPI_Info_dup(info, &infos[i]);
-            else PMPI_Info_create(&infos[i]);
-            /* Open MPI and MPICH's Hydra both read "host"; Hydra also "hosts". */
-            PMPI_Info_set(infos[i], "host", w->pool.hosts[hosts[i]].name);
-#ifdef OPEN_MPI
-            /* The new process waits as its parents do (--xmpi-yield); Open MPI's "env" key
-             * sets its environment. An "env" the caller gave is kept. */
-            int flag = 0;
-            char have[8];
-            if (cx->yield) PMPI_Info_get(infos[i], "env", (int)sizeof have - 1, have, &flag);
-            if (cx->yield && !flag) PMPI_Info_set(infos[i], "env", "OMPI_MCA_mpi_yield_when_idle=1");
-#endif
-            if (emu) assign(w, hosts[i], &emu[i]);
-        }
-    }
+    if (cx->rank == 0) spawn_infos(cx, hosts, n, info, &infos, &emu);
     if (cx->opts.spawn == 1) {
-        rc = spawn_round(cx, command, argv, n, infos, 0, emu, join);
+        rc = spawn_round(cx, command, argv, n, infos, 0, emu, join, MPI_COMM_NULL);
         if (rc == XMPI_SUCCESS) *done = n;
     } else {
         for (int i = 0; i < n && rc == XMPI_SUCCESS; i++) {
             rc = spawn_round(cx, command, argv, 1, infos ? &infos[i] : NULL, n - 1 - i,
-                             emu ? &emu[i] : NULL, join);
+                             emu ? &emu[i] : NULL, join, MPI_COMM_NULL);
             if (rc == XMPI_SUCCESS) (*done)++;
         }
     }
-    if (cx->rank == 0) {
-        if (*done > 0) xmpi_sched_add(&w->sched, hosts, *done, cx->opts.spawn == 1);
-        for (int i = 0; infos && i < n; i++)
-            if (infos[i] != MPI_INFO_NULL) PMPI_Info_free(&infos[i]);
-    }
+    if (cx->rank == 0 && *done > 0) xmpi_sched_add(&w->sched, hosts, *done, cx->opts.spawn == 1);
+    if (cx->rank == 0) free_infos(infos, n);
     free(emu);
-    free(infos);
     return rc;
+}
+
+/* ---- asynchronous spawns: rank 0's helper thread ------------------------------------------ */
+
+/* Rank 0's state of an asynchronous spawn, from xmpi_world_spawn_begin to its join or cancel.
+ * The helper thread owns everything but `finished` until it sets it; the main thread reads
+ * the rest only after that (or after joining the thread). */
+struct xmpi_async {
+    pthread_t thread;
+    int threaded;              /* the thread runs (else the spawn ran in begin) */
+    int finished;              /* set by the thread when it is done (atomic) */
+    int rc;                    /* MPI code of the spawn that failed, MPI_SUCCESS */
+    int n, group;              /* processes asked; one MPI_Comm_spawn for all, or one each */
+    int made;                  /* processes started */
+    int nbridges;
+    MPI_Comm *bridges;         /* group: [0]; single: one per process started */
+    char *command;
+    char **argv;               /* NULL-terminated copy, or NULL */
+    MPI_Info *infos;
+    struct xmpi_emu_assign *emu;
+    int *hosts;
+    int wait_timeout;
+    double t_begin, t_ready;   /* PMPI_Wtime */
+    struct xmpi_watchdog watch;
+};
+
+static void *async_main(void *arg)
+{
+    struct xmpi_async *a = arg;
+    char what[160];
+    snprintf(what, sizeof what, "an asynchronous spawn of %d process(es) (MPI_Comm_spawn on "
+             "rank 0's helper thread)", a->n);
+    xmpi_watchdog_arm(&a->watch, a->wait_timeout, 0, what);
+    if (a->group) {
+        a->rc = spawn_bridge(a->command, a->argv, a->n, a->infos, &a->bridges[0]);
+        if (a->rc == MPI_SUCCESS) a->made = a->n, a->nbridges = 1;
+    } else {
+        for (int i = 0; i < a->n; i++) {
+            a->rc = spawn_bridge(a->command, a->argv, 1, &a->infos[i], &a->bridges[i]);
+            if (a->rc != MPI_SUCCESS) break;
+            a->made++;
+            a->nbridges++;
+        }
+    }
+    xmpi_watchdog_disarm(&a->watch);
+    a->t_ready = PMPI_Wtime();
+    __atomic_store_n(&a->finished, 1, __ATOMIC_RELEASE);
+    return NULL;
+}
+
+static void async_free(struct xmpi_async *a)
+{
+    if (!a) return;
+    xmpi_watchdog_stop(&a->watch);
+    free_infos(a->infos, a->n);
+    free(a->emu);
+    free(a->hosts);
+    free(a->bridges);
+    free(a->command);
+    for (char **p = a->argv; p && *p; p++) free(*p);
+    free(a->argv);
+    free(a);
+}
+
+int xmpi_world_spawn_begin(struct xmpi_ctx *cx, const char *command, char *argv[],
+                           const int *hosts, int n, MPI_Info info)
+{
+    struct xmpi_world *w = &cx->world;
+    struct xmpi_async *a = calloc(1, sizeof *a);
+    if (!a) return XMPI_ERR_NOMEM;
+    a->n = n;
+    a->group = cx->opts.spawn == 1;
+    a->rc = MPI_SUCCESS;
+    a->wait_timeout = (int)cx->opts.wait_timeout;
+    a->t_begin = PMPI_Wtime();
+    xmpi_watchdog_init(&a->watch);
+    int argc = 0;
+    while (argv && argv[argc]) argc++;
+    a->command = strdup(command);
+    a->argv = argc ? calloc((size_t)argc + 1, sizeof *a->argv) : NULL;
+    int ok = a->command && (!argc || a->argv);
+    for (int i = 0; ok && i < argc; i++) ok = (a->argv[i] = strdup(argv[i])) != NULL;
+    a->hosts = malloc(sizeof *a->hosts * (size_t)n);
+    a->bridges = malloc(sizeof *a->bridges * (size_t)n);
+    if (ok && a->hosts && a->bridges) {
+        memcpy(a->hosts, hosts, sizeof *a->hosts * (size_t)n);
+        for (int i = 0; i < n; i++) a->bridges[i] = MPI_COMM_NULL;
+        spawn_infos(cx, hosts, n, info, &a->infos, &a->emu);
+    }
+    if (!ok || !a->hosts || !a->bridges || !a->infos || !a->emu) {
+        async_free(a);
+        return XMPI_ERR_NOMEM;
+    }
+    /* Signals sent to the process stay with the program's threads. */
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    a->threaded = pthread_create(&a->thread, NULL, async_main, a) == 0;
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    /* No thread to be had: the spawn is done here, and joins at the next interval end. */
+    if (!a->threaded) async_main(a);
+    w->async = a;
+    return XMPI_SUCCESS;
+}
+
+int xmpi_world_spawn_ready(const struct xmpi_ctx *cx, double *seconds)
+{
+    const struct xmpi_async *a = cx->world.async;
+    if (!a) return -1;
+    int done = __atomic_load_n(&a->finished, __ATOMIC_ACQUIRE);
+    if (seconds) *seconds = (done ? a->t_ready : PMPI_Wtime()) - a->t_begin;
+    return done;
+}
+
+const int *xmpi_world_spawn_hosts(const struct xmpi_ctx *cx)
+{
+    return cx->world.async ? cx->world.async->hosts : NULL;
+}
+
+int xmpi_world_spawn_join(struct xmpi_ctx *cx, const struct xmpi_join *join, int *done)
+{
+    struct xmpi_world *w = &cx->world;
+    struct xmpi_async *a = w->async;
+    int st[3] = {0, 0, 0};   /* failed, processes started, bridges */
+    if (cx->rank == 0) {
+        if (a->threaded) pthread_join(a->thread, NULL);
+        st[0] = a->rc != MPI_SUCCESS;
+        st[1] = a->made;
+        st[2] = a->nbridges;
+    }
+    PMPI_Bcast(st, 3, MPI_INT, 0, cx->comm);
+    int group = st[2] == 1 && st[1] > 1;
+    *done = 0;
+    for (int b = 0; b < st[2]; b++) {
+        int k = group ? st[1] : 1;
+        int rc = spawn_round(cx, NULL, NULL, k, NULL, group ? 0 : st[2] - 1 - b,
+                             a && a->emu ? &a->emu[group ? 0 : b] : NULL, join,
+                             a ? a->bridges[b] : MPI_COMM_NULL);
+        if (rc != XMPI_SUCCESS) break;   /* the bridge was made: this does not happen */
+        if (a) a->bridges[b] = MPI_COMM_NULL;
+        *done += k;
+    }
+    if (cx->rank == 0) {
+        if (*done > 0) xmpi_sched_add(&w->sched, a->hosts, *done, a->group);
+        async_free(a);
+        w->async = NULL;
+    }
+    w->pending = 0;
+    return st[0] ? XMPI_ERR_SPAWN : XMPI_SUCCESS;
+}
+
+/* Rank 0 (inside MPI_Finalize): the spawn under way is waited for, and the processes it
+ * started leave without joining. */
+static void spawn_cancel(struct xmpi_ctx *cx)
+{
+    struct xmpi_async *a = cx->world.async;
+    if (!a) return;
+    if (a->threaded) pthread_join(a->thread, NULL);
+    for (int b = 0; b < a->nbridges; b++) {
+        if (a->bridges[b] == MPI_COMM_NULL) continue;
+        send_go(a->bridges[b], 0);
+        PMPI_Comm_free(&a->bridges[b]);
+    }
+    xmpi_note(cx, 1, "an asynchronous spawn of %d process(es) had not joined at MPI_Finalize: "
+              "%d started and left without running the program", a->n, a->made);
+    async_free(a);
+    cx->world.async = NULL;
 }
 
 void xmpi_world_remove(struct xmpi_ctx *cx, const int *ranks, int n)
@@ -563,6 +798,8 @@ void xmpi_world_remove(struct xmpi_ctx *cx, const int *ranks, int n)
 void xmpi_world_stop(struct xmpi_ctx *cx)
 {
     struct xmpi_world *w = &cx->world;
+    if (cx->rank == 0) spawn_cancel(cx);
+    w->pending = 0;
     xmpi_emulate_release(&cx->emu);
     if (w->have_sched) {
         xmpi_sched_free(&w->sched);

@@ -11,6 +11,7 @@
 #include "../policies/scheduler.h"
 
 struct xmpi_ctx;
+struct xmpi_async;
 
 /* What rank 0 tells a process about its emulated class: the speed (0: real) and the name
  * of the CPU-quota group it shares with the job's other processes of that class on its
@@ -28,6 +29,9 @@ struct xmpi_world {
     char jobkey[24];           /* rank 0: names the job's shared quota groups */
     int emulation_reported;    /* rank 0 said once that emulation is unavailable */
     int spawn_refused;         /* MPI refused a policy's spawn: policies spawn no more */
+    int pending;               /* every process: processes of an asynchronous spawn that have
+                                * not joined yet (0: none under way) */
+    struct xmpi_async *async;  /* rank 0: that spawn's helper thread and what it made */
 };
 
 /* What a new process learns from its parents to count on with them. */
@@ -60,12 +64,29 @@ int xmpi_world_spawn_precheck(const struct xmpi_ctx *cx, int n, MPI_Info info, c
 /* Rank 0, after MPI refused a spawn: how to launch the job so that spawning works, as far
  * as this process can tell (Open MPI's slots and oversubscription). */
 void xmpi_world_spawn_hint(const struct xmpi_ctx *cx, char *buf, size_t len);
+/* Asynchronous spawns (--xmpi-spawn-async): rank 0 alone starts n processes of `command` on
+ * pool hosts `hosts` on a helper thread and returns at once; the job goes on computing while
+ * MPI_Comm_spawn runs and the new processes start up (they then wait, sleeping, for their
+ * parents' word). XMPI_SUCCESS, or XMPI_ERR_NOMEM with nothing started. The caller sets
+ * world.pending on every process. */
+int xmpi_world_spawn_begin(struct xmpi_ctx *cx, const char *command, char *argv[],
+                           const int *hosts, int n, MPI_Info info);
+/* Rank 0: 1 when the spawn under way has finished (started its processes, or failed), 0 while
+ * it runs, -1 when none is under way; *seconds (may be NULL): how long it took or has taken. */
+int xmpi_world_spawn_ready(const struct xmpi_ctx *cx, double *seconds);
+/* Rank 0: the pool hosts of the spawn under way (n entries), or NULL. */
+const int *xmpi_world_spawn_hosts(const struct xmpi_ctx *cx);
+/* Collective, once rank 0 saw the spawn finished: the processes it started join
+ * XMPI_COMM_WORLD as a blocking spawn's would (*done of them; in single mode one round each).
+ * XMPI_ERR_SPAWN when MPI refused (part of) the spawn; world.pending is 0 after. */
+int xmpi_world_spawn_join(struct xmpi_ctx *cx, const struct xmpi_join *join, int *done);
 /* Collective: ranks[0..n) leave XMPI_COMM_WORLD (they get XMPI_REMOVED). */
 void xmpi_world_remove(struct xmpi_ctx *cx, const int *ranks, int n);
 
 /* The program to spawn exists as MPI_Comm_spawn would search it (PATH). */
 int xmpi_world_find_program(const char *command);
-/* Frees what the world holds (inside MPI_Finalize, before PMPI_Finalize). */
+/* Frees what the world holds (inside MPI_Finalize, before PMPI_Finalize); the processes of
+ * an asynchronous spawn that did not join leave without running the program. */
 void xmpi_world_stop(struct xmpi_ctx *cx);
 /* Rank 0: cost units per second of the processes in the job now, each at its host's cost per
  * PE-hour (models/cost.h); -1 without a scheduler, or when the pool's costs are unusable. */

@@ -25,6 +25,9 @@
  * - spawn_group: 0.38 of single, the measured ratio of a group spawn of 4 (131 ms per
  *   process) to single spawns (347 ms): 0.38 x 0.32 s.
  * - remove: 6-16 ms per process measured by make bench-spawn; 10 ms.
+ * - spawn_join: the join of an asynchronous spawn (--xmpi-spawn-async), what the job waits
+ *   for once the helper thread has started the processes: 5-8 ms for one process and
+ *   14-20 ms for two (Jacobi and CG -d on 2 processes, 2026-11-24); 8 ms per process.
  * - alpha_spawned, beta_spawned: Open MPI 4.1's shared-memory transport cannot join
  *   processes of different jobs, so a parent and a spawned process talk over TCP loopback:
  *   a ping-pong between them gave 6.8 us at 8 B and 4.0-5.6 GB/s at 1-16 MiB (2.5e-10).
@@ -48,12 +51,13 @@ static const struct key keys[] = {
     {"alpha_spawned", XMPIR_CAL_ALPHA_SPAWNED, 1, "seconds"},
     {"beta_spawned", XMPIR_CAL_BETA_SPAWNED, 1e-3, "seconds per byte"},
     {"copy", XMPIR_CAL_COPY, 1e-3, "seconds per byte"},
+    {"spawn_join", XMPIR_CAL_SPAWN_JOIN, 3600, "seconds per process"},
 };
 #define NKEYS ((int)(sizeof keys / sizeof keys[0]))
 
 #define ACCEPTED                                                                        \
     "alpha, beta, gamma, spawn_single, spawn_group, remove, alpha_spawned, beta_spawned, copy, " \
-    "power, or a benchmark line " \
+    "spawn_join, power, or a benchmark line " \
     "'spawn|remove|raw MODE K SECONDS_PER_PROCESS'"
 
 static double *field_of(struct xmpi_calibration *c, unsigned bit)
@@ -67,6 +71,7 @@ static double *field_of(struct xmpi_calibration *c, unsigned bit)
     case XMPIR_CAL_ALPHA_SPAWNED: return &c->spawned.alpha;
     case XMPIR_CAL_BETA_SPAWNED: return &c->spawned.beta;
     case XMPIR_CAL_COPY: return &c->net.copy;
+    case XMPIR_CAL_SPAWN_JOIN: return &c->spawn_join;
     default: return &c->remove;
     }
 }
@@ -80,6 +85,7 @@ void xmpi_calibration_defaults(struct xmpi_calibration *c)
     c->spawn_single = XMPIR_CAL_DEFAULT_SPAWN_SINGLE;
     c->spawn_group = XMPIR_CAL_DEFAULT_SPAWN_GROUP;
     c->remove = XMPIR_CAL_DEFAULT_REMOVE;
+    c->spawn_join = XMPIR_CAL_DEFAULT_SPAWN_JOIN;
     c->spawned.alpha = XMPIR_CAL_DEFAULT_ALPHA_SPAWNED;
     c->spawned.beta = XMPIR_CAL_DEFAULT_BETA_SPAWNED;
     c->spawned.gamma = XMPIR_CAL_DEFAULT_GAMMA;
@@ -313,6 +319,8 @@ int xmpi_calibration_write(const struct xmpi_calibration *c, FILE *f)
             num(b, c->spawned.beta));
     fprintf(f, "copy %s   # seconds per byte written into freshly allocated memory\n",
             num(b, c->net.copy));
+    fprintf(f, "spawn_join %s   # seconds per process an asynchronous spawn costs the job\n",
+            num(b, c->spawn_join));
     for (int i = 0; i < c->nclasses; i++)
         fprintf(f, "power %s %s   # work per second of one process\n", c->cls[i].name,
                 num(b, c->cls[i].power));

@@ -17,6 +17,9 @@
  *   spawn_single SECONDS     spawn cost per process, one per spawn   0 .. 3600
  *   spawn_group SECONDS      spawn cost per process, one group       0 .. 3600
  *   remove SECONDS           remove cost per process                 0 .. 3600
+ *   spawn_join SECONDS       what an asynchronous spawn costs the job  0 .. 3600
+ *                            per process: the join at an interval end
+ *                            (the spawn itself runs beside the computation)
  *   copy SECONDS             writing a byte into freshly allocated memory 0 .. 1e-3
  *                            (a redistribution fills new buffers)
  *   alpha_spawned SECONDS    alpha and beta of the link between processes that different
@@ -44,6 +47,7 @@
 #define XMPIR_CAL_DEFAULT_SPAWN_SINGLE 0.32
 #define XMPIR_CAL_DEFAULT_SPAWN_GROUP 0.12
 #define XMPIR_CAL_DEFAULT_REMOVE 0.010
+#define XMPIR_CAL_DEFAULT_SPAWN_JOIN 0.008
 #define XMPIR_CAL_DEFAULT_COPY 4.4e-10
 #define XMPIR_CAL_DEFAULT_ALPHA_SPAWNED 7.0e-6
 #define XMPIR_CAL_DEFAULT_BETA_SPAWNED 2.5e-10
@@ -59,7 +63,8 @@ enum {
     XMPIR_CAL_ALPHA_SPAWNED = 1 << 6,
     XMPIR_CAL_BETA_SPAWNED = 1 << 7,
     XMPIR_CAL_COPY = 1 << 8,
-    XMPIR_CAL_ALL = (1 << 9) - 1,
+    XMPIR_CAL_SPAWN_JOIN = 1 << 9,
+    XMPIR_CAL_ALL = (1 << 10) - 1,
 };
 
 struct xmpi_cal_class {
@@ -75,6 +80,7 @@ struct xmpi_calibration {
     double spawn_single;   /* seconds per process, one MPI_Comm_spawn each */
     double spawn_group;    /* seconds per process, all in one MPI_Comm_spawn */
     double remove;         /* seconds per process */
+    double spawn_join;     /* seconds per process an asynchronous spawn costs the job */
     int nclasses;
     struct xmpi_cal_class cls[XMPIR_CAL_CLASSES_MAX];
 };

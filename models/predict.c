@@ -263,8 +263,10 @@ int xmpi_predict_reconfig(const struct xmpi_model *m, const int *current, const 
     }
     out->nspawn = ns;
     out->nremove = nr;
+    /* An asynchronous spawn costs the job its join; what it learns is that join too. */
     double spawn = m->learned.nspawn ? m->learned.spawn
-                                     : m->spawn_group ? m->cal.spawn_group : m->cal.spawn_single;
+                   : m->spawn_async  ? m->cal.spawn_join
+                   : m->spawn_group  ? m->cal.spawn_group : m->cal.spawn_single;
     out->t_spawn = ns * spawn;
     out->t_remove = nr * (m->learned.nremove ? m->learned.remove : m->cal.remove);
     return XMPIR_MODEL_OK;

@@ -48,6 +48,8 @@ struct xmpi_model_class {
 struct xmpi_model {
     struct xmpi_calibration cal;
     int spawn_group;                  /* the job's spawn mode: 1 group, 0 single */
+    int spawn_async;                  /* 1: spawns run beside the computation, and the job
+                                       * pays only their join (calibration's spawn_join) */
     int nclasses;
     struct xmpi_model_class cls[XMPIR_MODEL_CLASSES_MAX];
     int nhist;                        /* the last nhist intervals, oldest first */

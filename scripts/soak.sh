@@ -6,7 +6,10 @@
 #      0 and rank 0's count of open fds after the warm-up must equal the count at the end (the
 #      program checks and prints both). A job that prints nothing for SOAK_STALL seconds is a
 #      hang: the script prints where its processes are (gdb) and stops it.
-#   2. SOAK_VG_CYCLES (10) cycles with the two initial ranks under valgrind memcheck: every
+#   2. The same number of cycles decided by --xmpi-policy=smp (soak --policy), with
+#      asynchronous spawns, in both modes: the same verdicts, and every spawn must have joined
+#      asynchronously.
+#   3. SOAK_VG_CYCLES (10) cycles with the two initial ranks under valgrind memcheck: every
 #      "definitely lost" record (and every other memcheck error) whose allocation/error stack
 #      reaches libxmpi code (libxmpi/, models/, policies/, or the test itself) before any Open
 #      MPI/PMIx frame is a failure.
@@ -147,6 +150,28 @@ for mode in single group; do
     echo "== --xmpi-spawn=$mode: $LAUNCH -np 2 $SOAK $CYCLES --xmpi-spawn=$mode"
     run_job "$mode" "$STALL" -np 2 "$SOAK" "$CYCLES" "--xmpi-spawn=$mode" --xmpi-verbose=2
     check_run "$mode"
+done
+
+# ---- the cycles of a policy, with asynchronous spawns ----------------------------------
+# The same cycles decided by --xmpi-policy=smp from a schedule (grow by 1 and 2 alternately,
+# then give them back), spawned asynchronously (the default): a policy's spawn runs on rank
+# 0's helper thread while the job iterates, and the processes join at a later interval end.
+# The events are due 10 iterations apart; a policy waits for its spawn to join, so they are
+# taken in turn however long each spawn takes.
+SCHED=$LOGS/policy-schedule.txt
+for c in $(seq 1 "$CYCLES"); do
+    k=$((c % 2 ? 1 : 2))
+    printf '%d spawn %d local\n%d remove %d local\n' $((20 * c - 10)) "$k" $((20 * c)) "$k"
+done >"$SCHED"
+echo "== soak: $CYCLES cycles of --xmpi-policy=smp with asynchronous spawns"
+for mode in single group; do
+    echo "== --xmpi-spawn=$mode: $LAUNCH -np 2 $SOAK $CYCLES --policy --xmpi-policy=smp --xmpi-rms=schedule:$SCHED --xmpi-spawn=$mode"
+    run_job "policy-$mode" "$STALL" -np 2 "$SOAK" "$CYCLES" --policy --xmpi-policy=smp \
+        "--xmpi-rms=schedule:$SCHED" --xmpi-si=5 "--xmpi-spawn=$mode" --xmpi-verbose=1
+    check_run "policy-$mode"
+    n=$(grep -c 'asynchronous spawn of [12]: [12] started in' "$LOGS/policy-$mode.log")
+    echo "  policy-$mode: $n spawns joined asynchronously"
+    [ "$n" = "$CYCLES" ] || fails+=("policy-$mode: $n of $CYCLES spawns joined asynchronously")
 done
 
 # ---- memory under valgrind ------------------------------------------------------------

@@ -75,6 +75,13 @@ static const struct optdef table[] = {
      "the spawn with the reason otherwise (Open MPI 4.1's mpirun never exits after a spawn it "
      "refused); off: leave it to MPI_Comm_spawn, for launchers that grant slots in ways the "
      "check cannot see", NULL, on_off},
+    {"spawn-async", K_CHOICE, 0, 0, INTF(spawn_async), 0, "on", "on or off",
+     "on: when a policy grows the job (XMPI_Eval_reconfig), a helper thread of rank 0 starts the "
+     "new processes while the job goes on computing, and they join at the first interval end "
+     "after they are ready; needs MPI_THREAD_MULTIPLE, which the library then asks of MPI_Init "
+     "(where the MPI library does not provide it, spawns block, with one note); off: the job "
+     "waits for the whole spawn at the interval end that decided it. XMPI_Spawn always waits",
+     NULL, on_off},
     {"wait-timeout", K_INT, 0, 86400, LONGF(wait_timeout), 0, "300",
      "an integer number of seconds from 0 to 86400 (0: no limit)",
      "longest wait of a spawn, a join, a removal, a data movement or a checkpoint's collective "

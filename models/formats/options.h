@@ -17,6 +17,7 @@ struct xmpi_options {
     int help;                       /* --xmpi-help: print the options and stop */
     int spawn;                      /* 0 single (one MPI_Comm_spawn per process), 1 group */
     int spawn_check;           /* 0: on (check slots and hosts before spawning), 1: off */
+    int spawn_async;           /* 0: on (a policy's spawn runs beside the computation), 1: off */
     long wait_timeout;         /* seconds a reconfiguration may wait for others; 0: no limit */
     long redist_spare;         /* MiB a process may keep from one move for the next; 0: none */
     char resources[XMPIR_PATH_MAX];  /* resource file; "" = the local host via hwloc */

@@ -9,7 +9,13 @@
  * Rank 0 prints a progress line every 10 cycles and a summary, and checks that its number of
  * open file descriptors after the warm-up (cycle 5) equals the number after the last cycle
  * (exit 1 if not); the growth of its VmRSS over the same span is only reported.
- * usage: soak [CYCLES] [--xmpi-spawn=single|group] [other --xmpi- options]
+ * With --policy the cycles are a policy's instead (make soak's asynchronous phase): the
+ * program registers a distributed vector, checks every iteration that each process holds its
+ * own rows' values, and calls XMPI_Eval_reconfig; --xmpi-policy=smp with the schedule that
+ * soak.sh writes grows and shrinks the job (by asynchronous spawns unless
+ * --xmpi-spawn-async=off). A cycle is a return to the initial size; rank 0 counts them, and
+ * checks its file descriptors as above.
+ * usage: soak [CYCLES] [--policy] [--xmpi-spawn=single|group] [other --xmpi- options]
  * The local resource pool has as many PEs as cores, so the program asks for
  * --xmpi-oversubscribe by default (XMPI_OVERSUBSCRIBE in the environment overrides it). */
 #define _XOPEN_SOURCE 700   /* realpath */
@@ -30,6 +36,7 @@ static const char *self;   /* absolute path of this program, spawned as the chil
 static int joined;         /* cycle whose spawn started this process (0: started by mpirun) */
 static int cycles = 50;
 static int n0;             /* processes started by mpirun */
+static int policy;         /* --policy: the cycles come from --xmpi-policy */
 
 static int grow_by(int c)
 {
@@ -153,6 +160,110 @@ static void print_missing(const char *a, const char *b, const char *label)
     }
 }
 
+/* ---- --policy: the cycles of a malleability policy ---------------------------------- */
+
+static void policy_fds(int c, int warm_cycle, char *fds_warm, char *fds_end, int *nfd_warm,
+                       int *nfd_end, long *rss_warm, long *rss_end, double t_start)
+{
+    int report = c % REPORT_EVERY == 0 || c == cycles;
+    if (c != warm_cycle && c != cycles && !report) return;
+    char *list = c == cycles ? fds_end : c == warm_cycle ? fds_warm : NULL;
+    int nfd = settled_fds(list, list ? (size_t)(1 << 16) : 0);
+    long rss = rss_kb();
+    if (c == warm_cycle) *nfd_warm = nfd, *rss_warm = rss;
+    if (c == cycles) *nfd_end = nfd, *rss_end = rss;
+    if (report) {
+        printf("soak: cycle %3d/%d: %.1f s since the start, rank 0: %d open fds, VmRSS %ld kB\n",
+               c, cycles, MPI_Wtime() - t_start, nfd, rss);
+        fflush(stdout);
+    }
+}
+
+static int policy_soak(void)
+{
+    enum { N = 1200 };
+    int rank, size, count, displ, it = 0;
+    MPI_Comm_rank(XMPI_COMM_WORLD, &rank);
+    MPI_Comm_size(XMPI_COMM_WORLD, &size);
+    XMPI_Get_wsize(rank, size, N, &count, &displ);
+    double *v = NULL;
+    int status = XMPI_Get_process_status(), initial_size = size;
+    if (status == XMPI_RUNNING) {
+        v = malloc(sizeof *v * (size_t)(count > 0 ? count : 1));
+        for (int i = 0; v && i < count; i++) v[i] = displ + i;
+        agree(v != NULL, 0, "out of memory");
+    }
+    XMPI_Register_vector(&v, N, MPI_DOUBLE, XMPI_DISTRIBUTED);
+    if (status == XMPI_NEWLY_SPAWNED) {
+        XMPI_Get_data(&it);
+        MPI_Comm_rank(XMPI_COMM_WORLD, &rank);
+        MPI_Comm_size(XMPI_COMM_WORLD, &size);
+        XMPI_Get_wsize(rank, size, N, &count, &displ);
+    } else if (rank == 0) {
+        char mode[32] = "?", async[8] = "?";
+        XMPI_Get_option("spawn", mode, sizeof mode);
+        XMPI_Get_option("spawn-async", async, sizeof async);
+        printf("soak: %d cycles of --xmpi-policy, %d initial processes, --xmpi-spawn=%s, "
+               "--xmpi-spawn-async=%s\n", cycles, size, mode, async);
+        fflush(stdout);
+    }
+    static char fds_warm[1 << 16], fds_end[1 << 16];
+    /* Rank 0 is one of mpirun's processes: its first size is the initial one. */
+    int nfd_warm = -1, nfd_end = -1, done = 0, grown = 0, initial = initial_size;
+    long rss_warm = -1, rss_end = -1;
+    int warm_cycle = cycles < WARMUP ? cycles : WARMUP;
+    double t_start = MPI_Wtime();
+    struct timespec tick = {0, 2 * 1000 * 1000};
+    char what[160];
+    for (;; it++) {
+        int ok = 1;
+        for (int i = 0; i < count; i++) ok &= v[i] == (double)(displ + i);
+        snprintf(what, sizeof what, "iteration %d: a process's rows hold other values", it);
+        agree(ok, done, what);
+        nanosleep(&tick, NULL);
+        int rc = XMPI_Eval_reconfig(rank, size, it, 0, &count, &displ, NULL, NULL, NULL);
+        if (XMPI_Get_process_status() == XMPI_REMOVED) {
+            free(v);
+            MPI_Finalize();
+            return 0;
+        }
+        snprintf(what, sizeof what, "XMPI_Eval_reconfig at iteration %d (%s)", it,
+                 rc ? XMPI_Error_string(rc) : "ok");
+        agree(rc == XMPI_SUCCESS, done, what);
+        MPI_Comm_rank(XMPI_COMM_WORLD, &rank);
+        MPI_Comm_size(XMPI_COMM_WORLD, &size);
+        if (rank == 0) {
+            if (size > initial) grown = 1;
+            if (grown && size == initial) {
+                grown = 0;
+                done++;
+                policy_fds(done, warm_cycle, fds_warm, fds_end, &nfd_warm, &nfd_end, &rss_warm,
+                           &rss_end, t_start);
+            }
+        }
+        int stop = done >= cycles;
+        MPI_Bcast(&stop, 1, MPI_INT, 0, XMPI_COMM_WORLD);
+        if (stop) break;
+    }
+    int fail = 0;
+    if (rank == 0) {
+        printf("soak: summary: %d cycles of --xmpi-policy in %.1f s (%d iterations); rank 0 open "
+               "fds after cycle %d: %d, after cycle %d: %d (%s); VmRSS %ld kB -> %ld kB\n",
+               cycles, MPI_Wtime() - t_start, it + 1, warm_cycle, nfd_warm, cycles, nfd_end,
+               nfd_warm == nfd_end ? "same" : "DIFFERENT", rss_warm, rss_end);
+        if (nfd_warm != nfd_end || nfd_warm < 0) {
+            fail = 1;
+            printf("soak: FAIL: rank 0 leaks file descriptors\n");
+            print_missing(fds_end, fds_warm, "new:");
+            print_missing(fds_warm, fds_end, "gone:");
+        }
+        fflush(stdout);
+    }
+    free(v);
+    MPI_Finalize();
+    return fail;
+}
+
 /* ----------------------------------------------------------------------------------- */
 
 static char arg_joined[16], arg_cycles[16], arg_n0[16];
@@ -178,10 +289,11 @@ int main(int argc, char **argv)
         if (!strcmp(argv[i], "--joined") && i + 1 < argc) joined = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--cycles") && i + 1 < argc) cycles = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--n0") && i + 1 < argc) n0 = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--policy")) policy = 1;
         else if (argv[i][0] != '-') cycles = atoi(argv[i]);
         else {
             fprintf(stderr, "soak: unknown argument '%s'\n"
-                    "usage: soak [CYCLES] [--xmpi-OPTION...]\n", argv[i]);
+                    "usage: soak [CYCLES] [--policy] [--xmpi-OPTION...]\n", argv[i]);
             MPI_Abort(MPI_COMM_WORLD, 2);
         }
     }
@@ -190,6 +302,7 @@ int main(int argc, char **argv)
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
 
+    if (policy) return policy_soak();
     int rank;
     MPI_Comm_rank(XMPI_COMM_WORLD, &rank);
     char mode[32] = "?";

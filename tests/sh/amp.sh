@@ -3,6 +3,9 @@
 # refused; a run on a slow class with a faster one free decides at every interval end, says
 # so in the trace, may grow onto the fast class, and gives the static run's answer bit for bit.
 . "$(dirname "$0")/lib.sh"
+# Blocking spawns: this test asserts which intervals are decided on and which are warm-ups after a spawn;
+# async.sh covers asynchronous spawns (--xmpi-spawn-async, on by default).
+export XMPI_SPAWN_ASYNC=off
 J="$ROOT/$BUILD/bin/jacobi"
 H=$(hostname)
 printf '%s:fast:2:4\n%s:slow:4:1:0.15\n' "$H" "$H" >"$TMP/res"

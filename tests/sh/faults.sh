@@ -4,6 +4,9 @@
 # --xmpi-wait-timeout and they exit with status 4, naming what they waited for.
 # LIBXMPI_FAULT=POINT-kill|POINT-stop is the library's test hook (docs/failures.md).
 . "$(dirname "$0")/lib.sh"
+# Blocking spawns: this test asserts the faults of a spawn that joins at the interval end that decided it;
+# async.sh covers asynchronous spawns (--xmpi-spawn-async, on by default).
+export XMPI_SPAWN_ASYNC=off
 require_spawn "fault injection"
 J="$ROOT/$BUILD/bin/jacobi"
 printf '3 spawn 1 local\n' >"$TMP/ev"

@@ -4,6 +4,9 @@
 # bit (the plain MPI build is the reference: no library, no moves), the trace shows each size
 # in turn, and the removed processes leave neither a result line nor a process behind.
 . "$(dirname "$0")/lib.sh"
+# Blocking spawns: this test asserts the iteration at which each change happens; async.sh
+# grows the same programs by asynchronous spawns (--xmpi-spawn-async, on by default).
+export XMPI_SPAWN_ASYNC=off
 require_spawn "malleable jacobi, cg (-d) and epidemic (-M)"
 J="$ROOT/$BUILD/bin/jacobi"
 JP="$ROOT/$BUILD/bin/jacobi-plain"

@@ -6,6 +6,9 @@
 # processes. SKIP where Debian's mpich package is missing (scripts/install-deps.sh installs it)
 # or where it can spawn (then relaunch.sh's refused-spawn hook covers the same path).
 . "$(dirname "$0")/lib.sh"
+# Blocking spawns: this test asserts the iterations at which the job is relaunched (the checkpoints they name);
+# async.sh covers asynchronous spawns (--xmpi-spawn-async, on by default).
+export XMPI_SPAWN_ASYNC=off
 NB="$BUILD-nospawn"
 case $NB in /*) ;; *) NB="$ROOT/$NB" ;; esac
 export MPIRUN=mpirun.mpich XMPIRUN_TIMEOUT=${XMPIRUN_TIMEOUT:-60}

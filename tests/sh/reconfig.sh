@@ -4,6 +4,9 @@
 # refused at MPI_Init.
 # The schedule's offer/reclaim lines and a live state file are offered again until taken.
 . "$(dirname "$0")/lib.sh"
+# Blocking spawns: this test asserts the iteration and interval at which each change happens;
+# async.sh covers asynchronous spawns (--xmpi-spawn-async, on by default).
+export XMPI_SPAWN_ASYNC=off
 require_spawn "XMPI_Eval_reconfig (xmpi-spmd)"
 S="$ROOT/$BUILD/bin/xmpi-spmd"
 N=200 IT=60

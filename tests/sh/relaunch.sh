@@ -4,6 +4,9 @@
 # the answer is the plain 2-process run's, bit for bit. The same with --xmpi-resize=auto on an
 # MPI that refuses to spawn (LIBXMPI_FAULT=spawn-refuse), and the refusals.
 . "$(dirname "$0")/lib.sh"
+# Blocking spawns: this test asserts the iterations at which a job grows, and at which it is relaunched;
+# async.sh covers asynchronous spawns (--xmpi-spawn-async, on by default).
+export XMPI_SPAWN_ASYNC=off
 J="$ROOT/$BUILD/bin/jacobi"
 JP="$ROOT/$BUILD/bin/jacobi-plain"
 R="$ROOT/scripts/xmpi-resume"

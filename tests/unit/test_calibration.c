@@ -54,12 +54,14 @@ START_TEST(test_good_file)
                                 "alpha_spawned 7.5e-6\n"
                                 "beta_spawned 3e-10\n"
                                 "copy 5e-10\n"
+                                "spawn_join 0.0065\n"
                                 "power C1 2.5e9\n"
                                 "power fast-node.x 1e10\n",
                                 &def),
                      0);
     ck_assert_msg(!err[0], "%s", err);
     ck_assert_uint_eq(def, 0);
+    ck_assert_double_eq(c.spawn_join, 0.0065);
     ck_assert_double_eq(c.net.alpha, 1e-4);
     ck_assert_double_eq(c.net.beta, 8.483e-12);
     ck_assert_double_eq(c.net.gamma, 1.6e-11);
@@ -90,19 +92,21 @@ START_TEST(test_partial_file)
     ck_assert_double_eq(c.spawn_single, XMPIR_CAL_DEFAULT_SPAWN_SINGLE);
     ck_assert_uint_eq(def, XMPIR_CAL_BETA | XMPIR_CAL_GAMMA | XMPIR_CAL_SPAWN_SINGLE |
                                XMPIR_CAL_SPAWN_GROUP | XMPIR_CAL_ALPHA_SPAWNED |
-                               XMPIR_CAL_BETA_SPAWNED | XMPIR_CAL_COPY);
+                               XMPIR_CAL_BETA_SPAWNED | XMPIR_CAL_COPY | XMPIR_CAL_SPAWN_JOIN);
     ck_assert_double_eq(c.net.copy, XMPIR_CAL_DEFAULT_COPY);
+    ck_assert_double_eq(c.spawn_join, XMPIR_CAL_DEFAULT_SPAWN_JOIN);
     ck_assert_double_eq(c.spawned.alpha, XMPIR_CAL_DEFAULT_ALPHA_SPAWNED);
     ck_assert_double_eq(c.spawned.beta, XMPIR_CAL_DEFAULT_BETA_SPAWNED);
     char names[160];
     xmpi_calibration_defaulted_names(def, names, sizeof names);
-    ck_assert_str_eq(names, "beta, gamma, spawn_single, spawn_group, alpha_spawned, beta_spawned, copy");
+    ck_assert_str_eq(names, "beta, gamma, spawn_single, spawn_group, alpha_spawned, beta_spawned, copy, "
+                            "spawn_join");
 
     ck_assert_int_eq(parse_text(&c, "# nothing but a comment\n\n", &def), 0);
     ck_assert_uint_eq(def, XMPIR_CAL_ALL);
     xmpi_calibration_defaulted_names(def, names, sizeof names);
     ck_assert_str_eq(names, "alpha, beta, gamma, spawn_single, spawn_group, remove, alpha_spawned, "
-                            "beta_spawned, copy");
+                            "beta_spawned, copy, spawn_join");
     xmpi_calibration_defaulted_names(0, names, sizeof names);
     ck_assert_str_eq(names, "");
     /* A short buffer is cut, never overrun. */
@@ -140,7 +144,7 @@ START_TEST(test_spawnbench_file)
     ck_assert(fabs(c.spawn_group - 0.131) < 1e-12);
     ck_assert(fabs(c.remove - (0.01609 + 0.01206 + 0.00601) / 3) < 1e-12);
     ck_assert_uint_eq(def, XMPIR_CAL_ALPHA | XMPIR_CAL_BETA | XMPIR_CAL_GAMMA | XMPIR_CAL_ALPHA_SPAWNED |
-                               XMPIR_CAL_BETA_SPAWNED | XMPIR_CAL_COPY);
+                               XMPIR_CAL_BETA_SPAWNED | XMPIR_CAL_COPY | XMPIR_CAL_SPAWN_JOIN);
 
     /* A key line wins over the benchmark, wherever it stands. */
     ck_assert_int_eq(parse_text(&c, "spawn single 1 0.3\nspawn_single 0.5\nspawn group 1 0.2\n",
@@ -162,7 +166,8 @@ START_TEST(test_malformed)
     } t[] = {
         {"alpha 1e-6\n\nfoo 1\n",
          "cal.txt:3: unknown key 'foo'; expected one of alpha, beta, gamma, spawn_single, "
-         "spawn_group, remove, alpha_spawned, beta_spawned, copy, power, or a benchmark line 'spawn|remove|raw MODE K "
+         "spawn_group, remove, alpha_spawned, beta_spawned, copy, spawn_join, power, or a benchmark line "
+         "'spawn|remove|raw MODE K "
          "SECONDS_PER_PROCESS'"},
         {"# c\nbeta abc\n",
          "cal.txt:2: field beta: 'abc' is not accepted; expected a number of seconds per byte "
@@ -267,6 +272,7 @@ START_TEST(test_write_round_trip)
     c.spawn_single = 0.25;
     c.spawn_group = 0.095;
     c.remove = 0.0123;
+    c.spawn_join = 0.0071;
     c.nclasses = 2;
     snprintf(c.cls[0].name, sizeof c.cls[0].name, "slow");
     c.cls[0].power = 1.5e8;
@@ -286,6 +292,7 @@ START_TEST(test_write_round_trip)
     ck_assert_double_eq(back.spawn_single, c.spawn_single);
     ck_assert_double_eq(back.spawn_group, c.spawn_group);
     ck_assert_double_eq(back.remove, c.remove);
+    ck_assert_double_eq(back.spawn_join, c.spawn_join);
     ck_assert_int_eq(back.nclasses, 2);
     ck_assert_str_eq(back.cls[1].name, "fast");
     ck_assert_double_eq(back.cls[1].power, 6e8);

@@ -17,6 +17,18 @@ START_TEST(test_reconfig)
     m.spawn_group = 1;
     ck_assert_int_eq(xmpi_predict_reconfig(&m, cur, cand, &r), 0);
     NEAR(r.t_spawn, 3 * XMPIR_CAL_DEFAULT_SPAWN_GROUP);
+    /* Asynchronous spawns: the job pays their join, whatever the mode; removals are as they
+     * were. */
+    m.spawn_async = 1;
+    m.cal.spawn_join = 0.011;
+    ck_assert_int_eq(xmpi_predict_reconfig(&m, cur, cand, &r), 0);
+    NEAR(r.t_spawn, 3 * 0.011);
+    NEAR(r.t_remove, 1 * XMPIR_CAL_DEFAULT_REMOVE);
+    m.spawn_group = 0;
+    ck_assert_int_eq(xmpi_predict_reconfig(&m, cur, cand, &r), 0);
+    NEAR(r.t_spawn, 3 * 0.011);
+    m.spawn_async = 0;
+    m.spawn_group = 1;
     ck_assert_int_eq(xmpi_predict_reconfig(&m, cur, cur, &r), 0);
     ck_assert_int_eq(r.nspawn + r.nremove, 0);
     NEAR(r.t_spawn + r.t_remove, 0);

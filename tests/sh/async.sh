@@ -1,0 +1,119 @@
+# --xmpi-spawn-async (on by default): a policy's spawn runs on rank 0's helper thread while the
+# job computes, and the new processes join at a later interval end. Jacobi and CG -d and the
+# epidemic code -M grow 2 -> 3 -> 4 and shrink to 2 under --xmpi-policy=smp, in both spawn
+# modes, with the plain-MPI run's answer bit for bit; the trace shows the spawn under way
+# ("spawning") before the join. Then the edges: a spawn still under way at MPI_Finalize (its
+# processes leave without running the program), a spawn MPI refuses on the helper thread (the
+# job goes on as it was), and an MPI library without MPI_THREAD_MULTIPLE (spawns block, one
+# note). No process may be left behind.
+. "$(dirname "$0")/lib.sh"
+require_spawn "asynchronous spawns"
+J="$ROOT/$BUILD/bin/jacobi"
+JP="$ROOT/$BUILD/bin/jacobi-plain"
+C="$ROOT/$BUILD/bin/cg"
+CP="$ROOT/$BUILD/bin/cg-plain"
+E="$ROOT/$BUILD/bin/epidemic"
+EP="$ROOT/$BUILD/bin/epidemic-plain"
+
+field() { sed -n "s/^result:.* $1=\([^ ]*\).*/\1/p" "$2"; }
+# sizes TRACE: the nprocs column with repeats folded, e.g. "2 3 4 2".
+sizes() { awk -F, 'NR > 1 && $3 != last { printf "%s%s", (n++ ? " " : ""), $3; last = $3 }' "$1"; }
+# column TRACE NAME: the values of one trace column, by its header name.
+column() { awk -F, -v c="$2" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == c) k = i; next } k { print $k }' "$1"; }
+leftovers() {
+    local pids
+    for _ in 1 2 3 4 5; do
+        pids=$(pgrep -f "^$1 " | tr '\n' ' ')
+        [ -z "$pids" ] && return 0
+        sleep 0.2
+    done
+    echo "$pids"
+}
+
+# A spawn takes 0.3-0.8 s here: the events leave the job time to finish each one before the
+# next (a policy waits for the spawn it decided, and a later event waits with it).
+printf '20 spawn 1 local\n200 spawn 1 local\n400 remove 2 local\n' >"$TMP/events"
+
+# grow NAME REF PROG ARGS...: PROG ARGS on 2 processes under the schedule, asynchronous spawns
+# (the default), against the plain run REF.
+grow() {
+    local name=$1 ref=$2 prog=$3
+    shift 3
+    local out="$TMP/$name"
+    RETRY_HOOK="rm -f '$out.csv'" launch_retry "$out" -np 2 "$prog" "$@" --xmpi-si=20 \
+        --xmpi-policy=smp "--xmpi-rms=schedule:$TMP/events" --xmpi-oversubscribe \
+        --xmpi-verbose=1 "--xmpi-trace=$out.csv"
+    local rc=$?
+    check "$name: exits 0" test $rc = 0
+    [ $rc = 0 ] || sed 's/^/#   /' "$out" "$out.err" | tail -8
+    check "$name: the plain run's checksum" \
+        test -n "$(field checksum "$ref")" -a "$(field checksum "$ref")" = "$(field checksum "$out")"
+    check "$name: the trace shows 2, 3, 4, then 2 processes" test "$(sizes "$out.csv")" = "2 3 4 2"
+    # The interval that started each spawn still ran on the old processes; the join came later.
+    check "$name: two spawns were started asynchronously" \
+        test "$(column "$out.csv" action | grep -c spawning)" = 2
+    check "$name: ... and joined at a later interval end" \
+        test "$(grep -c 'asynchronous spawn of 1: 1 started in .* s beside the computation; joined in' "$out.err")" = 2
+    check "$name: one result line" test "$(grep -c '^result:' "$out")" = 1
+    local left
+    left=$(leftovers "$prog")
+    check "$name: no process left behind${left:+ (pids $left)}" test -z "$left"
+}
+
+"$LAUNCH" -np 2 "$JP" -n 1000 -i 1500 >"$TMP/jacobi.ref" 2>&1
+grow "jacobi -d single" "$TMP/jacobi.ref" "$J" -n 1000 -i 1500 -d
+grow "jacobi -d group" "$TMP/jacobi.ref" "$J" -n 1000 -i 1500 -d --xmpi-spawn=group
+"$LAUNCH" -np 2 "$CP" -g poisson3d:24 -t 0 -i 1500 >"$TMP/cg.ref" 2>&1
+grow "cg -d" "$TMP/cg.ref" "$C" -g poisson3d:24 -t 0 -i 1500 -d
+"$LAUNCH" -np 2 "$EP" -n 200000 -d 600 >"$TMP/epi.ref" 2>&1
+grow "epidemic -M" "$TMP/epi.ref" "$E" -n 200000 -d 600 -M
+
+# A spawn still under way when the job ends: the job is not held up, its processes leave.
+printf '5 spawn 1 local\n' >"$TMP/late"
+out="$TMP/late.out"
+launch_retry "$out" -np 2 "$J" -n 300 -i 40 -d --xmpi-si=5 --xmpi-policy=smp \
+    "--xmpi-rms=schedule:$TMP/late" --xmpi-oversubscribe --xmpi-verbose=1
+rc=$?
+"$LAUNCH" -np 2 "$JP" -n 300 -i 40 >"$TMP/late.ref" 2>&1
+check "spawn under way at MPI_Finalize: exits 0" test $rc = 0
+check "spawn under way at MPI_Finalize: the plain run's checksum on 2 processes" \
+    test "$(field checksum "$TMP/late.ref")" = "$(field checksum "$out")" -a "$(field ranks "$out")" = 2
+check "spawn under way at MPI_Finalize: rank 0 says the process left without joining" \
+    grep -q 'asynchronous spawn of 1 process(es) had not joined at MPI_Finalize: 1 started and left' "$out.err"
+check "spawn under way at MPI_Finalize: one result line" test "$(grep -c '^result:' "$out")" = 1
+left=$(leftovers "$J")
+check "spawn under way at MPI_Finalize: no process left behind${left:+ (pids $left)}" test -z "$left"
+
+# MPI refuses the spawn on the helper thread (the test hook plays an MPI that cannot spawn):
+# the job goes on with its 2 processes and its answer, and the policy spawns no more.
+out="$TMP/refused.out"
+LIBXMPI_FAULT=spawn-refuse launch_retry "$out" -np 2 "$J" -n 1000 -i 1500 -d --xmpi-si=20 \
+    --xmpi-policy=smp "--xmpi-rms=schedule:$TMP/events" --xmpi-oversubscribe --xmpi-resize=spawn \
+    "--xmpi-trace=$out.csv"
+rc=$?
+check "refused asynchronous spawn: exits 0" test $rc = 0
+check "refused asynchronous spawn: the plain run's checksum on 2 processes" \
+    test "$(field checksum "$TMP/jacobi.ref")" = "$(field checksum "$out")" -a "$(field ranks "$out")" = 2
+check "refused asynchronous spawn: rank 0 says MPI_Comm_spawn failed and policies spawn no more" \
+    sh -c "grep -q 'MPI_Comm_spawn failed after 0 of 1' '$out.err' && grep -q 'spawns no more processes' '$out.err'"
+check "refused asynchronous spawn: the trace never shows more than 2 processes" \
+    test "$(sizes "$out.csv")" = 2
+
+# No MPI_THREAD_MULTIPLE (the test hook lowers what MPI provided): one note, blocking spawns
+# at the very interval ends that decided them, the same answer.
+out="$TMP/nothreads.out"
+LIBXMPI_FAULT=no-thread-multiple RETRY_HOOK="rm -f '$out.csv'" launch_retry "$out" -np 2 "$J" \
+    -n 1000 -i 1500 -d --xmpi-si=20 --xmpi-policy=smp "--xmpi-rms=schedule:$TMP/events" \
+    --xmpi-oversubscribe "--xmpi-trace=$out.csv"
+rc=$?
+check "without MPI_THREAD_MULTIPLE: exits 0" test $rc = 0
+check "without MPI_THREAD_MULTIPLE: one note naming the option and the thread level" \
+    test "$(grep -c 'option --xmpi-spawn-async=on: the MPI library does not provide MPI_THREAD_MULTIPLE' "$out.err")" = 1
+check "without MPI_THREAD_MULTIPLE: the plain run's checksum" \
+    test "$(field checksum "$TMP/jacobi.ref")" = "$(field checksum "$out")"
+check "without MPI_THREAD_MULTIPLE: blocking spawns at iterations 20 and 200" \
+    test "$(sed -n 's/^jacobi: \(iteration [0-9]*: spawned\).*/\1/p' "$out" | tr '\n' ' ')" = "iteration 20: spawned iteration 200: spawned "
+check "without MPI_THREAD_MULTIPLE: nothing was spawned asynchronously" \
+    test "$(column "$out.csv" action | grep -c spawning)" = 0
+left=$(leftovers "$J")
+check "no process left behind${left:+ (pids $left)}" test -z "$left"
