@@ -337,10 +337,11 @@ static int spawn_async_begin(struct xmpi_ctx *cx, const char *command, char *arg
 
 /* Collective, at the first interval end after rank 0 saw the asynchronous spawn finished: the
  * new processes join and take their rows, as after a blocking spawn. Only the join is the
- * job's time (the reconfiguration the model learns); `hidden` (s) ran beside it. */
+ * job's time (the reconfiguration the model learns); `hidden` (s) ran beside it, `cpu` of it
+ * on rank 0's helper thread. */
 static int spawn_async_join(struct xmpi_ctx *cx, const struct xmpi_interval *s,
                             const struct xmpi_app *app, struct xmpi_reconfig_plan *plan,
-                            double hidden)
+                            double hidden, double cpu)
 {
     int n = cx->world.pending, before = cx->size, done = 0;
     const int *hosts = cx->rank == 0 ? xmpi_world_spawn_hosts(cx) : NULL;
@@ -365,7 +366,8 @@ static int spawn_async_join(struct xmpi_ctx *cx, const struct xmpi_interval *s,
         if (moved != XMPI_SUCCESS) rc = moved;
     }
     snprintf(plan->why, sizeof plan->why, "asynchronous spawn of %d: %d started in %.3f s beside "
-             "the computation; joined in %.3f s", n, done, hidden, visible);
+             "the computation (rank 0's helper thread used %.3f s of CPU); joined in %.3f s", n,
+             done, hidden, cpu, visible);
     xmpi_note(cx, 1, "XMPI_Eval_reconfig: %s", plan->why);
     free(placed);
     free(map);
@@ -421,10 +423,11 @@ int xmpi_pipeline_interval_end(struct xmpi_ctx *cx, const struct xmpi_app *app)
     }
     /* An asynchronous spawn under way (world.pending, the same everywhere): has it finished?
      * Its processes join at an interval end the program evaluates for reconfiguration. */
-    double async[2] = {-1, 0};   /* -1: none; 0: still running; 1: finished; seconds so far */
+    /* -1: none; 0: still running; 1: finished; seconds so far; the helper thread's CPU */
+    double async[3] = {-1, 0, 0};
     if (cx->world.pending && app && app->reconfig) {
-        if (cx->rank == 0) async[0] = xmpi_world_spawn_ready(cx, &async[1]);
-        PMPI_Bcast(async, 2, MPI_DOUBLE, 0, cx->comm);
+        if (cx->rank == 0) async[0] = xmpi_world_spawn_ready(cx, &async[1], &async[2]);
+        PMPI_Bcast(async, 3, MPI_DOUBLE, 0, cx->comm);
     }
     double t_decide = PMPI_Wtime();
     if (app && s->nprocs == cx->size) {
@@ -462,7 +465,7 @@ int xmpi_pipeline_interval_end(struct xmpi_ctx *cx, const struct xmpi_app *app)
         plan.action = XMPIR_PLAN_KEEP;   /* it failed: the job goes on as it was */
     } else if (plan.action != XMPIR_PLAN_KEEP) {
         int before = cx->size;
-        rc = async[0] > 0 ? spawn_async_join(cx, s, app, &plan, async[1])
+        rc = async[0] > 0 ? spawn_async_join(cx, s, app, &plan, async[1], async[2])
                           : reconfigure(cx, s, app, &plan);
         /* MPI refused the spawn and started nothing: a job that can be relaunched grows that
          * way instead (an MPI library that cannot spawn at all, Debian's MPICH 4.0.2). */

@@ -630,6 +630,7 @@ struct xmpi_async {
     int *hosts;
     int wait_timeout;
     double t_begin, t_ready;   /* PMPI_Wtime */
+    double cpu;                /* the helper thread's CPU seconds */
     struct xmpi_watchdog watch;
 };
 
@@ -640,6 +641,8 @@ static void *async_main(void *arg)
     snprintf(what, sizeof what, "an asynchronous spawn of %d process(es) (MPI_Comm_spawn on "
              "rank 0's helper thread)", a->n);
     xmpi_watchdog_arm(&a->watch, a->wait_timeout, 0, what);
+    struct timespec c0, c1;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &c0);
     if (a->group) {
         a->rc = spawn_bridge(a->command, a->argv, a->n, a->infos, &a->bridges[0]);
         if (a->rc == MPI_SUCCESS) a->made = a->n, a->nbridges = 1;
@@ -652,6 +655,8 @@ static void *async_main(void *arg)
         }
     }
     xmpi_watchdog_disarm(&a->watch);
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &c1);
+    a->cpu = (double)(c1.tv_sec - c0.tv_sec) + 1e-9 * (double)(c1.tv_nsec - c0.tv_nsec);
     a->t_ready = PMPI_Wtime();
     __atomic_store_n(&a->finished, 1, __ATOMIC_RELEASE);
     return NULL;
@@ -712,12 +717,13 @@ int xmpi_world_spawn_begin(struct xmpi_ctx *cx, const char *command, char *argv[
     return XMPI_SUCCESS;
 }
 
-int xmpi_world_spawn_ready(const struct xmpi_ctx *cx, double *seconds)
+int xmpi_world_spawn_ready(const struct xmpi_ctx *cx, double *seconds, double *cpu)
 {
     const struct xmpi_async *a = cx->world.async;
     if (!a) return -1;
     int done = __atomic_load_n(&a->finished, __ATOMIC_ACQUIRE);
     if (seconds) *seconds = (done ? a->t_ready : PMPI_Wtime()) - a->t_begin;
+    if (cpu) *cpu = done ? a->cpu : 0;
     return done;
 }
 

@@ -72,8 +72,9 @@ void xmpi_world_spawn_hint(const struct xmpi_ctx *cx, char *buf, size_t len);
 int xmpi_world_spawn_begin(struct xmpi_ctx *cx, const char *command, char *argv[],
                            const int *hosts, int n, MPI_Info info);
 /* Rank 0: 1 when the spawn under way has finished (started its processes, or failed), 0 while
- * it runs, -1 when none is under way; *seconds (may be NULL): how long it took or has taken. */
-int xmpi_world_spawn_ready(const struct xmpi_ctx *cx, double *seconds);
+ * it runs, -1 when none is under way; *seconds: how long it took or has taken; *cpu: the CPU
+ * seconds the helper thread used, once finished (either may be NULL). */
+int xmpi_world_spawn_ready(const struct xmpi_ctx *cx, double *seconds, double *cpu);
 /* Rank 0: the pool hosts of the spawn under way (n entries), or NULL. */
 const int *xmpi_world_spawn_hosts(const struct xmpi_ctx *cx);
 /* Collective, once rank 0 saw the spawn finished: the processes it started join

@@ -7,6 +7,8 @@ BUILD=${1:-build}
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 REPS=${REPS:-3}
 CAL="$BUILD/xmpi-calibration.txt"
+# GROW_ONLY=1: only the Jacobi grow at the end.
+if [ "${GROW_ONLY:-0}" != 1 ]; then
 rm -f "$CAL"
 for mode in single group; do
     for attempt in 1 2 3; do
@@ -41,6 +43,7 @@ awk '
         printf "target: group spawn of 4 at most half of four single spawns: %.2f: %s\n", ratio, ratio <= 0.5 ? "met" : "missed"
         printf "FLEX-MPI (thesis, its cluster): 519.7 ms per created process, 0.8 ms per removed process\n"
     }' "$CAL"
+fi
 
 # Jacobi growing 2 -> 3 mid-run (issue 16): blocking spawns (--xmpi-spawn-async=off) against
 # asynchronous ones, alternating in one run. The iteration time lost to the grow is read from
@@ -70,14 +73,13 @@ grow_run() {
     local joined
     joined=$(sed -n 's/^jacobi: iteration \([0-9]*\): spawned.*/\1/p' "$out" | head -1)
     [ -n "$joined" ] || { echo "bench-spawn: jacobi grow ($mode) did not grow" >&2; exit 1; }
-    # lost, the join iteration, the checksum
-    awk -v at="$GROW_AT" -v j="$joined" '
+    # lost, the join iteration, the reference iteration time (the median of the 100 before)
+    local ref
+    ref=$(awk -v at="$GROW_AT" '{ s[NR - 1] = $1 } END { for (k = at - 100; k < at; k++) print s[k] - s[k - 1] }' \
+              "$out.stamps" | sort -g | awk '{ d[NR] = $1 } END { print NR % 2 ? d[(NR + 1) / 2] : (d[NR / 2] + d[NR / 2 + 1]) / 2 }')
+    awk -v at="$GROW_AT" -v j="$joined" -v ref="$ref" '
         { s[NR - 1] = $1 }
         END {
-            n = 0
-            for (k = at - 100; k < at; k++) d[n++] = s[k] - s[k - 1]
-            asort(d)
-            ref = n % 2 ? d[(n + 1) / 2] : (d[n / 2] + d[n / 2 + 1]) / 2
             lost = 0
             for (k = at; k <= j; k++) lost += s[k] - s[k - 1] - ref
             printf "%.6f %d %.6f", lost, j, ref
