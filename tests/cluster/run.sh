@@ -88,6 +88,9 @@ fi
 echo "# launcher: $MPIRUN ($KIND)"
 export PMIX_MCA_gds=hash   # rarer PMIx_Init hangs of spawned processes (see scripts/xmpirun)
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+# Blocking spawns: the checks name the iteration at which each change happens and where the
+# processes of each spawn ran; tests/sh/async.sh covers asynchronous spawns.
+export XMPI_SPAWN_ASYNC=off
 
 passed=0 failed=0
 ok() { echo "ok - $*"; passed=$((passed + 1)); }

@@ -20,15 +20,6 @@ field() { sed -n "s/^result:.* $1=\([^ ]*\).*/\1/p" "$2"; }
 sizes() { awk -F, 'NR > 1 && $3 != last { printf "%s%s", (n++ ? " " : ""), $3; last = $3 }' "$1"; }
 # column TRACE NAME: the values of one trace column, by its header name.
 column() { awk -F, -v c="$2" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == c) k = i; next } k { print $k }' "$1"; }
-leftovers() {
-    local pids
-    for _ in 1 2 3 4 5; do
-        pids=$(pgrep -f "^$1 " | tr '\n' ' ')
-        [ -z "$pids" ] && return 0
-        sleep 0.2
-    done
-    echo "$pids"
-}
 
 # A spawn takes 0.3-0.8 s here: the events leave the job time to finish each one before the
 # next (a policy waits for the spawn it decided, and a later event waits with it).
@@ -60,13 +51,13 @@ grow() {
     check "$name: no process left behind${left:+ (pids $left)}" test -z "$left"
 }
 
-"$LAUNCH" -np 2 "$JP" -n 1000 -i 1500 >"$TMP/jacobi.ref" 2>&1
-grow "jacobi -d single" "$TMP/jacobi.ref" "$J" -n 1000 -i 1500 -d
-grow "jacobi -d group" "$TMP/jacobi.ref" "$J" -n 1000 -i 1500 -d --xmpi-spawn=group
-"$LAUNCH" -np 2 "$CP" -g poisson3d:24 -t 0 -i 1500 >"$TMP/cg.ref" 2>&1
-grow "cg -d" "$TMP/cg.ref" "$C" -g poisson3d:24 -t 0 -i 1500 -d
-"$LAUNCH" -np 2 "$EP" -n 200000 -d 600 >"$TMP/epi.ref" 2>&1
-grow "epidemic -M" "$TMP/epi.ref" "$E" -n 200000 -d 600 -M
+"$LAUNCH" -np 2 "$JP" -n 1000 -i 3000 >"$TMP/jacobi.ref" 2>&1
+grow "jacobi -d single" "$TMP/jacobi.ref" "$J" -n 1000 -i 3000 -d
+grow "jacobi -d group" "$TMP/jacobi.ref" "$J" -n 1000 -i 3000 -d --xmpi-spawn=group
+"$LAUNCH" -np 2 "$CP" -g poisson3d:24 -t 0 -i 6000 >"$TMP/cg.ref" 2>&1
+grow "cg -d" "$TMP/cg.ref" "$C" -g poisson3d:24 -t 0 -i 6000 -d
+"$LAUNCH" -np 2 "$EP" -n 200000 -d 1200 >"$TMP/epi.ref" 2>&1
+grow "epidemic -M" "$TMP/epi.ref" "$E" -n 200000 -d 1200 -M
 
 # A spawn still under way when the job ends: the job is not held up, its processes leave.
 printf '5 spawn 1 local\n' >"$TMP/late"
@@ -87,7 +78,7 @@ check "spawn under way at MPI_Finalize: no process left behind${left:+ (pids $le
 # MPI refuses the spawn on the helper thread (the test hook plays an MPI that cannot spawn):
 # the job goes on with its 2 processes and its answer, and the policy spawns no more.
 out="$TMP/refused.out"
-LIBXMPI_FAULT=spawn-refuse launch_retry "$out" -np 2 "$J" -n 1000 -i 1500 -d --xmpi-si=20 \
+LIBXMPI_FAULT=spawn-refuse launch_retry "$out" -np 2 "$J" -n 1000 -i 3000 -d --xmpi-si=20 \
     --xmpi-policy=smp "--xmpi-rms=schedule:$TMP/events" --xmpi-oversubscribe --xmpi-resize=spawn \
     "--xmpi-trace=$out.csv"
 rc=$?
@@ -103,7 +94,7 @@ check "refused asynchronous spawn: the trace never shows more than 2 processes" 
 # at the very interval ends that decided them, the same answer.
 out="$TMP/nothreads.out"
 LIBXMPI_FAULT=no-thread-multiple RETRY_HOOK="rm -f '$out.csv'" launch_retry "$out" -np 2 "$J" \
-    -n 1000 -i 1500 -d --xmpi-si=20 --xmpi-policy=smp "--xmpi-rms=schedule:$TMP/events" \
+    -n 1000 -i 3000 -d --xmpi-si=20 --xmpi-policy=smp "--xmpi-rms=schedule:$TMP/events" \
     --xmpi-oversubscribe "--xmpi-trace=$out.csv"
 rc=$?
 check "without MPI_THREAD_MULTIPLE: exits 0" test $rc = 0

@@ -35,3 +35,15 @@ require_spawn() {
         exit 0
     fi
 }
+
+# leftovers PROG: processes of PROG still running a second after the job ended. Spawned
+# processes run PROG with the program's own options, so its path starts their command line.
+leftovers() {
+    local pids
+    for _ in 1 2 3 4 5; do
+        pids=$(pgrep -f "^$1 " | tr '\n' ' ')
+        [ -z "$pids" ] && return 0
+        sleep 0.2
+    done
+    echo "$pids"
+}

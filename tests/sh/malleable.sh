@@ -25,18 +25,6 @@ iteration 80: removed 2 processes (now 2)'
 # sizes TRACE: the nprocs column with repeats folded, e.g. "2 3 4 2".
 sizes() { awk -F, 'NR > 1 && $3 != last { printf "%s%s", (n++ ? " " : ""), $3; last = $3 }' "$1"; }
 
-# leftovers PROG: processes of PROG still running a second after the job ended. Spawned
-# processes run PROG with the program's own options, so its path starts their command line.
-leftovers() {
-    local pids
-    for _ in 1 2 3 4 5; do
-        pids=$(pgrep -f "^$1 " | tr '\n' ' ')
-        [ -z "$pids" ] && return 0
-        sleep 0.2
-    done
-    echo "$pids"
-}
-
 # malleable NAME REF PROG ARGS...: PROG ARGS -d (MFLAG, when set: the epidemic's days are -d) on 2
 # processes under the schedule, against the static run whose output is REF.
 malleable() {

@@ -143,6 +143,9 @@ for h in $HOSTS; do ns_host["net:[$(stat -L -c %i "/run/netns/$h")]"]=$h; done
 WLOG="$TMP/where.log"
 for h in $HOSTS; do echo "$h slots=2"; done >"$TMP/hostfile"
 export PMIX_MCA_gds=hash OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+# Blocking spawns: the checks name the iteration at which each change happens and where the
+# processes of each spawn ran; tests/sh/async.sh covers asynchronous spawns.
+export XMPI_SPAWN_ASYNC=off
 
 field() { sed -n "s/^result:.* $1=\([^ ]*\).*/\1/p" "$2"; }
 # running HOST: the job's processes (jacobi) running on HOST now.
