@@ -42,7 +42,6 @@ struct xmpi_ctx {
     int async_want;          /* a policy may grow the job and --xmpi-spawn-async=on: MPI_Init
                               * asks for MPI_THREAD_MULTIPLE (decided before PMPI_Init) */
     int async;               /* policies' spawns run on a helper thread (world.h) */
-    int async_refused;       /* wanted, and MPI did not provide MPI_THREAD_MULTIPLE */
     char **argv;             /* the program's arguments without argv[0] and --xmpi- options:
                               * what XMPI_Eval_reconfig gives the processes it spawns */
 

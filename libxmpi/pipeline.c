@@ -277,17 +277,13 @@ static int reconfigure(struct xmpi_ctx *cx, const struct xmpi_interval *s,
     int rc, async = cx->async;
     /* Rank 0's helper thread spawns: its process decides for all. */
     if (plan->action == XMPIR_PLAN_SPAWN) PMPI_Bcast(&async, 1, MPI_INT, 0, cx->comm);
+    char exe[4096];
+    const char *command = NULL;
+    char **argv = NULL;
+    if (plan->action == XMPIR_PLAN_SPAWN) spawn_command(cx, app, exe, sizeof exe, &command, &argv);
     if (plan->action == XMPIR_PLAN_SPAWN && async) {
-        char exe[4096];
-        const char *command;
-        char **argv;
-        spawn_command(cx, app, exe, sizeof exe, &command, &argv);
         rc = spawn_async_begin(cx, command, argv, plan->count, classes);
     } else if (plan->action == XMPIR_PLAN_SPAWN) {
-        char exe[4096];
-        const char *command;
-        char **argv;
-        spawn_command(cx, app, exe, sizeof exe, &command, &argv);
         double *power = malloc(sizeof *power * ((size_t)cx->size + (size_t)plan->count));
         if (!power) xmpi_die_nomem(cx, "XMPI_Eval_reconfig");
         double *map;

@@ -253,7 +253,7 @@ static void start(int *argc, char ***argv)
             xmpi_rms_schedule_replay(&cx->rms.schedule, (long)cx->ckpt.manifest->iteration);
     }
     xmpi_relaunch_start(cx);
-    if (cx->async_refused)
+    if (cx->async_want && !cx->async)
         xmpi_note(cx, 0, "option --xmpi-spawn-async=on: the MPI library does not provide "
                   "MPI_THREAD_MULTIPLE; a policy's spawns make the job wait (as "
                   "--xmpi-spawn-async=off)");
@@ -343,7 +343,6 @@ static void settle_async(struct xmpi_ctx *cx, int provided)
     if (xmpi_fault_is("no-thread-multiple") && provided == MPI_THREAD_MULTIPLE)
         provided = MPI_THREAD_SERIALIZED;
     cx->async = cx->async_want && provided == MPI_THREAD_MULTIPLE;
-    cx->async_refused = cx->async_want && !cx->async;
 }
 
 /* Before PMPI_Init, in every process (spawned ones too): Open MPI's MPI-IO picks its
