@@ -305,7 +305,6 @@ static void prepare(struct xmpi_ctx *cx, int *argc, char ***argv)
         free(o);
         return;
     }
-    int cores = xmpi_local_pes();
     if (parsed) {
         struct xmpi_pool pool = {0, NULL}, *pp = NULL;
         char host[256] = "";
@@ -314,7 +313,9 @@ static void prepare(struct xmpi_ctx *cx, int *argc, char ***argv)
             gethostname(host, sizeof host - 1) == 0)
             pp = &pool;
         mode = o->yield;
-        cx->yield = xmpi_sched_yield(o->yield, o->oversubscribe, pp, host, cores);
+        /* The cores are counted only where the decision needs them. */
+        cx->yield = xmpi_sched_yield(o->yield, o->oversubscribe, pp, host,
+                                     pp ? xmpi_local_pes() : 1);
         if (o->yield != XMPIR_YIELD_AUTO)
             snprintf(cx->yield_why, sizeof cx->yield_why, "--xmpi-yield=%s",
                      o->yield == XMPIR_YIELD_ON ? "on" : "off");

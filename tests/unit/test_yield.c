@@ -1,7 +1,10 @@
 /* --xmpi-yield: the option's values, the PEs the pool gives a host, and the decision
  * (policies/scheduler.c xmpi_sched_yield) that runtime.c takes before PMPI_Init. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+
+#include <hwloc.h>
 
 #include "../../models/formats/options.h"
 #include "options_util.h"
@@ -59,6 +62,40 @@ START_TEST(test_host_pes)
 }
 END_TEST
 
+/* The reference: hwloc with everything it loads by default, plugins included. */
+static int reference_pes(void)
+{
+    hwloc_topology_t t;
+    ck_assert_int_eq(hwloc_topology_init(&t), 0);
+    ck_assert_int_eq(hwloc_topology_load(t), 0);
+    int cores = hwloc_get_nbobjs_by_type(t, HWLOC_OBJ_CORE);
+    int pus = hwloc_get_nbobjs_by_type(t, HWLOC_OBJ_PU);
+    hwloc_topology_destroy(t);
+    return cores > 0 ? cores : pus;
+}
+
+/* The count without hwloc's plugins is the count with them, and the environment the
+ * count changes for its call is as it was afterwards, whether the user set it or not. */
+START_TEST(test_local_pes)
+{
+    unsetenv("HWLOC_PLUGINS_PATH");
+    int pes = xmpi_local_pes();
+    ck_assert_ptr_null(getenv("HWLOC_PLUGINS_PATH"));
+    ck_assert_int_eq(pes, reference_pes());
+    ck_assert_int_eq(xmpi_local_pes(), pes);
+}
+END_TEST
+
+START_TEST(test_local_pes_user_path)
+{
+    setenv("HWLOC_PLUGINS_PATH", "/nonexistent-xmpi-test", 1);
+    int pes = xmpi_local_pes();
+    ck_assert_str_eq(getenv("HWLOC_PLUGINS_PATH"), "/nonexistent-xmpi-test");
+    unsetenv("HWLOC_PLUGINS_PATH");
+    ck_assert_int_eq(pes, reference_pes());
+}
+END_TEST
+
 START_TEST(test_decision)
 {
     struct xmpi_pool p;
@@ -85,6 +122,8 @@ Suite *yield_suite(void)
     tcase_add_test(tc, test_option_refused);
     tcase_add_test(tc, test_host_pes);
     tcase_add_test(tc, test_decision);
+    tcase_add_test(tc, test_local_pes);
+    tcase_add_test(tc, test_local_pes_user_path);
     suite_add_tcase(s, tc);
     return s;
 }
