@@ -28,20 +28,27 @@ struct join_packet {
     int spawn_refused;         /* and whether policies may still spawn */
 };
 
-/* Makes `world` the new XMPI_COMM_WORLD (freeing the previous one) with its private twin. */
-static void adopt(struct xmpi_ctx *cx, MPI_Comm world)
+/* Makes `world` the new XMPI_COMM_WORLD (freeing the previous one) with its private twin
+ * `twin`, or a duplicate of `world` made now when `twin` is MPI_COMM_NULL. */
+static void adopt_pair(struct xmpi_ctx *cx, MPI_Comm world, MPI_Comm twin)
 {
     if (XMPI_COMM_WORLD != MPI_COMM_NULL) PMPI_Comm_free(&XMPI_COMM_WORLD);
     if (cx->comm != MPI_COMM_NULL) PMPI_Comm_free(&cx->comm);
     XMPI_COMM_WORLD = world;
     if (world == MPI_COMM_NULL) return;
     PMPI_Comm_set_name(XMPI_COMM_WORLD, "XMPI_COMM_WORLD");
-    PMPI_Comm_dup(world, &cx->comm);
+    if (twin == MPI_COMM_NULL) PMPI_Comm_dup(world, &twin);
+    cx->comm = twin;
     PMPI_Comm_set_name(cx->comm, "xmpi-internal");
     /* A failed spawn must come back as an error code, not abort the job. */
     PMPI_Comm_set_errhandler(cx->comm, MPI_ERRORS_RETURN);
     PMPI_Comm_rank(world, &cx->rank);
     PMPI_Comm_size(world, &cx->size);
+}
+
+static void adopt(struct xmpi_ctx *cx, MPI_Comm world)
+{
+    adopt_pair(cx, world, MPI_COMM_NULL);
 }
 
 /* Limits this process to its class's speed; returns 0 (limited or nothing to do), 1 when
@@ -782,14 +789,19 @@ static void spawn_cancel(struct xmpi_ctx *cx)
     cx->world.async = NULL;
 }
 
+/* Both communicators of the smaller job are made while the leaving processes still take
+ * part: a duplicate made afterwards, by the processes that stay alone, waited for whichever
+ * of them the leaving processes' exit kept off the cores (0.5-19 ms per removal on 2 cores,
+ * against 0.3-1.4 ms for a creation). */
 void xmpi_world_remove(struct xmpi_ctx *cx, const int *ranks, int n)
 {
     MPI_Group all, keep;
-    MPI_Comm smaller;
+    MPI_Comm smaller, twin;
     xmpi_watchdog_arm(&cx->watch, (int)cx->opts.wait_timeout, cx->rank, "XMPI_Remove");
     PMPI_Comm_group(cx->comm, &all);
     PMPI_Group_excl(all, n, ranks, &keep);
     PMPI_Comm_create(cx->comm, keep, &smaller);
+    PMPI_Comm_create(cx->comm, keep, &twin);
     PMPI_Group_free(&all);
     PMPI_Group_free(&keep);
     if (cx->rank == 0) xmpi_sched_remove(&cx->world.sched, ranks, n);
@@ -798,7 +810,7 @@ void xmpi_world_remove(struct xmpi_ctx *cx, const int *ranks, int n)
         cx->status = XMPI_REMOVED;
         xmpi_emulate_release(&cx->emu);
     }
-    adopt(cx, smaller);
+    adopt_pair(cx, smaller, twin);
 }
 
 void xmpi_world_stop(struct xmpi_ctx *cx)
