@@ -18,21 +18,27 @@ static void usage(FILE *out)
             "  Measures, for k = 1, 2, 4, ... up to MAXPROCS (default 4), the cost per process of\n"
             "  XMPI_Spawn(k) and XMPI_Remove(k), and of the raw MPI_Comm_spawn + MPI_Intercomm_merge\n"
             "  the library is built on, in the spawn mode of the job (--xmpi-spawn), REPS times each\n"
-            "  (default 3, the median is kept). Results are printed and merged into FILE (default\n"
-            "  xmpi-calibration.txt): lines 'spawn|remove|raw MODE K SECONDS_PER_PROCESS', replacing\n"
-            "  earlier lines of the same kind, mode and k, keeping all other lines.\n"
+            "  (default 3, the median is kept), each until the grown job has completed its first\n"
+            "  barrier (Open MPI connects to new processes at their first message). Results are\n"
+            "  printed and merged into FILE (default xmpi-calibration.txt): lines\n"
+            "  'spawn|remove|raw MODE K SECONDS_PER_PROCESS', replacing earlier lines of the same\n"
+            "  kind, mode and k, keeping all other lines.\n"
             "  Run it with --xmpi-oversubscribe (or a resource file) on machines with few cores.\n");
 }
 
 /* Spawned by XMPI_Spawn: follow rank 0's commands until removed or told to stop. */
 static int follow(void)
 {
+    MPI_Barrier(XMPI_COMM_WORLD);   /* the grown job's first collective: the clock stops */
     for (;;) {
         int cmd[2];
         MPI_Bcast(cmd, 2, MPI_INT, 0, XMPI_COMM_WORLD);
         if (cmd[0] == OP_STOP) break;
         MPI_Barrier(XMPI_COMM_WORLD);   /* the parents start their clock after it */
-        if (cmd[0] == OP_SPAWN) XMPI_Spawn(NULL, NULL, cmd[1], MPI_INFO_NULL, NULL);
+        if (cmd[0] == OP_SPAWN) {
+            XMPI_Spawn(NULL, NULL, cmd[1], MPI_INFO_NULL, NULL);
+            MPI_Barrier(XMPI_COMM_WORLD);
+        }
         if (cmd[0] == OP_REMOVE) {
             XMPI_Remove(cmd[1], NULL);
             if (XMPI_Get_process_status() == XMPI_REMOVED) break;
@@ -49,7 +55,10 @@ static void order(int op, int k)
 }
 
 /* The same growth the library performs, with plain MPI: one merge per MPI_Comm_spawn, every
- * member (earlier children too) taking part in the next spawn; children leave at the end. */
+ * member (earlier children too) taking part in the next spawn; children leave at the end.
+ * Both measurements end when the grown job has completed its first collective (a barrier):
+ * Open MPI connects to the new processes at their first communication, which the library's
+ * join does and a bare merge leaves to the program's next call. */
 static double raw_spawn(const char *child, int k, int group)
 {
     MPI_Comm comm, inter, merged;
@@ -73,9 +82,9 @@ static double raw_spawn(const char *child, int k, int group)
         MPI_Comm_free(&comm);
         comm = merged;
     }
+    MPI_Barrier(comm);   /* the children leave after this */
     double t = MPI_Wtime() - t0;
     MPI_Info_free(&info);
-    MPI_Barrier(comm);   /* the children leave after this */
     MPI_Comm_free(&comm);
     return t;
 }
@@ -158,6 +167,7 @@ int main(int argc, char **argv)
             MPI_Barrier(XMPI_COMM_WORLD);
             double t0 = MPI_Wtime();
             int rc = XMPI_Spawn(argv[0], NULL, ks[i], MPI_INFO_NULL, NULL);
+            if (rc == XMPI_SUCCESS) MPI_Barrier(XMPI_COMM_WORLD);
             sp[r] = (MPI_Wtime() - t0) / ks[i];
             if (rc != XMPI_SUCCESS) {
                 if (rank == 0) fprintf(stderr, "xmpi-spawnbench: XMPI_Spawn(%d): %s\n", ks[i], XMPI_Error_string(rc));
