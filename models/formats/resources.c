@@ -173,24 +173,16 @@ static int count_pes(void)
 }
 
 /* Cores, since a hyperthread is not a PE to balance over; PUs when hwloc sees no cores
- * (some VMs), and 1 when hwloc cannot describe the machine at all.
- * Counted once per process. Counting needs only hwloc's built-in OS discovery, so
- * hwloc's plugins stay unloaded (HWLOC_PLUGINS_PATH empty for the call, unless the
- * user set it). Debian's load the GL and OpenCL plugins, and with them libX11. In
- * every process (spawned ones too) the count then took 12-14 ms of CPU instead of
- * 1-2 ms. If the count finds nothing, it is taken again with the plugins. */
+ * (some VMs), and 1 when hwloc cannot describe the machine at all. Counted once per process
+ * (a count that found nothing is taken again at the next call); hwloc loads with whatever
+ * plugins its environment names (runtime.c counts before MPI_Init without them). */
 int xmpi_local_pes(void)
 {
     static int cached;
     int pes = __atomic_load_n(&cached, __ATOMIC_ACQUIRE);
     if (pes > 0) return pes;
-    if (!getenv("HWLOC_PLUGINS_PATH")) {
-        setenv("HWLOC_PLUGINS_PATH", "", 1);
-        pes = count_pes();
-        unsetenv("HWLOC_PLUGINS_PATH");
-    }
-    if (pes <= 0) pes = count_pes();
-    if (pes <= 0) pes = 1;
+    pes = count_pes();
+    if (pes <= 0) return 1;
     if (pes > PES_MAX) pes = PES_MAX;
     __atomic_store_n(&cached, pes, __ATOMIC_RELEASE);
     return pes;
