@@ -81,18 +81,21 @@ void xmpi_watchdog_init(struct xmpi_watchdog *w)
     pthread_condattr_destroy(&ca);
 }
 
+int xmpi_thread_start(pthread_t *t, void *(*fn)(void *), void *arg)
+{
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    int rc = pthread_create(t, NULL, fn, arg);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    return rc;
+}
+
 void xmpi_watchdog_arm(struct xmpi_watchdog *w, int seconds, int rank, const char *what)
 {
     if (seconds <= 0) return;
     pthread_mutex_lock(&w->mu);
-    if (!w->started && !w->quit) {
-        /* Signals sent to the process stay with the program's threads. */
-        sigset_t all, old;
-        sigfillset(&all);
-        pthread_sigmask(SIG_SETMASK, &all, &old);
-        w->started = pthread_create(&w->thread, NULL, watch, w) == 0;
-        pthread_sigmask(SIG_SETMASK, &old, NULL);
-    }
+    if (!w->started && !w->quit) w->started = xmpi_thread_start(&w->thread, watch, w) == 0;
     w->armed = w->started;
     w->seconds = seconds;
     w->rank = rank;

@@ -31,6 +31,9 @@ void xmpi_watchdog_arm(struct xmpi_watchdog *w, int seconds, int rank, const cha
 void xmpi_watchdog_disarm(struct xmpi_watchdog *w);
 /* Stops the thread (inside MPI_Finalize). */
 void xmpi_watchdog_stop(struct xmpi_watchdog *w);
+/* Starts one of the library's own threads, with every signal blocked in it: signals sent to
+ * the process stay with the program's threads. 0 when it runs. */
+int xmpi_thread_start(pthread_t *t, void *(*fn)(void *), void *arg);
 
 
 /* Fault injection for the tests (docs/failures.md, docs/checkpoint.md): with

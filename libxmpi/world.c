@@ -9,7 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <signal.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -712,12 +711,7 @@ int xmpi_world_spawn_begin(struct xmpi_ctx *cx, const char *command, char *argv[
         async_free(a);
         return XMPI_ERR_NOMEM;
     }
-    /* Signals sent to the process stay with the program's threads. */
-    sigset_t all, old;
-    sigfillset(&all);
-    pthread_sigmask(SIG_SETMASK, &all, &old);
-    a->threaded = pthread_create(&a->thread, NULL, async_main, a) == 0;
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    a->threaded = xmpi_thread_start(&a->thread, async_main, a) == 0;
     /* No thread to be had: the spawn is done here, and joins at the next interval end. */
     if (!a->threaded) async_main(a);
     w->async = a;
