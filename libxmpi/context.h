@@ -67,6 +67,9 @@ struct xmpi_ctx {
         double loop_start;       /* seconds from MPI_Init to the first iteration (about) */
         int unreachable_said;
         int said_maxit;
+        int fast_streak;         /* decisions in a row that found the job too fast and kept */
+        double anchor;           /* the fastest completion of the first decision of an
+                                  * unreachable streak (amp.h); 0 while the goal is reachable */
     } amp;
     /* Rank 0, with a scheduler: the job's cost so far (cost.h), moved on by record() at
      * every interval end and closed at MPI_Finalize. */

@@ -297,7 +297,8 @@ static void decide_amp(struct xmpi_ctx *cx, struct pricing *pr, struct xmpi_reco
         .work = now.work * ap.scale, .power_now = now.work / now.t_comp,
         .cost_now = cost_now > 0 ? cost_now : 0,
         .nprocs = p, .max_spawn = room > 0 ? room : 0, .free = fr, .nfree = nc,
-        .removable = rm, .nremovable = nc};
+        .removable = rm, .nremovable = nc, .fast_streak = cx->amp.fast_streak,
+        .anchor = cx->amp.anchor};
     struct xmpi_amp_model am = {&ap, amp_comm, amp_overhead};
     if (cx->opts.verbose >= 2) {
         char list[512];
@@ -323,6 +324,12 @@ static void decide_amp(struct xmpi_ctx *cx, struct pricing *pr, struct xmpi_reco
         xmpi_note(cx, 0, "XMPI_Eval_reconfig: amp: %s", plan.why);
         return;
     }
+    /* A shrink waits for a second fast interval; an unreachable goal's tolerance counts from
+     * the streak's first decision (amp.h). */
+    cx->amp.fast_streak = plan.verdict < 0 && plan.action == XMPIR_PLAN_KEEP
+                              ? cx->amp.fast_streak + 1 : 0;
+    if (!plan.unreachable) cx->amp.anchor = 0;
+    else if (!(cx->amp.anchor > 0) && plan.fastest > 0) cx->amp.anchor = plan.fastest;
     if (plan.unreachable && !cx->amp.unreachable_said) {
         xmpi_note(cx, 0, "amp: the goal of %.4g s cannot be met (predicted %.4g s at best); "
                   "running the fastest configuration", cx->amp.goal, plan.completion);

@@ -90,6 +90,12 @@ static int check_input(const struct xmpi_amp_input *in, const struct xmpi_amp_mo
         say(out, "amp: max_spawn is %d; expected 0 or more", in->max_spawn);
         return -1;
     }
+    if (in->fast_streak < 0) {
+        say(out, "amp: fast_streak is %d; expected 0 or more", in->fast_streak);
+        return -1;
+    }
+    if (!isfinite(in->anchor) || in->anchor < 0)
+        return bad_number(out, "the anchor", in->anchor, "a finite number, 0 or more (0: none)");
     if (check_slots(out, "free", in->free, in->nfree) ||
         check_slots(out, "removable", in->removable, in->nremovable))
         return -1;
@@ -297,11 +303,13 @@ static int fastest(const struct xmpi_amp_input *in, const struct xmpi_amp_model 
             nk++;
         }
     }
-    /* The fastest, and among the candidates within the tolerance of it (and the tie) the one
-     * the constraint prefers: the fewest processes, or the lowest cost rate (ties: fewer). */
+    /* The fastest, and among the candidates within the tolerance of it (counted from the
+     * anchor when that is sooner; and the tie) the one the constraint prefers: the fewest
+     * processes, or the lowest cost rate (ties: fewer). */
     double fast = cc[0];
     for (int i = 1; i < nk; i++) fast = fmin(fast, cc[i]);
-    double near = fast + in->tol * fabs(fast) + XMPIR_AMP_TIE * fabs(fast);
+    double base = in->anchor > 0 ? fmin(fast, in->anchor) : fast;
+    double near = fmax(fast, base + in->tol * fabs(base)) + XMPIR_AMP_TIE * fabs(fast);
     double ctie = XMPIR_AMP_TIE * fmax(max_cost(in->free, k), max_cost(in->removable, kr));
     int pick = -1;
     for (int i = 0; i < nk; i++) {
@@ -322,6 +330,7 @@ static int fastest(const struct xmpi_amp_input *in, const struct xmpi_amp_model 
         snprintf(passed, sizeof passed, " (the goal of %.4g s has passed: %.4g s elapsed)",
                  in->goal, in->elapsed);
     out->unreachable = 1;
+    out->fastest = fast;
     out->completion = best_c;
     if (best == 0) {
         say(out, "interval needs %.4g s to land on the goal (%.4g s)%s, predicted %.4g s; no "
@@ -399,6 +408,12 @@ static int shrink(const struct xmpi_amp_input *in, const struct xmpi_amp_model *
 {
     int found = 0, R = total(in->removable, in->nremovable);
     if (R > in->nprocs - 1) R = in->nprocs - 1;
+    if (in->fast_streak < 1) {
+        say(out, "interval needs %.4g s to land on the goal (%.4g s), predicted %.4g s: "
+                 "faster than needed in this interval only; keeping %d processes until a "
+                 "second interval confirms it", out->t_goal, in->goal, out->t_now, in->nprocs);
+        return 0;
+    }
     if (shrink_search(in, m, x, out, &found)) return -1;
     if (found) return 0;
     if (R == 0)
@@ -463,7 +478,7 @@ int xmpi_policy_amp(const struct xmpi_amp_input *in, const struct xmpi_amp_model
     int *count = out->count;
     memset(out, 0, sizeof *out);
     out->count = count;
-    out->t_now = out->t_new = out->completion = -1;
+    out->t_now = out->t_new = out->completion = out->fastest = -1;
     if (check_input(in, m, out)) return -1;
 
     int k = in->nfree > in->nremovable ? in->nfree : in->nremovable;
@@ -489,6 +504,7 @@ int xmpi_policy_amp(const struct xmpi_amp_input *in, const struct xmpi_amp_model
     }
 
     /* Phase 2. */
+    out->verdict = out->t_now > out->t_goal ? 1 : -1;
     int *x = malloc((size_t)(k > 0 ? k : 1) * sizeof *x);
     if (!x) {
         say(out, "amp: out of memory");

@@ -12,7 +12,13 @@
  * Phase 1. t_now = T(power_now, nprocs); t_goal = (goal - elapsed) / intervals_left.
  *   |t_now - t_goal| <= tol * t_goal: KEEP. Otherwise t_now > t_goal: too slow (grow);
  *   t_now < t_goal: too fast (shrink). When the goal has passed (elapsed >= goal), t_goal
- *   <= 0 and the job is always too slow.
+ *   <= 0 and the job is always too slow. The verdict is in the plan (verdict -1, 0, 1).
+ *
+ * Confirming a shrink (not in the thesis). A too-fast job shrinks only when the interval
+ * before was found too fast as well (fast_streak >= 1); otherwise it keeps and says it waits
+ * for a second interval. One fast interval is often noise or a neighbour's pause: a Jacobi
+ * run under the 30% efficiency goal shrank on one such interval and had to spawn 4 processes
+ * later to catch up. A too-slow job grows at once: waiting there costs the goal.
  *
  * Deviation from the thesis. Algorithm 8 adds the reconfiguration overheads (spawn or
  * removal, data redistribution) to the prediction of one interval and compares that with
@@ -41,6 +47,12 @@
  *   fastest completion, efficiency takes the fewest processes, cost the lowest cost rate
  *   after (ties: the fewer processes); unreachable = 1. Keeping: nothing finishes sooner by
  *   more than tol, or keeping is the constraint's choice among those that do not.
+ *   The tolerance counts from the anchor, when one is given and it is sooner than the
+ *   fastest now: a candidate qualifies within max(fastest, anchor * (1 + tol)). The caller
+ *   passes the fastest completion of the first unreachable decision of a streak (the plan's
+ *   `fastest`), so that steps each within tol of the last do not add up: without it a Jacobi
+ *   run with an unreachable 35% goal gave up one process per interval, each step within
+ *   tol of the one before.
  *
  * Phase 2, too fast. For r = 1 .. min(sum of removable avail, nprocs - 1):
  *     P_need = work / (t_need(-r) - comm(nprocs - r)), dP = power_now - P_need, the power
@@ -83,6 +95,10 @@ struct xmpi_amp_input {
     int max_spawn;           /* at most this many more processes (the --xmpi-max-procs room, >= 0) */
     const struct xmpi_map_slot *free;      int nfree;       /* free PEs per pool entry: spawn candidates */
     const struct xmpi_map_slot *removable; int nremovable;  /* processes that may leave, per pool entry */
+    int fast_streak;         /* interval ends just before this one found too fast, with no action
+                              * since (>= 0); a too-fast job shrinks only when >= 1 */
+    double anchor;           /* unreachable goal: the fastest completion predicted at the first
+                              * unreachable decision of the streak (seconds, > 0), or 0: none */
 };
 
 /* What the prediction model answers (the runtime implements these from its calibrated model). */
@@ -109,13 +125,15 @@ struct xmpi_amp_plan {
     double completion;       /* predicted completion: elapsed + overhead + intervals_left * t_new
                               * (-1 when the model cannot predict) */
     int unreachable;         /* 1: even the fastest configuration misses the goal; the fastest was chosen */
+    double fastest;          /* unreachable: the fastest completion predicted (the next anchor); else -1 */
+    int verdict;             /* phase 1: 1 too slow, -1 too fast, 0 within tol or no prediction */
     char why[256];           /* one sentence: what was measured/predicted, what was chosen and why */
 };
 
 /* 0 with the plan, or -1 on bad input (NULL pointers, goal <= 0, elapsed < 0,
  * intervals_left <= 0, tol < 0, work <= 0, power_now <= 0, cost_now < 0, NaN or infinite
  * values, nprocs < 1, max_spawn < 0, negative list lengths or avail, a slot's power <= 0 or
- * cost < 0, an unknown constraint) or if GLPK fails (never seen); why says what. `out->count`
+ * cost < 0, an unknown constraint, fast_streak < 0, anchor < 0) or if GLPK fails (never seen); why says what. `out->count`
  * is read, every other field of *out is written. */
 int xmpi_policy_amp(const struct xmpi_amp_input *in, const struct xmpi_amp_model *m,
                     struct xmpi_amp_plan *out);

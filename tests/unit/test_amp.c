@@ -123,14 +123,14 @@ static int avail_sum(const struct xmpi_map_slot *s, int k)
 /* ---- the reference: amp.h's rules over the enumerated vectors ---- */
 
 enum outcome { O_CANNOT, O_TOL, O_SPAWN, O_UNREACH_SPAWN, O_UNREACH_KEEP, O_REMOVE, O_FAST_KEEP,
-               O_UNREACH_REMOVE, O_SLOW_REMOVE, O_N };
+               O_UNREACH_REMOVE, O_SLOW_REMOVE, O_FAST_WAIT, O_N };
 
 struct refplan {
     enum outcome o;
     enum xmpi_plan_action action;
-    int n, unreachable;
+    int n, unreachable, verdict;
     double power, cost;      /* of the chosen PEs */
-    double t_now, t_new, completion;
+    double t_now, t_new, completion, fastest;
 };
 
 /* Does vector v (n > 0) meet the need of its n, spawning (grow) or removing? */
@@ -218,7 +218,7 @@ static int ref_removal(const struct xmpi_amp_input *in, const struct tmodel *tm,
 
 static struct refplan reference(const struct xmpi_amp_input *in, const struct tmodel *tm)
 {
-    struct refplan r = {O_CANNOT, XMPIR_PLAN_KEEP, 0, 0, 0, 0, -1, -1, -1};
+    struct refplan r = {O_CANNOT, XMPIR_PLAN_KEEP, 0, 0, 0, 0, 0, -1, -1, -1, -1};
     double c0;
     if (ref_comm(tm, in->nprocs, &c0)) return r;
     double t_goal = (in->goal - in->elapsed) / in->intervals_left;
@@ -229,6 +229,7 @@ static struct refplan reference(const struct xmpi_amp_input *in, const struct tm
         return r;
     }
     int eff = in->constraint == XMPIR_MAP_EFFICIENCY;
+    r.verdict = r.t_now > t_goal ? 1 : -1;
     if (r.t_now > t_goal) {
         int S = avail_sum(in->free, in->nfree);
         if (in->max_spawn < S) S = in->max_spawn;
@@ -312,9 +313,13 @@ static struct refplan reference(const struct xmpi_amp_input *in, const struct tm
         for (int i = 1; i < nc; i++) if (cs[i].c < fast) fast = cs[i].c;
         double rtie = XMPIR_AMP_TIE * fmax(max_of(in->free, in->nfree, 0),
                                            max_of(in->removable, in->nremovable, 0));
+        /* The tolerance counts from the anchor when that is sooner than the fastest now, and
+         * never shuts out the fastest. */
+        double from = in->anchor > 0 && in->anchor < fast ? in->anchor : fast;
+        double limit = from * (1 + in->tol) > fast ? from * (1 + in->tol) : fast;
         int pick = -1;
         for (int i = 0; i < nc; i++) {
-            if (cs[i].c > fast + in->tol * fabs(fast) + XMPIR_AMP_TIE * fabs(fast)) continue;
+            if (cs[i].c > limit + XMPIR_AMP_TIE * fabs(fast)) continue;
             double rate = in->cost_now + (cs[i].delta >= 0 ? cs[i].cost : -cs[i].cost);
             double prate = pick < 0 ? 0 : in->cost_now + (cs[pick].delta >= 0 ? cs[pick].cost : -cs[pick].cost);
             int better = pick < 0;
@@ -323,6 +328,7 @@ static struct refplan reference(const struct xmpi_amp_input *in, const struct tm
             if (better) pick = i;
         }
         r.unreachable = 1;
+        r.fastest = fast;
         const struct cand *w = &cs[pick];
         r.o = w->delta > 0 ? O_UNREACH_SPAWN : w->delta < 0 ? O_UNREACH_REMOVE : O_UNREACH_KEEP;
         r.action = w->delta > 0 ? XMPIR_PLAN_SPAWN : w->delta < 0 ? XMPIR_PLAN_REMOVE : XMPIR_PLAN_KEEP;
@@ -333,7 +339,8 @@ static struct refplan reference(const struct xmpi_amp_input *in, const struct tm
         r.completion = w->c;
         return r;
     }
-    if (!ref_removal(in, tm, &r)) r.o = O_FAST_KEEP;
+    if (in->fast_streak < 1) r.o = O_FAST_WAIT;   /* one fast interval: wait for a second */
+    else if (!ref_removal(in, tm, &r)) r.o = O_FAST_KEEP;
     return r;
 }
 
@@ -382,6 +389,9 @@ static void check_plan(const struct xmpi_amp_input *in, const struct xmpi_amp_pl
     assert_close("t_new", p->t_new, r->t_new, c);
     assert_close("completion", p->completion, r->completion, c);
     assert_close("t_goal", p->t_goal, (in->goal - in->elapsed) / in->intervals_left, c);
+    ck_assert_msg(p->verdict == r->verdict, "case %d: verdict %d, reference %d", c, p->verdict,
+                  r->verdict);
+    assert_close("fastest", p->fastest, r->fastest, c);
     /* A reachable spawn or removal lands on the goal: that is what suitable means. */
     if (p->action != XMPIR_PLAN_KEEP && !p->unreachable)
         ck_assert_msg(p->completion <= in->goal * (1 + 1e-9), "case %d: completion %.17g past "
@@ -458,6 +468,12 @@ static void random_case(uint64_t *rs, struct rcase *c, int mode)
         in->tol = 0.05;
         in->goal = in->elapsed + in->intervals_left * t_now * (1 + 0.08 * (rng_unit(rs) - 0.5));
     }
+    /* A fast interval confirmed by the one before in 3 cases of 4. */
+    in->fast_streak = rng_next(rs) % 4 == 0 ? 0 : 1 + (int)(rng_next(rs) % 3);
+    /* An anchor in 1 case of 2, around the completion predicted as the job is (sooner or
+     * later than the fastest, so that it narrows the choice or leaves it). */
+    if (rng_next(rs) % 2 == 0)
+        in->anchor = in->elapsed + in->intervals_left * t_now * (0.8 + 0.3 * rng_unit(rs));
     /* Overheads from nothing to a few intervals' worth per process. */
     c->tm.c_spawn = rng_next(rs) % 4 == 0 ? 0 : t_now * 2 * rng_unit(rs);
     c->tm.c_remove = rng_next(rs) % 4 == 0 ? 0 : t_now * 2 * rng_unit(rs);
@@ -473,8 +489,10 @@ static void random_case(uint64_t *rs, struct rcase *c, int mode)
 #define LOOPS 20
 #define CASES_PER_LOOP 100
 
-/* Runs the random cases of loop `loop` (both constraints each) and tallies the outcomes. */
-static void run_loop(int loop, int *tally, int *differ)
+/* Runs the random cases of loop `loop` (both constraints each) and tallies the outcomes, the
+ * cases where the constraints choose differently, and the unreachable ones where the anchor
+ * changed the choice (the same case without it). */
+static void run_loop(int loop, int *tally, int *differ, int *anchored)
 {
     uint64_t rs = 0x616d70ULL * 1000003ULL + (uint64_t)loop;
     for (int cidx = 0; cidx < CASES_PER_LOOP; cidx++) {
@@ -494,6 +512,14 @@ static void run_loop(int loop, int *tally, int *differ)
             struct refplan r = reference(&rc.in, &rc.tm);
             check_plan(&rc.in, &p, &r, id);
             if (tally) tally[r.o]++;
+            if (anchored && p.unreachable && rc.in.anchor > 0) {
+                struct xmpi_amp_input bare = rc.in;
+                bare.anchor = 0;
+                int c2[MAXK];
+                struct xmpi_amp_plan q = {.count = c2};
+                ck_assert_int_eq(xmpi_policy_amp(&bare, &m, &q), 0);
+                if (q.action != p.action || q.n != p.n) (*anchored)++;
+            }
             act[k] = p.action;
             memcpy(cnt[k], count, sizeof count);
         }
@@ -503,22 +529,24 @@ static void run_loop(int loop, int *tally, int *differ)
 
 START_TEST(random_cases_match_brute_force)
 {
-    run_loop(_i, NULL, NULL);
+    run_loop(_i, NULL, NULL, NULL);
 }
 END_TEST
 
 /* The random cases reach every outcome, and the constraints choose differently on some. */
 START_TEST(random_cases_cover_every_outcome)
 {
-    int tally[O_N] = {0}, differ = 0;
-    for (int loop = 0; loop < LOOPS; loop++) run_loop(loop, tally, &differ);
+    int tally[O_N] = {0}, differ = 0, anchored = 0;
+    for (int loop = 0; loop < LOOPS; loop++) run_loop(loop, tally, &differ, &anchored);
     const char *names[O_N] = {"cannot predict", "within tol", "spawn", "unreachable spawn",
                               "unreachable keep", "remove", "too fast keep", "unreachable remove",
-                              "too slow, remove"};
+                              "too slow, remove", "too fast once, wait"};
     for (int o = 0; o < O_N; o++)
         ck_assert_msg(tally[o] >= 50, "outcome '%s' came up %d times in %d decisions", names[o],
                       tally[o], 2 * LOOPS * CASES_PER_LOOP);
     ck_assert_msg(differ >= 100, "efficiency and cost differ in only %d cases", differ);
+    ck_assert_msg(anchored >= 10, "the anchor changed an unreachable choice in only %d cases",
+                  anchored);
 }
 END_TEST
 
@@ -620,7 +648,8 @@ static struct xmpi_amp_input base_shrink(void)
     return (struct xmpi_amp_input){.goal = 110, .elapsed = 100, .intervals_left = 10,
                                    .tol = 0.01, .constraint = XMPIR_MAP_EFFICIENCY,
                                    .work = 3.8, .power_now = 6, .cost_now = 12, .nprocs = 8,
-                                   .max_spawn = 0, .removable = dear_slow, .nremovable = 2};
+                                   .max_spawn = 0, .removable = dear_slow, .nremovable = 2,
+                                   .fast_streak = 1};
 }
 
 START_TEST(too_fast_shrinks_efficiency_most_cost_dearest)
@@ -668,6 +697,44 @@ START_TEST(too_fast_shrinks_efficiency_most_cost_dearest)
 }
 END_TEST
 
+/* One fast interval keeps and waits; the second removes. A slow one grows at once. */
+START_TEST(a_single_fast_interval_waits_for_a_second)
+{
+    struct tmodel tm = {0};
+    struct xmpi_amp_model m = model_of(&tm);
+    struct xmpi_amp_input in = base_shrink();
+    in.fast_streak = 0;
+    int count[2] = {7, 7};
+    struct xmpi_amp_plan p = {.count = count};
+    for (int k = 0; k < 2; k++) {
+        in.constraint = k ? XMPIR_MAP_COST : XMPIR_MAP_EFFICIENCY;
+        ck_assert_int_eq(xmpi_policy_amp(&in, &m, &p), 0);
+        ck_assert_int_eq(p.action, XMPIR_PLAN_KEEP);
+        ck_assert_int_eq(p.n, 0);
+        ck_assert_int_eq(count[0], 0);
+        ck_assert_int_eq(count[1], 0);
+        ck_assert_int_eq(p.verdict, -1);
+        near_eq(p.t_new, p.t_now);
+        near_eq(p.cost_rate, 12);
+        WHY_HAS(p, "second interval confirms");
+    }
+    in.fast_streak = 1;
+    in.constraint = XMPIR_MAP_EFFICIENCY;
+    ck_assert_int_eq(xmpi_policy_amp(&in, &m, &p), 0);
+    ck_assert_int_eq(p.action, XMPIR_PLAN_REMOVE);
+    ck_assert_int_eq(p.n, 4);
+    ck_assert_int_eq(p.verdict, -1);
+    in = base_grow();   /* too slow, no streak: grows */
+    ck_assert_int_eq(xmpi_policy_amp(&in, &m, &p), 0);
+    ck_assert_int_eq(p.action, XMPIR_PLAN_SPAWN);
+    ck_assert_int_eq(p.verdict, 1);
+    in.work = 2;        /* t_now 1 = t_goal */
+    ck_assert_int_eq(xmpi_policy_amp(&in, &m, &p), 0);
+    ck_assert_int_eq(p.verdict, 0);
+    ck_assert(p.fastest == -1);
+}
+END_TEST
+
 START_TEST(within_tolerance_keeps)
 {
     struct tmodel tm = {0};
@@ -703,7 +770,8 @@ START_TEST(tolerance_boundary_to_the_last_bit)
     struct xmpi_amp_input in = {.goal = 8, .elapsed = 0, .intervals_left = 8, .tol = 0.25,
                                 .constraint = XMPIR_MAP_EFFICIENCY, .work = 1, .power_now = 1,
                                 .cost_now = 1, .nprocs = 4, .max_spawn = 3, .free = one_free,
-                                .nfree = 1, .removable = one_rem, .nremovable = 1};
+                                .nfree = 1, .removable = one_rem, .nremovable = 1,
+                                .fast_streak = 1};
     int count[1];
     struct xmpi_amp_plan p = {.count = count};
     ck_assert_int_eq(xmpi_policy_amp(&in, &m, &p), 0);   /* t_now 1.25 */
@@ -800,6 +868,49 @@ START_TEST(unreachable_takes_the_fastest)
     ck_assert_int_eq(xmpi_policy_amp(&in, &m, &p), 0);
     ck_assert_int_eq(p.action, XMPIR_PLAN_KEEP);
     ck_assert_int_eq(p.unreachable, 1);
+}
+END_TEST
+
+/* An unreachable goal, bound by communication: 4 processes of power 1, work 12, comm 0.96 s
+ * per process, 10 intervals, goal 10 s. Keeping: 3 + 3.84 = 6.84 s per interval, completion
+ * 68.4; removing 1: 4 + 2.88 = 6.88 s, 68.8 (0.585% later); removing 2: 79.2. */
+START_TEST(the_anchor_stops_the_drift)
+{
+    static const struct xmpi_map_slot ones3[1] = {{3, 1, 1}};
+    struct tmodel tm = {.b = 0.96};
+    struct xmpi_amp_model m = model_of(&tm);
+    struct xmpi_amp_input in = {.goal = 10, .elapsed = 0, .intervals_left = 10, .tol = 0.01,
+                                .constraint = XMPIR_MAP_EFFICIENCY, .work = 12, .power_now = 4,
+                                .cost_now = 4, .nprocs = 4, .max_spawn = 0, .removable = ones3,
+                                .nremovable = 1};
+    int count[1];
+    struct xmpi_amp_plan p = {.count = count};
+    /* No anchor: removing 1 is within 1% of the fastest, and efficiency takes fewer. */
+    ck_assert_int_eq(xmpi_policy_amp(&in, &m, &p), 0);
+    ck_assert_int_eq(p.unreachable, 1);
+    ck_assert_int_eq(p.action, XMPIR_PLAN_REMOVE);
+    ck_assert_int_eq(p.n, 1);
+    near_eq(p.fastest, 68.4);
+    near_eq(p.completion, 68.8);
+    /* The first decision of the streak predicted 0.6% sooner: 1% from there is 68.67 s, and
+     * removing 1 (68.8) would drift past it. */
+    in.anchor = 68.4 / 1.006;
+    ck_assert_int_eq(xmpi_policy_amp(&in, &m, &p), 0);
+    ck_assert_int_eq(p.unreachable, 1);
+    ck_assert_int_eq(p.action, XMPIR_PLAN_KEEP);
+    near_eq(p.fastest, 68.4);
+    near_eq(p.completion, 68.4);
+    /* An anchor past the fastest changes nothing: 1% counts from the fastest. */
+    in.anchor = 69;
+    ck_assert_int_eq(xmpi_policy_amp(&in, &m, &p), 0);
+    ck_assert_int_eq(p.action, XMPIR_PLAN_REMOVE);
+    ck_assert_int_eq(p.n, 1);
+    /* An anchor far sooner than anything now: the fastest itself is still taken. */
+    in.anchor = 1;
+    in.constraint = XMPIR_MAP_COST;
+    ck_assert_int_eq(xmpi_policy_amp(&in, &m, &p), 0);
+    ck_assert_int_eq(p.action, XMPIR_PLAN_KEEP);
+    near_eq(p.completion, 68.4);
 }
 END_TEST
 
@@ -900,7 +1011,8 @@ START_TEST(never_removes_more_than_may_leave_nor_the_last)
     /* A goal so far off that everything could go. */
     struct xmpi_amp_input in = {.goal = 1e6, .elapsed = 0, .intervals_left = 10, .tol = 0.01,
                                 .constraint = XMPIR_MAP_EFFICIENCY, .work = 1, .power_now = 1,
-                                .cost_now = 5, .nprocs = 2, .removable = many, .nremovable = 1};
+                                .cost_now = 5, .nprocs = 2, .removable = many, .nremovable = 1,
+                                .fast_streak = 1};
     int count[1];
     struct xmpi_amp_plan p = {.count = count};
     for (int k = 0; k < 2; k++) {
@@ -1014,7 +1126,8 @@ START_TEST(bad_input)
         {&in.intervals_left, 0, "intervals_left"}, {&in.intervals_left, NAN, "intervals_left"},
         {&in.tol, -0.01, "tolerance"}, {&in.tol, NAN, "tolerance"}, {&in.work, 0, "work"},
         {&in.work, INFINITY, "work"}, {&in.power_now, 0, "power"}, {&in.power_now, NAN, "power"},
-        {&in.cost_now, -1, "cost"}, {&in.cost_now, NAN, "cost"},
+        {&in.cost_now, -1, "cost"}, {&in.cost_now, NAN, "cost"}, {&in.anchor, -1, "anchor"},
+        {&in.anchor, NAN, "anchor"},
     };
     for (size_t i = 0; i < sizeof nums / sizeof *nums; i++) {
         in = ok;
@@ -1030,6 +1143,10 @@ START_TEST(bad_input)
     in = ok;
     in.max_spawn = -1;
     ck_assert_int_eq(xmpi_policy_amp(&in, &m, &p), -1);
+    in = ok;
+    in.fast_streak = -1;
+    ck_assert_int_eq(xmpi_policy_amp(&in, &m, &p), -1);
+    WHY_HAS(p, "fast_streak");
     in = ok;
     in.nfree = -1;
     ck_assert_int_eq(xmpi_policy_amp(&in, &m, &p), -1);
@@ -1082,9 +1199,11 @@ Suite *amp_suite(void)
     tcase_add_test(tc, too_slow_grows_efficiency_powerful_cost_cheap);
     tcase_add_test(tc, overhead_is_amortised_over_the_rest_of_the_run);
     tcase_add_test(tc, too_fast_shrinks_efficiency_most_cost_dearest);
+    tcase_add_test(tc, a_single_fast_interval_waits_for_a_second);
     tcase_add_test(tc, within_tolerance_keeps);
     tcase_add_test(tc, tolerance_boundary_to_the_last_bit);
     tcase_add_test(tc, unreachable_takes_the_fastest);
+    tcase_add_test(tc, the_anchor_stops_the_drift);
     tcase_add_test(tc, unreachable_takes_the_most_powerful_pes);
     tcase_add_test(tc, goal_already_passed_takes_the_fastest);
     tcase_add_test(tc, max_spawn_is_respected);
