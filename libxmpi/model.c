@@ -128,10 +128,48 @@ static const struct xmpi_interval *timed_work(struct xmpi_ctx *cx, const struct 
     return out;
 }
 
+/* A spawn's lag, from the interval s just measured (model.h): the intervals an asynchronous
+ * spawn ran beside (world.pending) lose against the pace before it; the new processes' first
+ * interval (warmup) against the next. The model learns the sum once that next interval is
+ * in; anything else in between (another spawn, a removal, a failed spawn) drops it. */
+static void observe_lag(struct xmpi_ctx *cx, const struct xmpi_interval *s)
+{
+    struct xmpi_rtmodel *md = &cx->model;
+    double per = s->iterations > 0 ? s->t_real_max / s->iterations : 0;
+    if (cx->world.pending) {
+        if (md->lag.state != 1) {
+            md->lag.state = 1;
+            md->lag.loss = 0;
+            md->lag.pace = md->last_pace;
+            md->lag.procs = md->last_procs;
+        }
+        if (md->lag.pace > 0 && per > 0 && s->nprocs == md->lag.procs)
+            md->lag.loss += s->t_real_max - md->lag.pace * s->iterations;
+    } else if (md->warmup) {
+        if (md->lag.state != 1) md->lag.loss = 0;   /* a blocking spawn: nothing ran beside */
+        md->lag.state = per > 0 ? 2 : 0;
+        md->lag.warm_pace = per;
+        md->lag.warm_iters = s->iterations;
+        md->lag.procs = s->nprocs;
+    } else if (md->lag.state == 2 && per > 0 && s->nprocs == md->lag.procs) {
+        double lost = md->lag.loss + (md->lag.warm_pace - per) * md->lag.warm_iters;
+        xmpi_model_learn_lag(&md->m, lost);
+        xmpi_note(cx, 2, "prediction model: the last spawn cost the iterations %.4g s beyond "
+                  "itself (%.4g s beside it, %.4g s warming up); a spawn's lag is now %.4g s",
+                  lost, md->lag.loss, lost - md->lag.loss, md->m.learned.lag);
+        md->lag.state = 0;
+    } else {
+        md->lag.state = 0;
+    }
+    md->last_pace = per;
+    md->last_procs = s->nprocs;
+}
+
 void xmpi_rtmodel_observe(struct xmpi_ctx *cx, const struct xmpi_interval *s)
 {
     struct xmpi_rtmodel *md = &cx->model;
     if (!md->on || !s) return;
+    observe_lag(cx, s);
     struct xmpi_interval timed;
     struct xmpi_rank_record *rec;
     s = timed_work(cx, s, &timed, &rec);

@@ -38,6 +38,18 @@ struct xmpi_rtmodel {
      * decides nothing on it (one such Jacobi interval took 1.20 s for 0.53 s predicted, 71% in
      * communication, and condemned every larger configuration for the rest of the run). */
     int warmup;
+    /* A spawn's lag (xmpi_model_learn_lag), measured on the intervals around it: those an
+     * asynchronous spawn ran beside, against the pace (seconds per iteration) of the interval
+     * before it, and the warm-up interval against the next one on the same processes. */
+    struct {
+        int state;                   /* 0 none, 1 beside an asynchronous spawn, 2 after the warm-up */
+        double pace;                 /* the interval before the spawn: seconds per iteration */
+        int procs;                   /* processes of the intervals compared */
+        double loss;                 /* seconds lost so far */
+        double warm_pace, warm_iters;
+    } lag;
+    double last_pace;                /* the last interval observed: seconds per iteration (0: none) */
+    int last_procs;
 };
 
 /* Rank 0 at start-up: the defaults, then `path` ("" or NULL: none). On a malformed or

@@ -103,15 +103,16 @@ static int dynamic_ok(const struct xmpi_ctx *cx, int delta, int cls)
 
 /* What a change of `delta` processes costs the job beside its iterations: the spawn or
  * removal and the redistribution, or the checkpoint, relaunch and restart when the job
- * would resize that way. */
+ * would resize that way; and a grow's lag (the new processes warming up, and what an
+ * asynchronous spawn takes from the intervals it runs beside), either way. */
 static double overhead_of(struct xmpi_ctx *cx, int delta, int cls, const struct xmpi_prediction *out)
 {
     double dyn, cr;
     char why[200];
-    if (delta == 0) return out->t_spawn + out->t_remove + out->t_redist;
+    if (delta == 0) return out->t_spawn + out->t_remove + out->t_lag + out->t_redist;
     enum xmpi_resize_way w = way_of(cx, delta, dynamic_ok(cx, delta, cls), out, &dyn, &cr, why,
                                     sizeof why);
-    return w == XMPIR_WAY_RESTART && cr >= 0 ? cr : dyn;
+    return (w == XMPIR_WAY_RESTART && cr >= 0 ? cr : dyn) + (delta > 0 ? out->t_lag : 0);
 }
 
 /* The time to the end of the run with k more processes of the offered class (the next

@@ -28,6 +28,11 @@
  * - spawn_join: the join of an asynchronous spawn (--xmpi-spawn-async), what the job waits
  *   for once the helper thread has started the processes: 5-8 ms for one process and
  *   14-20 ms for two (Jacobi and CG -d on 2 processes, 2026-11-24); 8 ms per process.
+ * - spawn_lag: the time the iterations lose to a spawn beyond the spawn and its join, from
+ *   make bench-amp's Jacobi traces (2026-11-24, 2 to 8 processes of emulated classes): the
+ *   new processes' first interval ran 0.13-0.35 s longer than the next one, and the
+ *   intervals an asynchronous spawn ran beside 0.05-0.35 s longer than the one before it;
+ *   0.26-0.61 s per spawn in all, for 1 to 4 processes. 0.3 s.
  * - alpha_spawned, beta_spawned: Open MPI 4.1's shared-memory transport cannot join
  *   processes of different jobs, so a parent and a spawned process talk over TCP loopback:
  *   a ping-pong between them gave 6.8 us at 8 B and 4.0-5.6 GB/s at 1-16 MiB (2.5e-10).
@@ -52,12 +57,13 @@ static const struct key keys[] = {
     {"beta_spawned", XMPIR_CAL_BETA_SPAWNED, 1e-3, "seconds per byte"},
     {"copy", XMPIR_CAL_COPY, 1e-3, "seconds per byte"},
     {"spawn_join", XMPIR_CAL_SPAWN_JOIN, 3600, "seconds per process"},
+    {"spawn_lag", XMPIR_CAL_SPAWN_LAG, 3600, "seconds per spawn"},
 };
 #define NKEYS ((int)(sizeof keys / sizeof keys[0]))
 
 #define ACCEPTED                                                                        \
     "alpha, beta, gamma, spawn_single, spawn_group, remove, alpha_spawned, beta_spawned, copy, " \
-    "spawn_join, power, or a benchmark line " \
+    "spawn_join, spawn_lag, power, or a benchmark line " \
     "'spawn|remove|raw MODE K SECONDS_PER_PROCESS'"
 
 static double *field_of(struct xmpi_calibration *c, unsigned bit)
@@ -72,6 +78,7 @@ static double *field_of(struct xmpi_calibration *c, unsigned bit)
     case XMPIR_CAL_BETA_SPAWNED: return &c->spawned.beta;
     case XMPIR_CAL_COPY: return &c->net.copy;
     case XMPIR_CAL_SPAWN_JOIN: return &c->spawn_join;
+    case XMPIR_CAL_SPAWN_LAG: return &c->spawn_lag;
     default: return &c->remove;
     }
 }
@@ -86,6 +93,7 @@ void xmpi_calibration_defaults(struct xmpi_calibration *c)
     c->spawn_group = XMPIR_CAL_DEFAULT_SPAWN_GROUP;
     c->remove = XMPIR_CAL_DEFAULT_REMOVE;
     c->spawn_join = XMPIR_CAL_DEFAULT_SPAWN_JOIN;
+    c->spawn_lag = XMPIR_CAL_DEFAULT_SPAWN_LAG;
     c->spawned.alpha = XMPIR_CAL_DEFAULT_ALPHA_SPAWNED;
     c->spawned.beta = XMPIR_CAL_DEFAULT_BETA_SPAWNED;
     c->spawned.gamma = XMPIR_CAL_DEFAULT_GAMMA;
@@ -321,6 +329,8 @@ int xmpi_calibration_write(const struct xmpi_calibration *c, FILE *f)
             num(b, c->net.copy));
     fprintf(f, "spawn_join %s   # seconds per process an asynchronous spawn costs the job\n",
             num(b, c->spawn_join));
+    fprintf(f, "spawn_lag %s   # seconds per spawn the iterations lose beyond the spawn itself\n",
+            num(b, c->spawn_lag));
     for (int i = 0; i < c->nclasses; i++)
         fprintf(f, "power %s %s   # work per second of one process\n", c->cls[i].name,
                 num(b, c->cls[i].power));

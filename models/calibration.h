@@ -20,6 +20,10 @@
  *   spawn_join SECONDS       what an asynchronous spawn costs the job  0 .. 3600
  *                            per process: the join at an interval end
  *                            (the spawn itself runs beside the computation)
+ *   spawn_lag SECONDS        what a spawn costs the job beyond itself,  0 .. 3600
+ *                            per spawn: the new processes' first interval
+ *                            slower than the next, and the intervals an
+ *                            asynchronous spawn runs beside
  *   copy SECONDS             writing a byte into freshly allocated memory 0 .. 1e-3
  *                            (a redistribution fills new buffers)
  *   alpha_spawned SECONDS    alpha and beta of the link between processes that different
@@ -48,6 +52,7 @@
 #define XMPIR_CAL_DEFAULT_SPAWN_GROUP 0.12
 #define XMPIR_CAL_DEFAULT_REMOVE 0.010
 #define XMPIR_CAL_DEFAULT_SPAWN_JOIN 0.008
+#define XMPIR_CAL_DEFAULT_SPAWN_LAG 0.3
 #define XMPIR_CAL_DEFAULT_COPY 4.4e-10
 #define XMPIR_CAL_DEFAULT_ALPHA_SPAWNED 7.0e-6
 #define XMPIR_CAL_DEFAULT_BETA_SPAWNED 2.5e-10
@@ -64,7 +69,8 @@ enum {
     XMPIR_CAL_BETA_SPAWNED = 1 << 7,
     XMPIR_CAL_COPY = 1 << 8,
     XMPIR_CAL_SPAWN_JOIN = 1 << 9,
-    XMPIR_CAL_ALL = (1 << 10) - 1,
+    XMPIR_CAL_SPAWN_LAG = 1 << 10,
+    XMPIR_CAL_ALL = (1 << 11) - 1,
 };
 
 struct xmpi_cal_class {
@@ -81,6 +87,7 @@ struct xmpi_calibration {
     double spawn_group;    /* seconds per process, all in one MPI_Comm_spawn */
     double remove;         /* seconds per process */
     double spawn_join;     /* seconds per process an asynchronous spawn costs the job */
+    double spawn_lag;      /* seconds per spawn the job loses after and beside it */
     int nclasses;
     struct xmpi_cal_class cls[XMPIR_CAL_CLASSES_MAX];
 };

@@ -269,6 +269,7 @@ int xmpi_predict_reconfig(const struct xmpi_model *m, const int *current, const 
                    : m->spawn_group  ? m->cal.spawn_group : m->cal.spawn_single;
     out->t_spawn = ns * spawn;
     out->t_remove = nr * (m->learned.nremove ? m->learned.remove : m->cal.remove);
+    out->t_lag = ns ? (m->learned.nlag ? m->learned.lag : m->cal.spawn_lag) : 0;
     return XMPIR_MODEL_OK;
 }
 
@@ -561,6 +562,7 @@ int xmpi_model_predict(const struct xmpi_model *m, const struct xmpi_predict_req
     p.nremove = rc_cost.nremove;
     p.t_spawn = rc_cost.t_spawn;
     p.t_remove = rc_cost.t_remove;
+    p.t_lag = rc_cost.t_lag;
 
     /* Eq. 5.8 carries lambda as well, and the thesis's lambda corrects for other jobs'
      * traffic on the network. Here the measured communication also holds the time ranks wait
@@ -578,7 +580,7 @@ int xmpi_model_predict(const struct xmpi_model *m, const struct xmpi_predict_req
         p.t_redist += p.redist_fixed;
     }
 
-    p.t_total = p.t_comp + p.t_comm + p.t_spawn + p.t_remove + p.t_redist;
+    p.t_total = p.t_comp + p.t_comm + p.t_spawn + p.t_remove + p.t_lag + p.t_redist;
     *out = p;
     return XMPIR_MODEL_OK;
 }
@@ -618,5 +620,12 @@ int xmpi_model_learn(struct xmpi_model *m, const struct xmpi_prediction *p, doub
         running_mean(&m->learned.redist_fixed[kind], &m->learned.nredist[kind],
                      fixed > 0 ? fixed : 0);
     }
+    return XMPIR_MODEL_OK;
+}
+
+int xmpi_model_learn_lag(struct xmpi_model *m, double seconds)
+{
+    if (!m || !isfinite(seconds)) return XMPIR_MODEL_EARG;
+    running_mean(&m->learned.lag, &m->learned.nlag, seconds > 0 ? seconds : 0);
     return XMPIR_MODEL_OK;
 }

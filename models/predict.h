@@ -63,8 +63,8 @@ struct xmpi_model {
      * processes' start-up), after a removal [1] and alone [2]. n = 0: none yet, the
      * calibration's costs stand. */
     struct {
-        double spawn, remove, redist_fixed[3];
-        int nspawn, nremove, nredist[3];
+        double spawn, remove, redist_fixed[3], lag;
+        int nspawn, nremove, nredist[3], nlag;
     } learned;
     /* The lambda last measured over each link (0: one spawn's processes, 1: processes of
      * several spawns talking across the `spawned` link); seen 0: never measured. */
@@ -116,6 +116,7 @@ int xmpi_predict_comp(const struct xmpi_model *m, double work, const int *counts
 struct xmpi_reconfig {
     int nspawn, nremove;
     double t_spawn, t_remove;   /* Eqs. 5.6-5.7, per-process cost of the spawn mode */
+    double t_lag;               /* a spawn's lag (xmpi_model_learn_lag): one per spawn */
 };
 int xmpi_predict_reconfig(const struct xmpi_model *m, const int *current, const int *candidate,
                           struct xmpi_reconfig *out);
@@ -156,12 +157,15 @@ struct xmpi_prediction {
     double t_comp;       /* Eq. 5.3 */
     double t_comm;       /* replay / lambda */
     double t_spawn, t_remove;
+    double t_lag;        /* what the iterations lose to a spawn beyond it (not in the thesis):
+                          * the job's measure (xmpi_model_learn_lag), else the calibration's
+                          * spawn_lag; 0 without a spawn */
     double t_redist;     /* Eq. 5.8, without lambda (predict.c says why), plus the move's
                           * fixed cost the job measured (redist_fixed, in t_redist) */
     double redist_fixed;
     double redist_bytes;
     int nspawn, nremove;
-    double t_total;      /* Eq. 5.2 */
+    double t_total;      /* Eq. 5.2, plus t_lag */
 };
 
 int xmpi_model_predict(const struct xmpi_model *m, const struct xmpi_predict_request *rq,
@@ -178,5 +182,13 @@ int xmpi_model_predict(const struct xmpi_model *m, const struct xmpi_predict_req
  * not have is left as it was. */
 int xmpi_model_learn(struct xmpi_model *m, const struct xmpi_prediction *p, double meas_reconf,
                      double meas_redist);
+
+/* After a spawn, the seconds its iterations lost beyond the spawn itself and the move (the
+ * runtime measures them: libxmpi/model.c): the new processes' first interval against the
+ * next, and the intervals an asynchronous spawn ran beside against the one before it. A
+ * spawn is priced with the mean of these from then on, instead of the calibration's
+ * spawn_lag. A loss below 0 (the job ran faster) counts as 0; a non-finite one is refused
+ * (XMPIR_MODEL_EARG). */
+int xmpi_model_learn_lag(struct xmpi_model *m, double seconds);
 
 #endif

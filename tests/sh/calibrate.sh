@@ -45,7 +45,7 @@ check "XMPI_CALIBRATION in the environment is read" grep -q "^xmpi: calibration:
 printf 'alpha 1e-6\nspawn single 1 0.25\n' >"$TMP/part.txt"
 "$LAUNCH" -np 1 "$J" -n 60 -i 2 "--xmpi-calibration=$TMP/part.txt" --xmpi-verbose >"$TMP/j" 2>&1
 check "a partial file: the note lists the keys left at their defaults" \
-    grep -q "^xmpi: calibration: $TMP/part.txt (defaults for beta, gamma, spawn_group, remove, alpha_spawned, beta_spawned, copy, spawn_join)" "$TMP/j"
+    grep -q "^xmpi: calibration: $TMP/part.txt (defaults for beta, gamma, spawn_group, remove, alpha_spawned, beta_spawned, copy, spawn_join, spawn_lag)" "$TMP/j"
 
 # XMPI_Get_option("calibration"): the path, or "" without the option.
 cat >"$TMP/getopt.c" <<'EOF'

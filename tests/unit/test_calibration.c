@@ -55,6 +55,7 @@ START_TEST(test_good_file)
                                 "beta_spawned 3e-10\n"
                                 "copy 5e-10\n"
                                 "spawn_join 0.0065\n"
+                                "spawn_lag 0.41\n"
                                 "power C1 2.5e9\n"
                                 "power fast-node.x 1e10\n",
                                 &def),
@@ -62,6 +63,7 @@ START_TEST(test_good_file)
     ck_assert_msg(!err[0], "%s", err);
     ck_assert_uint_eq(def, 0);
     ck_assert_double_eq(c.spawn_join, 0.0065);
+    ck_assert_double_eq(c.spawn_lag, 0.41);
     ck_assert_double_eq(c.net.alpha, 1e-4);
     ck_assert_double_eq(c.net.beta, 8.483e-12);
     ck_assert_double_eq(c.net.gamma, 1.6e-11);
@@ -92,21 +94,23 @@ START_TEST(test_partial_file)
     ck_assert_double_eq(c.spawn_single, XMPIR_CAL_DEFAULT_SPAWN_SINGLE);
     ck_assert_uint_eq(def, XMPIR_CAL_BETA | XMPIR_CAL_GAMMA | XMPIR_CAL_SPAWN_SINGLE |
                                XMPIR_CAL_SPAWN_GROUP | XMPIR_CAL_ALPHA_SPAWNED |
-                               XMPIR_CAL_BETA_SPAWNED | XMPIR_CAL_COPY | XMPIR_CAL_SPAWN_JOIN);
+                               XMPIR_CAL_BETA_SPAWNED | XMPIR_CAL_COPY | XMPIR_CAL_SPAWN_JOIN |
+                               XMPIR_CAL_SPAWN_LAG);
     ck_assert_double_eq(c.net.copy, XMPIR_CAL_DEFAULT_COPY);
+    ck_assert_double_eq(c.spawn_lag, XMPIR_CAL_DEFAULT_SPAWN_LAG);
     ck_assert_double_eq(c.spawn_join, XMPIR_CAL_DEFAULT_SPAWN_JOIN);
     ck_assert_double_eq(c.spawned.alpha, XMPIR_CAL_DEFAULT_ALPHA_SPAWNED);
     ck_assert_double_eq(c.spawned.beta, XMPIR_CAL_DEFAULT_BETA_SPAWNED);
     char names[160];
     xmpi_calibration_defaulted_names(def, names, sizeof names);
     ck_assert_str_eq(names, "beta, gamma, spawn_single, spawn_group, alpha_spawned, beta_spawned, copy, "
-                            "spawn_join");
+                            "spawn_join, spawn_lag");
 
     ck_assert_int_eq(parse_text(&c, "# nothing but a comment\n\n", &def), 0);
     ck_assert_uint_eq(def, XMPIR_CAL_ALL);
     xmpi_calibration_defaulted_names(def, names, sizeof names);
     ck_assert_str_eq(names, "alpha, beta, gamma, spawn_single, spawn_group, remove, alpha_spawned, "
-                            "beta_spawned, copy, spawn_join");
+                            "beta_spawned, copy, spawn_join, spawn_lag");
     xmpi_calibration_defaulted_names(0, names, sizeof names);
     ck_assert_str_eq(names, "");
     /* A short buffer is cut, never overrun. */
@@ -144,7 +148,8 @@ START_TEST(test_spawnbench_file)
     ck_assert(fabs(c.spawn_group - 0.131) < 1e-12);
     ck_assert(fabs(c.remove - (0.01609 + 0.01206 + 0.00601) / 3) < 1e-12);
     ck_assert_uint_eq(def, XMPIR_CAL_ALPHA | XMPIR_CAL_BETA | XMPIR_CAL_GAMMA | XMPIR_CAL_ALPHA_SPAWNED |
-                               XMPIR_CAL_BETA_SPAWNED | XMPIR_CAL_COPY | XMPIR_CAL_SPAWN_JOIN);
+                               XMPIR_CAL_BETA_SPAWNED | XMPIR_CAL_COPY | XMPIR_CAL_SPAWN_JOIN |
+                               XMPIR_CAL_SPAWN_LAG);
 
     /* A key line wins over the benchmark, wherever it stands. */
     ck_assert_int_eq(parse_text(&c, "spawn single 1 0.3\nspawn_single 0.5\nspawn group 1 0.2\n",
@@ -166,7 +171,7 @@ START_TEST(test_malformed)
     } t[] = {
         {"alpha 1e-6\n\nfoo 1\n",
          "cal.txt:3: unknown key 'foo'; expected one of alpha, beta, gamma, spawn_single, "
-         "spawn_group, remove, alpha_spawned, beta_spawned, copy, spawn_join, power, or a benchmark line "
+         "spawn_group, remove, alpha_spawned, beta_spawned, copy, spawn_join, spawn_lag, power, or a benchmark line "
          "'spawn|remove|raw MODE K "
          "SECONDS_PER_PROCESS'"},
         {"# c\nbeta abc\n",
@@ -273,6 +278,7 @@ START_TEST(test_write_round_trip)
     c.spawn_group = 0.095;
     c.remove = 0.0123;
     c.spawn_join = 0.0071;
+    c.spawn_lag = 0.27;
     c.nclasses = 2;
     snprintf(c.cls[0].name, sizeof c.cls[0].name, "slow");
     c.cls[0].power = 1.5e8;
@@ -293,6 +299,7 @@ START_TEST(test_write_round_trip)
     ck_assert_double_eq(back.spawn_group, c.spawn_group);
     ck_assert_double_eq(back.remove, c.remove);
     ck_assert_double_eq(back.spawn_join, c.spawn_join);
+    ck_assert_double_eq(back.spawn_lag, c.spawn_lag);
     ck_assert_int_eq(back.nclasses, 2);
     ck_assert_str_eq(back.cls[1].name, "fast");
     ck_assert_double_eq(back.cls[1].power, 6e8);

@@ -54,7 +54,9 @@ START_TEST(test_predict_entry)
     NEAR(out.redist_bytes, 75 * 800);
     /* The move is not divided by lambda (1/2 here; predict.c says why). */
     NEAR(out.t_redist, 3 * A + 50 * 800 * B);
-    NEAR(out.t_total, out.t_comp + out.t_comm + out.t_spawn + out.t_remove + out.t_redist);
+    NEAR(out.t_lag, XMPIR_CAL_DEFAULT_SPAWN_LAG);
+    NEAR(out.t_total,
+         out.t_comp + out.t_comm + out.t_spawn + out.t_remove + out.t_lag + out.t_redist);
 
     /* An explicit new partition is used as given. */
     const long nc[3] = {50, 0, 50}, nd[3] = {0, 0, 50};

@@ -14,6 +14,7 @@ START_TEST(test_reconfig)
     ck_assert_int_eq(r.nremove, 1);
     NEAR(r.t_spawn, 3 * XMPIR_CAL_DEFAULT_SPAWN_SINGLE);
     NEAR(r.t_remove, 1 * XMPIR_CAL_DEFAULT_REMOVE);
+    NEAR(r.t_lag, XMPIR_CAL_DEFAULT_SPAWN_LAG);   /* one per spawn, not per process */
     m.spawn_group = 1;
     ck_assert_int_eq(xmpi_predict_reconfig(&m, cur, cand, &r), 0);
     NEAR(r.t_spawn, 3 * XMPIR_CAL_DEFAULT_SPAWN_GROUP);
@@ -31,7 +32,10 @@ START_TEST(test_reconfig)
     m.spawn_group = 1;
     ck_assert_int_eq(xmpi_predict_reconfig(&m, cur, cur, &r), 0);
     ck_assert_int_eq(r.nspawn + r.nremove, 0);
-    NEAR(r.t_spawn + r.t_remove, 0);
+    NEAR(r.t_spawn + r.t_remove + r.t_lag, 0);
+    const int fewer[4] = {1, 1, 0, 0};   /* a removal has no lag */
+    ck_assert_int_eq(xmpi_predict_reconfig(&m, cur, fewer, &r), 0);
+    NEAR(r.t_lag, 0);
     const int neg[4] = {-1, 0, 0, 0};
     ck_assert_int_eq(xmpi_predict_reconfig(&m, neg, cand, &r), XMPIR_MODEL_EARG);
     ck_assert_int_eq(xmpi_predict_reconfig(&m, cur, NULL, &r), XMPIR_MODEL_EARG);
@@ -84,12 +88,40 @@ START_TEST(test_learn)
 }
 END_TEST
 
+/* A spawn's lag: the calibration's until the job measured one, then the mean of what it
+ * measured (a negative loss counting 0), whatever the spawn's size; in the prediction and its
+ * total. */
+START_TEST(test_learn_lag)
+{
+    struct xmpi_model m;
+    four_classes(&m);
+    const int cur[4] = {2, 1, 0, 0}, grow1[4] = {3, 1, 0, 0}, grow3[4] = {3, 1, 2, 0};
+    m.cal.spawn_lag = 0.25;
+    struct xmpi_reconfig r;
+    ck_assert_int_eq(xmpi_predict_reconfig(&m, cur, grow3, &r), 0);
+    NEAR(r.t_lag, 0.25);
+    ck_assert_int_eq(xmpi_model_learn_lag(&m, NAN), XMPIR_MODEL_EARG);
+    ck_assert_int_eq(xmpi_model_learn_lag(&m, INFINITY), XMPIR_MODEL_EARG);
+    ck_assert_int_eq(xmpi_model_learn_lag(NULL, 0.1), XMPIR_MODEL_EARG);
+    ck_assert_int_eq(m.learned.nlag, 0);
+    ck_assert_int_eq(xmpi_model_learn_lag(&m, 0.5), 0);
+    ck_assert_int_eq(xmpi_model_learn_lag(&m, -0.2), 0);
+    ck_assert_int_eq(xmpi_model_learn_lag(&m, 0.4), 0);
+    ck_assert_int_eq(m.learned.nlag, 3);
+    ck_assert_int_eq(xmpi_predict_reconfig(&m, cur, grow1, &r), 0);
+    NEAR(r.t_lag, (0.5 + 0 + 0.4) / 3);
+    ck_assert_int_eq(xmpi_predict_reconfig(&m, cur, grow3, &r), 0);
+    NEAR(r.t_lag, (0.5 + 0 + 0.4) / 3);
+}
+END_TEST
+
 Suite *predict_reconfig_suite(void)
 {
     Suite *s = suite_create("predict_reconfig");
     TCase *tc = tcase_create("reconfig");
     tcase_add_test(tc, test_reconfig);
     tcase_add_test(tc, test_learn);
+    tcase_add_test(tc, test_learn_lag);
     suite_add_tcase(s, tc);
     return s;
 }
