@@ -5,7 +5,8 @@
 # ("spawning") before the join. Then the edges: a spawn still under way at MPI_Finalize (its
 # processes leave without running the program), a spawn MPI refuses on the helper thread (the
 # job goes on as it was), and an MPI library without MPI_THREAD_MULTIPLE (spawns block, one
-# note). No process may be left behind.
+# note). A single spawn's lag is measured once and taken by the model. No process may be left
+# behind.
 . "$(dirname "$0")/lib.sh"
 require_spawn "asynchronous spawns"
 J="$ROOT/$BUILD/bin/jacobi"
@@ -58,6 +59,21 @@ grow "jacobi -d group" "$TMP/jacobi.ref" "$J" -n 1000 -i 3000 -d --xmpi-spawn=gr
 grow "cg -d" "$TMP/cg.ref" "$C" -g poisson3d:24 -t 0 -i 6000 -d
 "$LAUNCH" -np 2 "$EP" -n 200000 -d 1200 >"$TMP/epi.ref" 2>&1
 grow "epidemic -M" "$TMP/epi.ref" "$E" -n 200000 -d 1200 -M
+
+# A spawn's lag: with one spawn and nothing after it, rank 0 measures what the spawn cost the
+# iterations beyond its join (the intervals it ran beside, the warm-up) once the interval
+# after the warm-up is in, and the model takes it: one note whose parts add up to its total.
+printf '20 spawn 1 local\n' >"$TMP/one"
+RETRY_HOOK="rm -f '$TMP/lag.csv'" launch_retry "$TMP/lag" -np 2 "$J" -n 1000 -i 3000 -d \
+    --xmpi-si=20 --xmpi-policy=smp "--xmpi-rms=schedule:$TMP/one" --xmpi-oversubscribe \
+    --xmpi-verbose=2 "--xmpi-trace=$TMP/lag.csv"
+check "lag: exits 0, grown to 3" test $? = 0 -a "$(sizes "$TMP/lag.csv")" = "2 3"
+lag=$(sed -n "s/.*prediction model: the last spawn cost the iterations \(-*[0-9.e+-]*\) s beyond itself (\(-*[0-9.e+-]*\) s beside it, \(-*[0-9.e+-]*\) s warming up); a spawn's lag is now \([0-9.e+-]*\) s$/\1 \2 \3 \4/p" "$TMP/lag.err")
+check "lag: measured once${lag:+ ($lag)}" test "$(echo "$lag" | grep -c .)" = 1
+check "lag: beside + warming up = the total, and the model's lag is that total (0 if below)" \
+    awk -v l="$lag" 'function abs(x) { return x < 0 ? -x : x }
+        BEGIN { split(l, v, " "); t = v[1] + 0; want = t > 0 ? t : 0; tol = 2e-3 * (abs(t) > 1 ? abs(t) : 1)
+                exit !(abs(v[2] + v[3] - t) <= tol && abs(v[4] - want) <= tol) }'
 
 # A spawn still under way when the job ends: the job is not held up, its processes leave.
 printf '5 spawn 1 local\n' >"$TMP/late"
