@@ -4,6 +4,7 @@
 #include "model.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -128,6 +129,21 @@ static const struct xmpi_interval *timed_work(struct xmpi_ctx *cx, const struct 
     return out;
 }
 
+/* The computation of interval s, the mean over the ranks of wall time outside MPI, against
+ * md->p's, for a job changed by delta processes (xmpi_model_learn_comp). */
+static void learn_comp(struct xmpi_ctx *cx, const struct xmpi_interval *s, int delta)
+{
+    struct xmpi_rtmodel *md = &cx->model;
+    if (!(s->iterations > 0) || !(md->p.iterations > 0) || !s->ranks) return;
+    double comp = 0;
+    for (int r = 0; r < s->nprocs; r++) comp += s->ranks[r].t_real - s->ranks[r].comm_time;
+    comp = comp / s->nprocs * (md->p.iterations / s->iterations);
+    if (xmpi_model_learn_comp(&md->m, &md->p, delta, comp) == XMPIR_MODEL_OK)
+        xmpi_note(cx, 2, "prediction model: %+d processes computed %.4g s where %.4g s was "
+                  "predicted; the computation now scales by %.4g per process gained",
+                  delta, comp, md->p.t_comp, exp(md->m.learned.comp_k));
+}
+
 /* A spawn's lag, from the interval s just measured (model.h): the intervals an asynchronous
  * spawn ran beside (world.pending) lose against the pace before it; the new processes' first
  * interval (warmup) against the next. The model learns the sum once that next interval is
@@ -157,6 +173,10 @@ static void observe_lag(struct xmpi_ctx *cx, const struct xmpi_interval *s)
         xmpi_note(cx, 2, "prediction model: the last spawn cost the iterations %.4g s beyond "
                   "itself (%.4g s beside it, %.4g s warming up); a spawn's lag is now %.4g s",
                   lost, md->lag.loss, lost - md->lag.loss, md->m.learned.lag);
+        /* The spawn's computation, warmed up, against its prediction (still md->p: nothing
+         * was predicted since). */
+        if (md->p.nprocs == s->nprocs && md->p.nspawn > 0 && !md->p.nremove)
+            learn_comp(cx, s, md->p.nspawn);
         md->lag.state = 0;
     } else {
         md->lag.state = 0;
@@ -260,6 +280,9 @@ void xmpi_rtmodel_row(struct xmpi_ctx *cx, const struct xmpi_interval *s,
     row->meas_redist = cx->sink.redist_seconds - md->redist_base;
     /* The job's own costs price its next actions (predict.h, xmpi_model_learn). */
     xmpi_model_learn(&md->m, &md->p, row->meas_reconf, row->meas_redist);
+    /* A removal has no warm-up: its first interval tells its computation (a spawn's is
+     * taken after the warm-up, observe_lag). */
+    if (md->p.nremove > 0 && !md->p.nspawn) learn_comp(cx, s, -md->p.nremove);
     xmpi_note(cx, 1, "prediction model: after the %s, interval %d: computing %.4g s (predicted "
               "%.4g), communicating %.4g s (%.4g), %s %.4g s (%.4g), redistribution %.4g s "
               "(%.4g)", md->action, s->index, row->meas_comp, row->pred_comp, row->meas_comm,

@@ -530,6 +530,8 @@ int xmpi_model_predict(const struct xmpi_model *m, const struct xmpi_predict_req
     if (rc) return rc;
     p.work = wpi * s->iterations;
     if ((rc = xmpi_predict_comp(m, p.work, rq->candidate, &p.t_comp))) return rc;
+    p.comp_scale = m->learned.ncomp && ncand != ncur ? exp(m->learned.comp_k * (ncand - ncur)) : 1;
+    p.t_comp *= p.comp_scale;
 
     const struct xmpi_hockney *now = rq->mixed_now ? &m->cal.spawned : &m->cal.net;
     const struct xmpi_hockney *next = rq->mixed_next ? &m->cal.spawned : &m->cal.net;
@@ -627,5 +629,19 @@ int xmpi_model_learn_lag(struct xmpi_model *m, double seconds)
 {
     if (!m || !isfinite(seconds)) return XMPIR_MODEL_EARG;
     running_mean(&m->learned.lag, &m->learned.nlag, seconds > 0 ? seconds : 0);
+    return XMPIR_MODEL_OK;
+}
+
+int xmpi_model_learn_comp(struct xmpi_model *m, const struct xmpi_prediction *p, int delta,
+                          double measured)
+{
+    if (!m || !p || delta == 0 || !isfinite(measured) || !(measured > 0) || !isfinite(p->t_comp) ||
+        !(p->t_comp > 0))
+        return XMPIR_MODEL_EARG;
+    double scale = isfinite(p->comp_scale) && p->comp_scale > 0 ? p->comp_scale : 1;
+    double k = log(measured / (p->t_comp / scale)) / delta;
+    if (k > 0.5) k = 0.5;
+    if (k < -0.5) k = -0.5;
+    running_mean(&m->learned.comp_k, &m->learned.ncomp, k);
     return XMPIR_MODEL_OK;
 }

@@ -65,6 +65,9 @@ struct xmpi_model {
     struct {
         double spawn, remove, redist_fixed[3], lag;
         int nspawn, nremove, nredist[3], nlag;
+        double comp_k;   /* xmpi_model_learn_comp: ln(measured / predicted computation) per
+                          * process the job gained (the mean over its actions) */
+        int ncomp;
     } learned;
     /* The lambda last measured over each link (0: one spawn's processes, 1: processes of
      * several spawns talking across the `spawned` link); seen 0: never measured. */
@@ -154,7 +157,9 @@ struct xmpi_prediction {
     double lambda;       /* the communication correction applied (divided by): the last
                           * interval's, or the candidate link's last (observe_link); 1 for
                           * a link never measured, where the waiting is added instead */
-    double t_comp;       /* Eq. 5.3 */
+    double t_comp;       /* Eq. 5.3, times comp_scale */
+    double comp_scale;   /* exp(learned comp_k x the processes gained); 1 before any was
+                          * learned, or for the current size */
     double t_comm;       /* replay / lambda */
     double t_spawn, t_remove;
     double t_lag;        /* what the iterations lose to a spawn beyond it (not in the thesis):
@@ -190,5 +195,18 @@ int xmpi_model_learn(struct xmpi_model *m, const struct xmpi_prediction *p, doub
  * spawn_lag. A loss below 0 (the job ran faster) counts as 0; a non-finite one is refused
  * (XMPIR_MODEL_EARG). */
 int xmpi_model_learn_lag(struct xmpi_model *m, double seconds);
+
+/* After an action predicted as p that changed the job by delta processes (> 0 spawned, < 0
+ * removed), the computation measured over as many iterations as p predicted, once the
+ * action's warm-up is over: a process's power is measured on the configuration it ran in,
+ * and a larger job on the same cores computes slower per process (on this 2-core machine,
+ * memory and cores shared: in a make bench-amp run a C1 process computed 242-266 Mwork/s
+ * beside one other process and 188-218 beside four). k = ln(measured / (p's t_comp without its comp_scale)) /
+ * delta, within +-0.5, joins the mean, and every later prediction scales the computation
+ * by exp(k x the processes it adds, or minus those it removes). A job whose processes do not
+ * disturb each other learns k near 0. Refused (XMPIR_MODEL_EARG): delta 0, a prediction or a
+ * measurement not above 0 or not finite. */
+int xmpi_model_learn_comp(struct xmpi_model *m, const struct xmpi_prediction *p, int delta,
+                          double measured);
 
 #endif

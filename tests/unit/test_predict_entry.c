@@ -204,6 +204,54 @@ START_TEST(test_predict_remove_layout)
 }
 END_TEST
 
+/* The computation's scale with the job's size, learned from actions: k = ln(measured /
+ * predicted) per process gained, its mean applied as exp(k x processes gained) to every
+ * later candidate (removals too, and not the current size); the factor a prediction carried
+ * is taken out before learning from it; bad measurements are refused. */
+START_TEST(test_predict_comp_scale)
+{
+    struct xmpi_model m;
+    struct xmpi_interval s;
+    struct xmpi_rank_record r[2];
+    jacobi_like(&m, &s, r);
+    const int cur[1] = {2}, four[1] = {4}, one[1] = {1};
+    struct xmpi_predict_request rq = {.interval = &s, .current = cur, .candidate = four};
+    struct xmpi_prediction p4, p;
+    ck_assert_int_eq(xmpi_model_predict(&m, &rq, &p4), 0);
+    NEAR(p4.comp_scale, 1);
+    double base4 = 2e6 / (4 * (1e6 / 9));
+    NEAR(p4.t_comp, base4);
+    ck_assert_int_eq(xmpi_model_learn_comp(&m, &p4, 0, 1), XMPIR_MODEL_EARG);
+    ck_assert_int_eq(xmpi_model_learn_comp(&m, &p4, 2, 0), XMPIR_MODEL_EARG);
+    ck_assert_int_eq(xmpi_model_learn_comp(&m, &p4, 2, NAN), XMPIR_MODEL_EARG);
+    ck_assert_int_eq(xmpi_model_learn_comp(NULL, &p4, 2, 1), XMPIR_MODEL_EARG);
+    ck_assert_int_eq(m.learned.ncomp, 0);
+    /* 2 -> 4 measured 1.21 times the prediction: k = ln(1.21) / 2 = ln(1.1). */
+    ck_assert_int_eq(xmpi_model_learn_comp(&m, &p4, 2, 1.21 * base4), 0);
+    ck_assert_int_eq(m.learned.ncomp, 1);
+    NEAR(m.learned.comp_k, log(1.1));
+    ck_assert_int_eq(xmpi_model_predict(&m, &rq, &p), 0);
+    NEAR(p.comp_scale, 1.21);
+    NEAR(p.t_comp, 1.21 * base4);
+    rq.candidate = one;   /* a removal of 1: 1/1.1 */
+    ck_assert_int_eq(xmpi_model_predict(&m, &rq, &p), 0);
+    NEAR(p.comp_scale, 1 / 1.1);
+    NEAR(p.t_comp, 2e6 / (1e6 / 9) / 1.1);
+    rq.candidate = cur;   /* the current size: unscaled */
+    ck_assert_int_eq(xmpi_model_predict(&m, &rq, &p), 0);
+    NEAR(p.comp_scale, 1);
+    /* A prediction that carried a factor is learned from without it: predicted 1.21 x base
+     * (scale 1.21), measured exactly base: k = ln(1) / 2 = 0, and the mean halves. */
+    rq.candidate = four;
+    ck_assert_int_eq(xmpi_model_predict(&m, &rq, &p), 0);
+    ck_assert_int_eq(xmpi_model_learn_comp(&m, &p, 2, base4), 0);
+    NEAR(m.learned.comp_k, log(1.1) / 2);
+    /* An outlier is held to +-0.5 per process. */
+    ck_assert_int_eq(xmpi_model_learn_comp(&m, &p4, 1, 100 * base4), 0);
+    NEAR(m.learned.comp_k, (log(1.1) + 0 + 0.5) / 3);
+}
+END_TEST
+
 START_TEST(test_predict_errors)
 {
     struct xmpi_model m;
@@ -262,6 +310,7 @@ Suite *predict_entry_suite(void)
     tcase_add_test(tc, test_predict_mixed_link);
     tcase_add_test(tc, test_predict_link_lambda);
     tcase_add_test(tc, test_predict_remove_layout);
+    tcase_add_test(tc, test_predict_comp_scale);
     tcase_add_test(tc, test_predict_errors);
     suite_add_tcase(s, tc);
     return s;
