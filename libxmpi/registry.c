@@ -323,35 +323,54 @@ static long long old_nnz(const struct plan *pl, const struct xmpi_reg *r, int lo
     return (long long)ia[lo - base + n] - ia[lo - base];
 }
 
-/* --xmpi-redist-spare: a buffer of at least `bytes` that is already mapped (the one kept from
- * an earlier move, when it is not more than twice as large), else a new one. *got is its
+/* --xmpi-redist-spare: a buffer of at least `bytes` that is already mapped (the smallest kept
+ * from earlier moves that is not more than twice as large), else a new one. *got is its
  * size. */
 static void *take_buffer(struct xmpi_registry *R, size_t bytes, size_t *got)
 {
-    if (R->spare && R->spare_bytes >= bytes && R->spare_bytes / 2 <= bytes) {
-        void *b = R->spare;
-        *got = R->spare_bytes;
-        R->spare = NULL;
-        R->spare_bytes = 0;
+    int best = -1;
+    for (int i = 0; i < R->nspare; i++)
+        if (R->spare[i].bytes >= bytes && R->spare[i].bytes / 2 <= bytes &&
+            (best < 0 || R->spare[i].bytes < R->spare[best].bytes))
+            best = i;
+    if (best >= 0) {
+        void *b = R->spare[best].b;
+        *got = R->spare[best].bytes;
+        R->spare[best] = R->spare[--R->nspare];
         return b;
     }
     *got = bytes;
     return malloc(bytes ? bytes : 1);
 }
 
-/* A buffer a move no longer needs: kept for the next one when it is the largest so far within
- * --xmpi-redist-spare MiB, else freed. */
+/* A buffer a move no longer needs (at least `bytes` long): kept for the next move, and then
+ * the smallest kept ones are freed until at most XMPIR_SPARES buffers of together at most
+ * --xmpi-redist-spare MiB remain. */
 static void give_buffer(struct xmpi_ctx *cx, void *b, size_t bytes)
 {
     struct xmpi_registry *R = &cx->reg;
-    size_t cap = (size_t)cx->opts.redist_spare << 20;
-    if (b && bytes <= cap && bytes > R->spare_bytes) {
-        free(R->spare);
-        R->spare = b;
-        R->spare_bytes = bytes;
-    } else {
+    size_t cap = (size_t)cx->opts.redist_spare << 20, total = bytes;
+    if (!b) return;
+    if (bytes == 0 || bytes > cap) {
         free(b);
+        return;
     }
+    for (int i = 0; i < R->nspare; i++) total += R->spare[i].bytes;
+    while (R->nspare > 0 && (total > cap || R->nspare == XMPIR_SPARES)) {
+        int small = 0;
+        for (int i = 1; i < R->nspare; i++)
+            if (R->spare[i].bytes < R->spare[small].bytes) small = i;
+        if (R->spare[small].bytes > bytes) break;   /* the new one is the smallest: it goes */
+        total -= R->spare[small].bytes;
+        free(R->spare[small].b);
+        R->spare[small] = R->spare[--R->nspare];
+    }
+    if (total > cap || R->nspare == XMPIR_SPARES) {
+        free(b);
+        return;
+    }
+    R->spare[R->nspare].b = b;
+    R->spare[R->nspare++].bytes = bytes;
 }
 
 /* Sparse structures: who sends how many nonzeros to whom, then every new buffer. The
@@ -418,9 +437,10 @@ static int prepare(struct plan *pl, int *bad)
             *bad = s + 1;
             return P_NNZ;
         }
-        f[0] = malloc(sizeof(int) * (rows + 1));
-        f[1] = malloc(sizeof(int) * (size_t)(nnz ? nnz : 1));
-        f[2] = malloc(r->elsize * (size_t)(nnz ? nnz : 1));
+        size_t got;
+        f[0] = take_buffer(pl->R, sizeof(int) * (rows + 1), &got);
+        f[1] = take_buffer(pl->R, sizeof(int) * (size_t)(nnz ? nnz : 1), &got);
+        f[2] = take_buffer(pl->R, r->elsize * (size_t)(nnz ? nnz : 1), &got);
         if (!f[0] || !f[1] || !f[2]) *bad = s + 1;
     }
     return *bad ? P_NOMEM : P_NONE;
@@ -636,9 +656,13 @@ static int move_sparse(struct plan *pl, struct xmpi_reg *r, void **f, int k, int
                               f[2], pl->rc, jstart, t, pl->cx->comm);
     }
     PMPI_Type_free(&t);
-    free(oldia);
-    free(oldja);
-    free(olda);
+    /* The old arrays go to the spare buffers, at the sizes their pointers tell (at least what
+     * they hold: a buffer taken from the spares may be larger). */
+    int old_rows = r->scheme == XMPI_DISTRIBUTED ? pl->oc[me] : pl->N;
+    size_t old_nnz = oldia && old_rows >= 0 && oldia[old_rows] > 0 ? (size_t)oldia[old_rows] : 0;
+    give_buffer(pl->cx, oldia, oldia ? sizeof(int) * ((size_t)old_rows + 1) : 0);
+    give_buffer(pl->cx, oldja, sizeof(int) * old_nnz);
+    give_buffer(pl->cx, olda, r->elsize * old_nnz);
     *r->data = f[0];
     *r->ja = f[1];
     *r->a = f[2];
@@ -866,6 +890,7 @@ void xmpi_registry_free(struct xmpi_ctx *cx)
 {
     free(cx->reg.r);
     free(cx->reg.count);
-    free(cx->reg.spare);
+    for (int i = 0; i < cx->reg.nspare; i++) free(cx->reg.spare[i].b);
+    cx->reg.nspare = 0;
     memset(&cx->reg, 0, sizeof cx->reg);
 }

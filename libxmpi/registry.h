@@ -36,6 +36,8 @@ struct xmpi_redist_stats {
     double seconds_total, bytes_sent_total, bytes_recv_total;
 };
 
+#define XMPIR_SPARES 8   /* buffers kept for the next move, at most */
+
 struct xmpi_registry {
     struct xmpi_reg *r;
     int n, cap;
@@ -45,10 +47,12 @@ struct xmpi_registry {
     int *count, *displ;
     int got_data;         /* a spawned process has received its rows */
     struct xmpi_redist_stats stats;
-    /* A buffer kept from one move to receive the next one into (--xmpi-redist-spare): memory
-     * already mapped, so that a large move does not page-fault its whole new block. */
-    void *spare;
-    size_t spare_bytes;
+    /* Buffers kept from one move to receive the next one into (--xmpi-redist-spare): memory
+     * already mapped, so that a large move does not page-fault its whole new block. At most
+     * XMPIR_SPARES of them (a CSR matrix moves three arrays), together within the option's
+     * MiB; the largest are kept. */
+    struct { void *b; size_t bytes; } spare[XMPIR_SPARES];
+    int nspare;
 };
 
 /* One collective move of every registered structure. */

@@ -129,10 +129,11 @@ static const struct optdef table[] = {
      "share of the wall time", NULL, NULL},
     {"redist-spare", K_INT, 0, 1048576, LONGF(redist_spare), 0, "64",
      "an integer number of MiB from 0 to 1048576 (0: none)",
-     "the largest buffer a process keeps from one move of registered data (a block it gave up, "
-     "or a buffer rows arrived in) to receive the next move into: memory already mapped, so "
-     "that a large move does not first fault in its whole new block. A process holds at most "
-     "its registered blocks plus this much", NULL, NULL},
+     "the memory a process keeps from one move of registered data (blocks and CSR/CSC arrays it "
+     "gave up, buffers rows arrived in; the largest, at most 8 buffers) to receive the next "
+     "move into: memory already mapped, so that a large move does not first fault in its "
+     "whole new block. A process holds at most its registered blocks plus this much", NULL,
+     NULL},
     {"lb-k", K_INT, 1, 64, LONGF(lb_k), 0, "3", "an integer from 1 to 64",
      "interference lasting k sampling intervals in a row is long-term and rebalanced; shorter "
      "bursts are tolerated", NULL, NULL},
