@@ -343,34 +343,29 @@ static void *take_buffer(struct xmpi_registry *R, size_t bytes, size_t *got)
     return malloc(bytes ? bytes : 1);
 }
 
-/* A buffer a move no longer needs (at least `bytes` long): kept for the next move, and then
- * the smallest kept ones are freed until at most XMPIR_SPARES buffers of together at most
- * --xmpi-redist-spare MiB remain. */
+/* A buffer a move no longer needs (at least `bytes` long): kept for the next move; then the
+ * smallest kept ones (it among them) are freed until at most XMPIR_SPARES buffers of together
+ * at most --xmpi-redist-spare MiB remain. */
 static void give_buffer(struct xmpi_ctx *cx, void *b, size_t bytes)
 {
     struct xmpi_registry *R = &cx->reg;
-    size_t cap = (size_t)cx->opts.redist_spare << 20, total = bytes;
+    size_t cap = (size_t)cx->opts.redist_spare << 20, total = 0;
     if (!b) return;
     if (bytes == 0 || bytes > cap) {
         free(b);
         return;
     }
+    R->spare[R->nspare].b = b;   /* room for one more than XMPIR_SPARES */
+    R->spare[R->nspare++].bytes = bytes;
     for (int i = 0; i < R->nspare; i++) total += R->spare[i].bytes;
-    while (R->nspare > 0 && (total > cap || R->nspare == XMPIR_SPARES)) {
+    while (total > cap || R->nspare > XMPIR_SPARES) {
         int small = 0;
         for (int i = 1; i < R->nspare; i++)
             if (R->spare[i].bytes < R->spare[small].bytes) small = i;
-        if (R->spare[small].bytes > bytes) break;   /* the new one is the smallest: it goes */
         total -= R->spare[small].bytes;
         free(R->spare[small].b);
         R->spare[small] = R->spare[--R->nspare];
     }
-    if (total > cap || R->nspare == XMPIR_SPARES) {
-        free(b);
-        return;
-    }
-    R->spare[R->nspare].b = b;
-    R->spare[R->nspare++].bytes = bytes;
 }
 
 /* Sparse structures: who sends how many nonzeros to whom, then every new buffer. The

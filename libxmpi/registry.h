@@ -51,7 +51,7 @@ struct xmpi_registry {
      * already mapped, so that a large move does not page-fault its whole new block. At most
      * XMPIR_SPARES of them (a CSR matrix moves three arrays), together within the option's
      * MiB; the largest are kept. */
-    struct { void *b; size_t bytes; } spare[XMPIR_SPARES];
+    struct { void *b; size_t bytes; } spare[XMPIR_SPARES + 1];   /* + 1: give_buffer's */
     int nspare;
 };
 
