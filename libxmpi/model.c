@@ -129,15 +129,20 @@ static const struct xmpi_interval *timed_work(struct xmpi_ctx *cx, const struct 
     return out;
 }
 
-/* The computation of interval s, the mean over the ranks of wall time outside MPI, against
- * md->p's, for a job changed by delta processes (xmpi_model_learn_comp). */
-static void learn_comp(struct xmpi_ctx *cx, const struct xmpi_interval *s, int delta)
+/* The computation of interval s as the model speaks of it: one process of a balanced
+ * configuration, the mean over the ranks of wall time outside MPI. */
+static double mean_comp(const struct xmpi_interval *s)
 {
-    struct xmpi_rtmodel *md = &cx->model;
-    if (!(s->iterations > 0) || !(md->p.iterations > 0) || !s->ranks) return;
     double comp = 0;
     for (int r = 0; r < s->nprocs; r++) comp += s->ranks[r].t_real - s->ranks[r].comm_time;
-    comp = comp / s->nprocs * (md->p.iterations / s->iterations);
+    return s->nprocs > 0 ? comp / s->nprocs : 0;
+}
+
+/* The computation measured over md->p's iterations against md->p's, for a job changed by
+ * delta processes (xmpi_model_learn_comp). */
+static void learn_comp(struct xmpi_ctx *cx, double comp, int delta)
+{
+    struct xmpi_rtmodel *md = &cx->model;
     if (xmpi_model_learn_comp(&md->m, &md->p, delta, comp) == XMPIR_MODEL_OK)
         xmpi_note(cx, 2, "prediction model: %+d processes computed %.4g s where %.4g s was "
                   "predicted; the computation now scales by %.4g per process gained",
@@ -175,8 +180,9 @@ static void observe_lag(struct xmpi_ctx *cx, const struct xmpi_interval *s)
                   lost, md->lag.loss, lost - md->lag.loss, md->m.learned.lag);
         /* The spawn's computation, warmed up, against its prediction (still md->p: nothing
          * was predicted since). */
-        if (md->p.nprocs == s->nprocs && md->p.nspawn > 0 && !md->p.nremove)
-            learn_comp(cx, s, md->p.nspawn);
+        if (md->p.nprocs == s->nprocs && md->p.nspawn > 0 && !md->p.nremove && s->ranks &&
+            md->p.iterations > 0)
+            learn_comp(cx, mean_comp(s) * md->p.iterations / s->iterations, md->p.nspawn);
         md->lag.state = 0;
     } else {
         md->lag.state = 0;
@@ -266,12 +272,10 @@ void xmpi_rtmodel_row(struct xmpi_ctx *cx, const struct xmpi_interval *s,
      * mean over the ranks of wall time outside MPI, its communication the mean time inside.
      * A last, shorter interval is compared per iteration. */
     double scale = md->p.iterations > 0 ? s->iterations / md->p.iterations : 1;
-    double comp = 0;
-    for (int r = 0; r < s->nprocs; r++) comp += s->ranks[r].t_real - s->ranks[r].comm_time;
     row->compared = 1;
     snprintf(row->predicted_for, sizeof row->predicted_for, "%s", md->action);
     row->pred_comp = md->p.t_comp * scale;
-    row->meas_comp = comp / s->nprocs;
+    row->meas_comp = mean_comp(s);
     row->pred_comm = md->p.t_comm * scale;
     row->meas_comm = xmpi_interval_comm_time(s);
     row->pred_reconf = md->p.t_spawn + md->p.t_remove;
@@ -282,7 +286,7 @@ void xmpi_rtmodel_row(struct xmpi_ctx *cx, const struct xmpi_interval *s,
     xmpi_model_learn(&md->m, &md->p, row->meas_reconf, row->meas_redist);
     /* A removal has no warm-up: its first interval tells its computation (a spawn's is
      * taken after the warm-up, observe_lag). */
-    if (md->p.nremove > 0 && !md->p.nspawn) learn_comp(cx, s, -md->p.nremove);
+    if (md->p.nremove > 0 && !md->p.nspawn) learn_comp(cx, row->meas_comp / scale, -md->p.nremove);
     xmpi_note(cx, 1, "prediction model: after the %s, interval %d: computing %.4g s (predicted "
               "%.4g), communicating %.4g s (%.4g), %s %.4g s (%.4g), redistribution %.4g s "
               "(%.4g)", md->action, s->index, row->meas_comp, row->pred_comp, row->meas_comm,
