@@ -7,6 +7,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 
 #include "../models/partition.h"
 #include "context.h"
@@ -74,7 +77,7 @@ static int add(enum xmpi_reg_kind kind, void *data, void *ja, void *a, int size,
         free(c);
         if (rc) return rc;
     }
-    R->r[R->n++] = (struct xmpi_reg){kind, data, ja, a, size, type, (size_t)tsize, scheme, 0};
+    R->r[R->n++] = (struct xmpi_reg){kind, data, ja, a, size, type, (size_t)tsize, scheme, 0, NULL};
     return XMPI_SUCCESS;
 }
 
@@ -323,6 +326,26 @@ static long long old_nnz(const struct plan *pl, const struct xmpi_reg *r, int lo
     return (long long)ia[lo - base + n] - ia[lo - base];
 }
 
+/* Bytes of the buffer behind a dense or vector registration, as far as the library knows: what
+ * a move installed, or 0 (its block, no more) once the program has put another buffer behind
+ * the pointer: swapped two registered arrays, replaced one with its own copy, or freed the
+ * library's and got a smaller one at the same address (which glibc's record tells). A stale
+ * size would give the spare pool a buffer shorter than it says. */
+static size_t held_bytes(const struct xmpi_reg *r)
+{
+    if (!*r->data || *r->data != r->held_at) return 0;
+#ifdef __GLIBC__
+    if (malloc_usable_size(*r->data) < r->held) return 0;
+#endif
+    return r->held;
+}
+
+static void set_held(struct xmpi_reg *r, size_t bytes)
+{
+    r->held = bytes;
+    r->held_at = *r->data;
+}
+
 /* --xmpi-redist-spare: a buffer of at least `bytes` that is already mapped (the smallest kept
  * from earlier moves that is not more than twice as large), else a new one. *got is its
  * size. */
@@ -409,12 +432,12 @@ static int prepare(struct plan *pl, int *bad)
                  * larger (realloc keeps the rows where they are), and only the rows that
                  * arrive get fresh memory: a move costs what it moves, not the block size. */
                 size_t have = (size_t)pl->oc[me] * unit, need = rows * unit;
-                if (r->held > have) have = r->held;
+                if (held_bytes(r) > have) have = held_bytes(r);
                 void *grown = need > have ? realloc(*r->data, need) : *r->data;
                 size_t in = ((size_t)pl->nc[me] - (size_t)kept) * unit;
                 if (grown) {
                     *r->data = grown;
-                    if (need > have) r->held = need;
+                    if (need > have) set_held(r, need);
                 }
                 if (!grown || !(f[0] = take_buffer(pl->R, in, &pl->fbytes[s]))) *bad = s + 1;
                 pl->inplace[s] = 1;
@@ -537,7 +560,7 @@ static int move_dense_inplace(struct plan *pl, struct xmpi_reg *r, void **f, MPI
             void *less = realloc(data, (size_t)pl->nc[me] * unit);
             if (less) {
                 *r->data = less;
-                r->held = (size_t)pl->nc[me] * unit;
+                set_held(r, (size_t)pl->nc[me] * unit);
             }
         }
     }
@@ -563,13 +586,13 @@ static int move_dense(struct plan *pl, struct xmpi_reg *r, void **f)
         }
         void *old = *r->data;
         size_t old_bytes = (size_t)pl->oc[me] * unit;
-        if (r->held > old_bytes) old_bytes = r->held;
+        if (held_bytes(r) > old_bytes) old_bytes = held_bytes(r);
         rc = PMPI_Alltoallv(old ? old : dummy, pl->sc, pl->sd, t, f[0], pl->rc, pl->rd, t,
                             pl->cx->comm);
         count_bytes(pl, unit);
         give_buffer(pl->cx, old, old ? old_bytes : 0);
         *r->data = f[0];
-        r->held = pl->fbytes[r - pl->R->r];
+        set_held(r, pl->fbytes[r - pl->R->r]);
         f[0] = NULL;
     } else {
         void *buf = f[0] ? f[0] : *r->data;

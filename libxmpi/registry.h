@@ -22,8 +22,9 @@ struct xmpi_reg {
     MPI_Datatype type;
     size_t elsize;
     XMPI_Scheme scheme;
-    size_t held;          /* dense and vector: bytes of the buffer a move installed (0: the
-                           * program's own, at least its block) */
+    size_t held;          /* dense and vector: bytes of the buffer a move installed at held_at
+                           * (0: the program's own, at least its block); see held_bytes() */
+    void *held_at;
 };
 
 /* What the last move cost this process (for the balancer and the prediction model). */

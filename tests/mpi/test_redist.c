@@ -3,6 +3,7 @@
  * every rank regenerates from the case's seed; plus the error paths, which change nothing.
  * usage: test_redist [CASES [SEED]] */
 #include <limits.h>
+#include <malloc.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -247,6 +248,61 @@ START_TEST(random_cases)
 }
 END_TEST
 
+/* A program may put another buffer behind a registered pointer between moves: swap two
+ * registered arrays (double buffering), or replace one with its own copy of exactly its block.
+ * The library must then not take the buffer for larger than it is: the moves keep their spare
+ * buffers (--xmpi-redist-spare) and take one of up to twice the size needed, so a stale size
+ * would later hand out a buffer shorter than its block. A chain of random moves on two dense
+ * matrices with the same layout; after every move the values are checked, and each buffer must
+ * be at least its block (malloc_usable_size: glibc's own record of the allocation). */
+START_TEST(program_replaces_buffers)
+{
+    struct rng g = {h4(seed0, 4242, 0, 0)};
+    int size = 24 * nprocs, oc[64], od[64], nc[64], nd[64], ok = 1;
+    struct spec sp[2] = {{K_DENSE, 0, XMPI_DISTRIBUTED, h4(seed0, 1, 2, 3)},
+                         {K_DENSE, 0, XMPI_DISTRIBUTED, h4(seed0, 4, 5, 6)}};
+    void *data[2] = {0}, *none[2][2] = {{0}};
+    size_t row = sizeof(double) * (size_t)size;
+    for (int i = 0; i < nprocs; i++) XMPI_Get_wsize(i, nprocs, size, &oc[i], &od[i]);
+    for (int s = 0; s < 2; s++) {
+        build(&sp[s], size, od[rank], oc[rank], 0, &data[s], &none[s][0], &none[s][1]);
+        ck_assert_int_eq(XMPI_Register_dense(&data[s], size, MPI_DOUBLE, XMPI_DISTRIBUTED), XMPI_SUCCESS);
+    }
+    int step;
+    for (step = 0; step < 300 && ok; step++) {
+        int what = below(&g, 3);   /* drawn on every rank: the streams stay equal */
+        if (what == 0) {
+            /* Swap the two arrays: the values follow their pointers. */
+            void *t = data[0]; data[0] = data[1]; data[1] = t;
+            struct spec ts = sp[0]; sp[0] = sp[1]; sp[1] = ts;
+        } else if (what == 1) {
+            /* Replace each with an exact copy of its block. */
+            for (int s = 0; s < 2; s++) {
+                void *copy = malloc(row * (size_t)oc[rank] + 1);
+                if (oc[rank]) memcpy(copy, data[s], row * (size_t)oc[rank]);
+                free(data[s]);
+                data[s] = copy;
+            }
+        }
+        random_partition(&g, size, nc, nd);
+        int rc = XMPI_Redistribute_data(oc[rank], od[rank], nc[rank], nd[rank]);
+        ok = rc == XMPI_SUCCESS;
+        for (int s = 0; s < 2 && ok; s++)
+            ok = matches(&sp[s], size, nd[rank], nc[rank], 0, data[s], NULL, NULL) &&
+                 (nc[rank] == 0 || malloc_usable_size(data[s]) >= row * (size_t)nc[rank]);
+        ok = all_ok(ok);
+        memcpy(oc, nc, sizeof oc);
+        memcpy(od, nd, sizeof od);
+    }
+    for (int s = 0; s < 2; s++) {
+        ck_assert_int_eq(XMPI_Unregister(&data[s]), XMPI_SUCCESS);
+        free(data[s]);
+    }
+    ck_assert_msg(ok, "move %d after the program replaced its buffers: wrong values or a buffer "
+                  "shorter than its block", step);
+}
+END_TEST
+
 /* ---- error paths: the same code everywhere, nothing moved, pointers unchanged ------- */
 
 struct fixture {
@@ -463,6 +519,7 @@ int main(int argc, char **argv)
     tcase_add_test(tc, register_errors);
     tcase_add_test(tc, nothing_registered);
     tcase_add_test(tc, random_cases);
+    tcase_add_test(tc, program_replaces_buffers);
     tcase_add_test(tc, bad_partitions);
     tcase_add_test(tc, null_where_data_expected);
     tcase_add_test(tc, registries_disagree);
