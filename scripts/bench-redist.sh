@@ -33,7 +33,7 @@ phase() {
             continue
         fi
         # Only the attempt that counts adds its summary lines.
-        cat "$try" >> "$out"
+        sed "s/^summary: /summary: ${TAG:+$TAG: }/" "$try" >> "$out"
         [ "$rc" = 0 ] && return 0
         echo "bench-redist: $name failed (exit $rc$([ "$rc" = 124 ] && echo ", timed out twice"))"
         failed+=("$name")
@@ -41,7 +41,14 @@ phase() {
     done
 }
 
-phase throughput 300 -s "$SIZES" -r "$REPS"
+phase throughput 900 -s "$SIZES" -r "$REPS"
+# The same large moves with a spare that holds a whole block (--xmpi-redist-spare, default 64
+# MiB): what reusing the memory gives where the default keeps too little. BIG_SPARE=0 skips it.
+BIG_SPARE=${BIG_SPARE:-512}
+if [ "$BIG_SPARE" != 0 ]; then
+    TAG="spare $BIG_SPARE MiB" phase "throughput, spare $BIG_SPARE MiB" 600 -s 256,512 -k dense,csr \
+        -r "$REPS" --xmpi-redist-spare="$BIG_SPARE"
+fi
 phase "grow 2->3" 120 --grow --xmpi-oversubscribe
 if [ "${LIBXMPI_BENCH_LARGE:-1}" = 0 ]; then
     echo
@@ -52,7 +59,8 @@ fi
 
 echo
 echo "== summary (bench-redist; A = XMPI_Redistribute_data, B = bare MPI_Alltoallv into a fresh"
-echo "   buffer, B' = into a touched one; ratios are throughput ratios, medians over the sizes)"
+echo "   buffer; A', B' = the same in the phase with touched buffers only; ratios are throughput"
+echo "   ratios, medians over the sizes)"
 sed -n 's/^summary: //p' "$out"
 if [ ${#failed[@]} -gt 0 ]; then
     echo "FAILED: ${failed[*]}"
