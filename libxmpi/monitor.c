@@ -96,7 +96,10 @@ static int configure(struct xmpi_ctx *cx, char *events[])
                                           mon->names, XMPIR_MAX_EVENTS);
     }
 
-    if (mon->nevents > 0) {
+    if (mon->joined_declared) {
+        /* One work source per job: the balancer compares the ranks' work. */
+        snprintf(why, sizeof why, "as the processes it joined, which count no PAPI events");
+    } else if (mon->nevents > 0) {
         mon->papi = xmpi_hwcount_start(&cx->hw, mon->names, mon->nevents, why, sizeof why) == 0;
     } else {
         /* Default chain: count the first preset this machine has. */

@@ -17,6 +17,8 @@ struct xmpi_monitor {
     char names_buf[XMPIR_EVENTS_MAX];
     char *names[XMPIR_MAX_EVENTS];
     int papi;                            /* 1 when the events are being counted */
+    int joined_declared;                 /* spawned into a job that counts declared work: PAPI
+                                          * is neither loaded nor tried */
     char source[XMPIR_EVENTS_MAX + 8];
     double declared;                     /* work declared in the current iteration */
     double t_real0, t_cpu0;

@@ -350,7 +350,8 @@ static int spawn_async_join(struct xmpi_ctx *cx, const struct xmpi_interval *s,
     powers_before_spawn(cx, s, app, classes, n, power, &map);
     predict(cx, "spawn", hosts, n, NULL, 0);
     double t0 = PMPI_Wtime();
-    struct xmpi_join join = {cx->mon.iterations, cx->mon.summary.index, cx->evaluates};
+    struct xmpi_join join = {cx->mon.iterations, cx->mon.summary.index, cx->evaluates,
+                             cx->mon.configured ? cx->mon.papi : -1};
     int *placed = NULL;
     if (hosts && (placed = malloc(sizeof *placed * (size_t)n)))
         memcpy(placed, hosts, sizeof *placed * (size_t)n);
@@ -773,7 +774,8 @@ static int spawn_processes(struct xmpi_ctx *cx, const char *command, char *argv[
     catch_up(cx);
     predict(cx, "spawn", hosts, n, NULL, 0);
     double t0 = PMPI_Wtime();
-    struct xmpi_join join = {cx->mon.iterations, cx->mon.summary.index, cx->evaluates};
+    struct xmpi_join join = {cx->mon.iterations, cx->mon.summary.index, cx->evaluates,
+                             cx->mon.configured ? cx->mon.papi : -1};
     int done = 0;
     rc = xmpi_world_spawn(cx, command, argv, hosts, n, info, &join, &done);
     after_spawn(cx, hosts, n, done, rc, PMPI_Wtime() - t0);

@@ -177,7 +177,10 @@ static void start(int *argc, char ***argv)
     xmpi_options_parse(&cx->opts, pargc, av, remove, environ, err, sizeof err);
     if (!err[0]) check_malleability(cx, err, sizeof err);
     xmpi_monitor_init(cx);
-    xmpi_hwcount_load();
+    /* PAPI_library_init costs 3-4 ms of CPU: the processes mpirun started pay it here rather
+     * than in their first monitored iteration. A spawned process pays it only if its parents
+     * count events (a job works from one source), after the join below. */
+    if (parent == MPI_COMM_NULL) xmpi_hwcount_load();
     xmpi_emulate_init(&cx->emu);
     xmpi_watchdog_init(&cx->watch);
     atexit(release_at_exit);
@@ -189,6 +192,9 @@ static void start(int *argc, char ***argv)
         xmpi_world_start_child(cx, parent, &join);
         xmpi_monitor_join(cx, join.iterations, join.interval_index);
         cx->evaluates = join.evaluates;
+        if (join.papi == 0) cx->mon.joined_declared = 1;
+        else if (join.papi == 1) xmpi_hwcount_load();
+        /* else no source chosen yet: PAPI loads at the first monitored iteration, if any */
         cx->phase = XMPIR_PHASE_RUNNING;
         /* The later spawns of the same call that it took part in are the library's time, not
          * the program's computation: under dilation (emulate.c) a first child of two on a

@@ -39,6 +39,8 @@ struct xmpi_join {
     long iterations;           /* monitored iterations done */
     int interval_index;        /* intervals gathered */
     int evaluates;             /* the program calls XMPI_Eval_* */
+    int papi;                  /* the work source: 1 PAPI counts, 0 declared work, -1 not chosen
+                                * yet (no monitored iteration) */
 };
 
 /* Start-up of the processes mpirun started (collective over MPI_COMM_WORLD): the resource

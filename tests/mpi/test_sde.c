@@ -6,6 +6,9 @@
  *            on that work, then ROWS is unregistered and the work source becomes declared
  *   unknown  with --xmpi-events=sde:::xmpitest::NOSUCH: declared work from the start
  *   lib      libxmpi's own events read through PAPI_start, against the program's own tally
+ *   spawn    two monitored iterations on the events given, then XMPI_Spawn of one more process
+ *            of this program: it must work from its parents' source, and load PAPI only when
+ *            that source is PAPI's (run with --xmpi-si above 3 and --xmpi-oversubscribe)
  * Prints "ok - ..." / "not ok - ..." lines on rank 0; exits non-zero on any failure. */
 #include <mpi.h>
 #include <stdio.h>
@@ -301,6 +304,44 @@ static void mode_lib(void)
     free(r.x);
 }
 
+static void mode_spawn(const char *self)
+{
+    char source[XMPIR_EVENTS_MAX + 8] = "";
+    int spawned = XMPI_Get_process_status() == XMPI_NEWLY_SPAWNED, rc = XMPI_SUCCESS;
+    if (!spawned) {
+        for (int it = 0; it < 2; it++) {
+            XMPI_Monitor_iter_begin(NULL);
+            XMPI_Monitor_add_work(DECLARED);
+            XMPI_Monitor_iter_end(NULL);
+        }
+        char *args[] = {"spawn", NULL};
+        rc = XMPI_Spawn(self, args, 1, MPI_INFO_NULL, NULL);
+        snprintf(source, sizeof source, "%s", XMPI_Monitor_work_source());
+    }
+    if (!spawned) check(rc == XMPI_SUCCESS, "XMPI_Spawn of one process: %s", XMPI_Error_string(rc));
+    if (rc != XMPI_SUCCESS) return;
+    /* All three: rank 0's source to the new process, then one more iteration each. */
+    MPI_Bcast(source, sizeof source, MPI_CHAR, 0, XMPI_COMM_WORLD);
+    int me = 0;
+    MPI_Comm_rank(XMPI_COMM_WORLD, &me);
+    XMPI_Monitor_iter_begin(NULL);
+    XMPI_Monitor_add_work(DECLARED);
+    XMPI_Monitor_iter_end(NULL);
+    /* The new process's facts, to the parents (MPI_MAX over zeros from them). */
+    int facts[3] = {0, 0, 0};
+    if (spawned) {
+        facts[0] = 1 + !strcmp(XMPI_Monitor_work_source(), source);
+        facts[1] = 1 + (PAPI_is_initialized() != PAPI_NOT_INITED);
+        facts[2] = 1 + !strncmp(source, "papi:", 5);
+    }
+    MPI_Allreduce(MPI_IN_PLACE, facts, 3, MPI_INT, MPI_MAX, XMPI_COMM_WORLD);
+    if (spawned) return;
+    int papi = facts[2] == 2;
+    check(facts[0] == 2, "the new process works from its parents' source (%s)", source);
+    check(facts[1] == 1 + papi, "... and has %sloaded PAPI (%s)", papi ? "" : "not ",
+          facts[1] == 2 ? "loaded" : "not loaded");
+}
+
 int main(int argc, char **argv)
 {
     /* The program's counters exist before the first monitored iteration, as the monitor
@@ -317,7 +358,8 @@ int main(int argc, char **argv)
     if (!strcmp(mode, "count")) mode_count();
     else if (!strcmp(mode, "unknown")) mode_unknown();
     else if (!strcmp(mode, "lib")) mode_lib();
-    else check(0, "mode '%s': expected count, unknown or lib", mode);
+    else if (!strcmp(mode, "spawn")) mode_spawn(argv[0]);
+    else check(0, "mode '%s': expected count, unknown, lib or spawn", mode);
     MPI_Finalize();
     return failures != 0;
 }

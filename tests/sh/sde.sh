@@ -49,6 +49,18 @@ check "... one line on rank 0 that names it, and the fall back" \
     test "$(grep -c '^xmpi: work source: declared by the program with XMPI_Monitor_add_work (PAPI cannot count sde:::xmpitest::NOSUCH: no library in this process has registered that software-defined event)$' "$TMP/unk.err")" = 1 -a "$(grep -c . "$TMP/unk.err")" = 1
 [ "$(grep -c . "$TMP/unk.err")" = 1 ] || sed 's/^/#   /' "$TMP/unk.err" | head
 
+# A spawned process takes its parents' work source, and loads PAPI only when that is PAPI's:
+# counted (an event the program registers), then declared (an event nobody registers).
+for ev in sde:::xmpitest::WORK sde:::xmpitest::NOSUCH; do
+    "$LAUNCH" -np 2 "$T" spawn "--xmpi-events=$ev" --xmpi-si=50 --xmpi-oversubscribe \
+        >"$TMP/spawn" 2>"$TMP/spawn.err"
+    rc=$?
+    passes "$TMP/spawn"
+    check "spawn under --xmpi-events=$ev: exit 0 and 3 checks passed (exit $rc)" \
+        test $rc = 0 -a "$(grep -c '^ok ' "$TMP/spawn")" = 3
+    [ $rc = 0 ] || sed 's/^/#   /' "$TMP/spawn.err" | head -20
+done
+
 # libxmpi's own events, read by the program with PAPI_start, on 3 ranks.
 "$LAUNCH" -np 3 "$T" lib "${LB[@]}" >"$TMP/lib" 2>"$TMP/lib.err"
 rc=$?
