@@ -276,7 +276,9 @@ static const char *const op_name[NOP] = {"XMPI_Redistribute_data", "bare MPI_All
  * touched-buffer ones. They are not mixed: on the project's VM, faulting in fresh memory makes
  * memory touched before slow to write again (a 128 MiB buffer took 17 times longer to rewrite
  * after 256 MiB elsewhere were faulted in and freed, with no page fault in the guest), so a
- * fresh-buffer op run between two touched ones slows whichever buffers it hit. */
+ * fresh-buffer op run between two touched ones slows whichever buffers it hit. The library
+ * itself takes a fresh buffer where a block exceeds --xmpi-redist-spare (the faults A' column):
+ * that is what it costs at that setting, and B' and C' then feel it too. */
 static const int phase_ops[2][3] = {{OP_XMPI, OP_BARE, OP_COPY}, {OP_XMPI_T, OP_BARE_TOUCHED, OP_COPY_TOUCHED}};
 
 /* n runs of every op on the structure setup() made, alternated, after untimed moves; then the
@@ -370,7 +372,8 @@ static int throughput(const double *sizes, int nsizes, int reps, const int *kind
                "  per size, up to 4x); within a phase the ops alternate run by run, forwards and\n"
                "  backwards. GB/s = bytes of the whole structure / time. A/B, A'/B': medians of the ratios\n"
                "  within each run (> 1: the library is faster). faults: rank 0's minor page faults during\n"
-               "  A, A' and B per MiB it receives (256 = every 4 KiB page new)\n", reps);
+               "  A, A' and B per MiB it receives (256 = every 4 KiB page new); where A' faults (a block\n"
+               "  larger than --xmpi-redist-spare), the library's own fresh buffers are in that phase\n", reps);
         printf("%-6s %5s %8s %8s %8s  %8s %8s %8s  %6s %6s %6s %6s  %5s %6s  %14s\n", "kind", "MiB", "A s",
                "B s", "C s", "A' s", "B' s", "C' s", "A GB/s", "B", "B'", "C'", "A/B", "A'/B'", "faults A A' B");
     }

@@ -893,6 +893,7 @@ void xmpi_registry_install(struct xmpi_ctx *cx, void **fresh, int n, const int *
         struct xmpi_reg *r = &R->r[s];
         free(*r->data);
         *r->data = fresh[3 * s];
+        set_held(r, 0);
         if (r->kind == K_SPARSE) {
             free(*r->ja);
             free(*r->a);

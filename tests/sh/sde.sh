@@ -52,8 +52,11 @@ check "... one line on rank 0 that names it, and the fall back" \
 # A spawned process takes its parents' work source, and loads PAPI only when that is PAPI's:
 # counted (an event the program registers), then declared (an event nobody registers).
 for ev in sde:::xmpitest::WORK sde:::xmpitest::NOSUCH; do
-    "$LAUNCH" -np 2 "$T" spawn "--xmpi-events=$ev" --xmpi-si=50 --xmpi-oversubscribe \
-        >"$TMP/spawn" 2>"$TMP/spawn.err"
+    if [ "${LIBXMPI_TEST_SPAWN:-yes}" = no ]; then
+        echo "ok - spawn under --xmpi-events=$ev # SKIP this MPI library cannot spawn processes"
+        continue
+    fi
+    launch_retry "$TMP/spawn" -np 2 "$T" spawn "--xmpi-events=$ev" --xmpi-si=50 --xmpi-oversubscribe
     rc=$?
     passes "$TMP/spawn"
     check "spawn under --xmpi-events=$ev: exit 0 and 3 checks passed (exit $rc)" \
