@@ -179,7 +179,8 @@ static void start(int *argc, char ***argv)
     xmpi_monitor_init(cx);
     /* PAPI_library_init costs 3-4 ms of CPU: the processes mpirun started pay it here rather
      * than in their first monitored iteration. A spawned process pays it only if its parents
-     * count events (a job works from one source), after the join below. */
+     * count events (a job works from one source): as soon as it is started (world.c, before
+     * an asynchronous spawn's join), or after the join below. */
     if (parent == MPI_COMM_NULL) xmpi_hwcount_load();
     xmpi_emulate_init(&cx->emu);
     xmpi_watchdog_init(&cx->watch);

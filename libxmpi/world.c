@@ -282,10 +282,16 @@ static MPI_Comm join_sides(const struct xmpi_ctx *cx, MPI_Comm local, MPI_Comm b
     return merged;
 }
 
+/* Tag of the first word the new processes of a bridge receive: the job's work source as
+ * struct xmpi_join's papi (1 PAPI, 0 declared, -1 not chosen). A process whose parents count
+ * with PAPI loads it then, while they may still be computing (an asynchronous spawn). */
+#define SOURCE_TAG 7301
+
 /* Rank 0 alone: starts n processes and merges the spawn's intercommunicator into the bridge
- * (rank 0 first, the new processes after), on the calling thread. An MPI code. */
+ * (rank 0 first, the new processes after), on the calling thread, and tells them the work
+ * source `papi`. An MPI code. */
 static int spawn_bridge(const char *command, char *argv[], int n, MPI_Info *infos,
-                        MPI_Comm *bridge)
+                        MPI_Comm *bridge, int papi)
 {
     MPI_Comm inter = MPI_COMM_NULL;
     *bridge = MPI_COMM_NULL;
@@ -298,6 +304,8 @@ static int spawn_bridge(const char *command, char *argv[], int n, MPI_Info *info
         /* Open MPI 4.1 hangs disconnecting a merged intracommunicator: disconnect the
          * intercommunicator, and only ever free the merged ones. */
         PMPI_Comm_disconnect(&inter);
+        for (int i = 1; rc == MPI_SUCCESS && i <= n; i++)
+            rc = PMPI_Send(&papi, 1, MPI_INT, i, SOURCE_TAG, *bridge);
     }
     return rc;
 }
@@ -346,7 +354,7 @@ static int spawn_round(struct xmpi_ctx *cx, const char *command, char *argv[], i
     char what[160];
     snprintf(what, sizeof what, "XMPI_Spawn (starting and joining %d new process(es))", n);
     xmpi_watchdog_arm(&cx->watch, (int)cx->opts.wait_timeout, cx->rank, what);
-    if (cx->rank == 0 && made == MPI_COMM_NULL) rc = spawn_bridge(command, argv, n, infos, &bridge);
+    if (cx->rank == 0 && made == MPI_COMM_NULL) rc = spawn_bridge(command, argv, n, infos, &bridge, join->papi);
     if (cx->rank == 0 && rc == MPI_SUCCESS) send_go(bridge, 1);
     PMPI_Bcast(&rc, 1, MPI_INT, 0, cx->comm);
     if (rc != MPI_SUCCESS) {
@@ -377,6 +385,9 @@ void xmpi_world_start_child(struct xmpi_ctx *cx, MPI_Comm parent, struct xmpi_jo
     xmpi_watchdog_arm(&cx->watch, (int)cx->opts.wait_timeout, -1, "joining the job (a spawned process)");
     PMPI_Intercomm_merge(parent, 1, &bridge);
     PMPI_Comm_disconnect(&parent);
+    int papi = -1;
+    PMPI_Recv(&papi, 1, MPI_INT, 0, SOURCE_TAG, bridge, MPI_STATUS_IGNORE);
+    if (papi == 1) xmpi_hwcount_load();   /* else runtime.c decides after the join */
     /* Parents that spawned asynchronously may compute for a whole interval before they take
      * the new processes in: that wait is not a hang. */
     xmpi_watchdog_disarm(&cx->watch);
@@ -635,6 +646,7 @@ struct xmpi_async {
     struct xmpi_emu_assign *emu;
     int *hosts;
     int wait_timeout;
+    int papi;                  /* the work source when it began (struct xmpi_join) */
     double t_begin, t_ready;   /* PMPI_Wtime */
     double cpu;                /* the helper thread's CPU seconds */
     struct xmpi_watchdog watch;
@@ -650,11 +662,11 @@ static void *async_main(void *arg)
     struct timespec c0, c1;
     clock_gettime(CLOCK_THREAD_CPUTIME_ID, &c0);
     if (a->group) {
-        a->rc = spawn_bridge(a->command, a->argv, a->n, a->infos, &a->bridges[0]);
+        a->rc = spawn_bridge(a->command, a->argv, a->n, a->infos, &a->bridges[0], a->papi);
         if (a->rc == MPI_SUCCESS) a->made = a->n, a->nbridges = 1;
     } else {
         for (int i = 0; i < a->n; i++) {
-            a->rc = spawn_bridge(a->command, a->argv, 1, &a->infos[i], &a->bridges[i]);
+            a->rc = spawn_bridge(a->command, a->argv, 1, &a->infos[i], &a->bridges[i], a->papi);
             if (a->rc != MPI_SUCCESS) break;
             a->made++;
             a->nbridges++;
@@ -692,6 +704,7 @@ int xmpi_world_spawn_begin(struct xmpi_ctx *cx, const char *command, char *argv[
     a->group = cx->opts.spawn == 1;
     a->rc = MPI_SUCCESS;
     a->wait_timeout = (int)cx->opts.wait_timeout;
+    a->papi = cx->mon.configured ? cx->mon.papi : -1;
     a->t_begin = PMPI_Wtime();
     xmpi_watchdog_init(&a->watch);
     int argc = 0;
