@@ -11,6 +11,7 @@
 /* K, the intervals the work extrapolation fits a line through (see predict.c). */
 #define XMPIR_MODEL_HISTORY 4
 #define XMPIR_MODEL_CLASSES_MAX XMPIR_CAL_CLASSES_MAX
+#define XMPIR_MODEL_SIZES 65   /* sizes whose measured communication is kept: 1..64 */
 
 /* ---- registered structures and partitions, as the redistribution sees them */
 
@@ -73,6 +74,10 @@ struct xmpi_model {
      * several spawns talking across the `spawned` link); seen 0: never measured. */
     double link_lambda[2];
     int link_seen[2];
+    /* Communication per iteration measured over each link at each size the job ran at (index:
+     * processes, below XMPIR_MODEL_SIZES), from its whole intervals (observe_link), waiting
+     * included; 0: never measured. A size met before is priced by what it took there. */
+    double size_comm[2][XMPIR_MODEL_SIZES];
 };
 
 /* cal NULL: the defaults. */

@@ -1,6 +1,7 @@
 /* models/predict.c, the entry point: a whole prediction for a candidate configuration (its
  * parts adding up), the spawned link of mixed configurations, the layout after a removal,
  * and the requests it refuses. */
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -166,6 +167,48 @@ START_TEST(test_predict_link_lambda)
 }
 END_TEST
 
+/* A size the job ran at before, over the same link, is priced by the communication it
+ * measured there, waiting included; a size never met, the current size and the other link as
+ * before. */
+START_TEST(test_predict_size_seen)
+{
+    struct xmpi_model m;
+    struct xmpi_interval s, s4;
+    struct xmpi_rank_record r[2];
+    jacobi_like(&m, &s, r);
+    const int cur[1] = {2}, four[1] = {4}, three[1] = {3}, two[1] = {2};
+    struct xmpi_predict_request rq = {.interval = &s, .current = cur, .candidate = four};
+    struct xmpi_prediction before4, before3, out;
+    ck_assert_int_eq(xmpi_model_predict(&m, &rq, &before4), 0);
+    rq.candidate = three;
+    ck_assert_int_eq(xmpi_model_predict(&m, &rq, &before3), 0);
+    /* Earlier, on 4 processes of one spawn: 0.3 s per rank in 50 Allreduces over 50
+     * iterations, far more than their replay. */
+    interval_init(&s4, 0, 4, 50, 4e6);
+    set_op(&s4, XMPIR_OP_ALLREDUCE, 50, 16, 4, 0.3);
+    ck_assert_int_eq(xmpi_model_observe_link(&m, &s4, 0), 0);
+    NEAR(m.size_comm[0][4], 0.3 / 50);
+    rq.candidate = four;
+    ck_assert_int_eq(xmpi_model_predict(&m, &rq, &out), 0);
+    NEAR(out.t_comm, 0.3 / 50 * 100);   /* the current interval's 100 iterations */
+    ck_assert(fabs(before4.t_comm - out.t_comm) > 0.1 * out.t_comm);
+    NEAR(out.t_total, out.t_comp + out.t_comm + out.t_spawn + out.t_remove + out.t_lag +
+                          out.t_redist);
+    rq.candidate = three;
+    ck_assert_int_eq(xmpi_model_predict(&m, &rq, &out), 0);
+    NEAR(out.t_comm, before3.t_comm);
+    /* The current size: what it measures now (2 x the replay of 100 Allreduces on 2). */
+    rq.candidate = two;
+    ck_assert_int_eq(xmpi_model_predict(&m, &rq, &out), 0);
+    NEAR(out.t_comm, 2 * 100 * (A + 16 * B + 16 * G));
+    /* The spawned link was never measured on 4: not priced from the one-spawn figure. */
+    rq.candidate = four;
+    rq.mixed_next = 1;
+    ck_assert_int_eq(xmpi_model_predict(&m, &rq, &out), 0);
+    ck_assert(fabs(out.t_comm - 0.3 / 50 * 100) > 0.1 * out.t_comm);
+}
+END_TEST
+
 /* Removing: the most recently spawned process of the class goes, the others share the rows
  * by power as the library splits them (boundaries at round(100/3) and round(200/3)).
  * Classes a, b at equal power; ranks a b a b with 25 rows each; one a leaves: rank 2 (not
@@ -309,6 +352,7 @@ Suite *predict_entry_suite(void)
     tcase_add_test(tc, test_predict_entry);
     tcase_add_test(tc, test_predict_mixed_link);
     tcase_add_test(tc, test_predict_link_lambda);
+    tcase_add_test(tc, test_predict_size_seen);
     tcase_add_test(tc, test_predict_remove_layout);
     tcase_add_test(tc, test_predict_comp_scale);
     tcase_add_test(tc, test_predict_errors);
