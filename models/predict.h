@@ -94,11 +94,12 @@ int xmpi_model_set_profile(struct xmpi_model *m, const double *work_per_iter, in
 int xmpi_model_observe(struct xmpi_model *m, const struct xmpi_interval *s,
                        const int *rank_class);
 
-/* The interval s (already observed) ran on one spawn's processes (mixed 0) or on processes
- * of several (mixed 1): its lambda is kept for that link. A candidate on the other link is
- * then predicted with that link's lambda instead of the current one: the measured waiting
- * differs between them (a CG on 2 processes of one spawn waited 0.6 ms per iteration, on 4
- * of two spawns 10 ms). */
+/* The interval s (already observed, a whole one: not the new processes' first) ran on one
+ * spawn's processes (mixed 0) or on processes of several (mixed 1): its lambda is kept for
+ * that link, and its communication per iteration for that link and size (size_comm). A
+ * candidate on the other link is then predicted with that link's lambda instead of the
+ * current one: the measured waiting differs between them (a CG on 2 processes of one spawn
+ * waited 0.6 ms per iteration, on 4 of two spawns 10 ms). */
 int xmpi_model_observe_link(struct xmpi_model *m, const struct xmpi_interval *s, int mixed);
 
 /* ---- the parts of the prediction */
