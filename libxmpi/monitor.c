@@ -62,6 +62,17 @@ void xmpi_monitor_join(struct xmpi_ctx *cx, long iterations, int interval_index)
     xmpi_record_clear(&cx->mon.acc);
 }
 
+int xmpi_monitor_source_code(const struct xmpi_ctx *cx)
+{
+    return cx->mon.configured ? cx->mon.papi : -1;
+}
+
+void xmpi_monitor_follow_source(struct xmpi_ctx *cx, int code)
+{
+    if (code == 1) xmpi_hwcount_load();
+    else if (code == 0) cx->mon.joined_declared = 1;
+}
+
 const char *XMPI_Monitor_work_source(void)
 {
     return xmpi_ctx->mon.source;

@@ -68,5 +68,12 @@ int xmpi_monitor_interval_index(const struct xmpi_ctx *cx);
 /* A spawned process counts on from its parents' iteration and interval numbers, so that
  * every member gathers the same intervals. */
 void xmpi_monitor_join(struct xmpi_ctx *cx, long iterations, int interval_index);
+/* The job's work source as new processes learn it (struct xmpi_join's papi): 1 PAPI counts,
+ * 0 declared work, -1 not chosen yet (no monitored iteration). */
+int xmpi_monitor_source_code(const struct xmpi_ctx *cx);
+/* A spawned process takes its parents' source `code`: under PAPI it loads PAPI now; under
+ * declared work it will neither load nor try it; -1 leaves the choice to its own first
+ * monitored iteration. May be called again with a newer code. */
+void xmpi_monitor_follow_source(struct xmpi_ctx *cx, int code);
 
 #endif

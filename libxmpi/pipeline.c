@@ -351,7 +351,7 @@ static int spawn_async_join(struct xmpi_ctx *cx, const struct xmpi_interval *s,
     predict(cx, "spawn", hosts, n, NULL, 0);
     double t0 = PMPI_Wtime();
     struct xmpi_join join = {cx->mon.iterations, cx->mon.summary.index, cx->evaluates,
-                             cx->mon.configured ? cx->mon.papi : -1};
+                             xmpi_monitor_source_code(cx)};
     int *placed = NULL;
     if (hosts && (placed = malloc(sizeof *placed * (size_t)n)))
         memcpy(placed, hosts, sizeof *placed * (size_t)n);
@@ -775,7 +775,7 @@ static int spawn_processes(struct xmpi_ctx *cx, const char *command, char *argv[
     predict(cx, "spawn", hosts, n, NULL, 0);
     double t0 = PMPI_Wtime();
     struct xmpi_join join = {cx->mon.iterations, cx->mon.summary.index, cx->evaluates,
-                             cx->mon.configured ? cx->mon.papi : -1};
+                             xmpi_monitor_source_code(cx)};
     int done = 0;
     rc = xmpi_world_spawn(cx, command, argv, hosts, n, info, &join, &done);
     after_spawn(cx, hosts, n, done, rc, PMPI_Wtime() - t0);

@@ -432,7 +432,8 @@ static int prepare(struct plan *pl, int *bad)
                  * larger (realloc keeps the rows where they are), and only the rows that
                  * arrive get fresh memory: a move costs what it moves, not the block size. */
                 size_t have = (size_t)pl->oc[me] * unit, need = rows * unit;
-                if (held_bytes(r) > have) have = held_bytes(r);
+                size_t held = held_bytes(r);
+                if (held > have) have = held;
                 void *grown = need > have ? realloc(*r->data, need) : *r->data;
                 size_t in = ((size_t)pl->nc[me] - (size_t)kept) * unit;
                 if (grown) {
@@ -586,7 +587,8 @@ static int move_dense(struct plan *pl, struct xmpi_reg *r, void **f)
         }
         void *old = *r->data;
         size_t old_bytes = (size_t)pl->oc[me] * unit;
-        if (held_bytes(r) > old_bytes) old_bytes = held_bytes(r);
+        size_t held = held_bytes(r);
+        if (held > old_bytes) old_bytes = held;
         rc = PMPI_Alltoallv(old ? old : dummy, pl->sc, pl->sd, t, f[0], pl->rc, pl->rd, t,
                             pl->cx->comm);
         count_bytes(pl, unit);

@@ -193,9 +193,7 @@ static void start(int *argc, char ***argv)
         xmpi_world_start_child(cx, parent, &join);
         xmpi_monitor_join(cx, join.iterations, join.interval_index);
         cx->evaluates = join.evaluates;
-        if (join.papi == 0) cx->mon.joined_declared = 1;
-        else if (join.papi == 1) xmpi_hwcount_load();
-        /* else no source chosen yet: PAPI loads at the first monitored iteration, if any */
+        xmpi_monitor_follow_source(cx, join.papi);
         cx->phase = XMPIR_PHASE_RUNNING;
         /* The later spawns of the same call that it took part in are the library's time, not
          * the program's computation: under dilation (emulate.c) a first child of two on a

@@ -387,7 +387,7 @@ void xmpi_world_start_child(struct xmpi_ctx *cx, MPI_Comm parent, struct xmpi_jo
     PMPI_Comm_disconnect(&parent);
     int papi = -1;
     PMPI_Recv(&papi, 1, MPI_INT, 0, SOURCE_TAG, bridge, MPI_STATUS_IGNORE);
-    if (papi == 1) xmpi_hwcount_load();   /* else runtime.c decides after the join */
+    xmpi_monitor_follow_source(cx, papi);   /* the join packet's, newer, follows (runtime.c) */
     /* Parents that spawned asynchronously may compute for a whole interval before they take
      * the new processes in: that wait is not a hang. */
     xmpi_watchdog_disarm(&cx->watch);
@@ -704,7 +704,7 @@ int xmpi_world_spawn_begin(struct xmpi_ctx *cx, const char *command, char *argv[
     a->group = cx->opts.spawn == 1;
     a->rc = MPI_SUCCESS;
     a->wait_timeout = (int)cx->opts.wait_timeout;
-    a->papi = cx->mon.configured ? cx->mon.papi : -1;
+    a->papi = xmpi_monitor_source_code(cx);
     a->t_begin = PMPI_Wtime();
     xmpi_watchdog_init(&a->watch);
     int argc = 0;
