@@ -191,11 +191,37 @@ static void observe_lag(struct xmpi_ctx *cx, const struct xmpi_interval *s)
     md->last_procs = s->nprocs;
 }
 
+/* The interval after an action's first one (md->first): the warm-up is their difference, and
+ * after a removal this one tells the settled computation. */
+static void observe_first(struct xmpi_ctx *cx, const struct xmpi_interval *s)
+{
+    struct xmpi_rtmodel *md = &cx->model;
+    int armed = md->first.armed;
+    md->first.armed = 0;
+    if (!armed || s->index != md->first.index + 1 || s->nprocs != md->first.procs || !s->ranks ||
+        !(s->iterations > 0))
+        return;
+    double comp = mean_comp(s) / s->iterations, comm = xmpi_interval_comm_time(s) / s->iterations;
+    int k = md->first.kind;
+    if (xmpi_model_learn_warmup(&md->m, k, md->first.comp, md->first.comm, comp, comm) ==
+        XMPIR_MODEL_OK)
+        xmpi_note(cx, 2, "prediction model: the first interval after the %s computed %.4g s and "
+                  "communicated %.4g s per iteration, the next %.4g and %.4g; a %s's first "
+                  "interval now computes %.4g times the settled one and communicates %+.4g s "
+                  "per iteration more", k ? "removal" : "spawn", md->first.comp, md->first.comm,
+                  comp, comm, k ? "removal" : "spawn", exp(md->m.learned.warm_comp[k]),
+                  md->m.learned.warm_comm[k]);
+    /* A spawn's settled computation is learned with its lag (observe_lag). */
+    if (k == 1 && md->p.nremove > 0 && !md->p.nspawn && md->p.iterations > 0)
+        learn_comp(cx, mean_comp(s) * md->p.iterations / s->iterations, -md->p.nremove);
+}
+
 void xmpi_rtmodel_observe(struct xmpi_ctx *cx, const struct xmpi_interval *s)
 {
     struct xmpi_rtmodel *md = &cx->model;
     if (!md->on || !s) return;
     observe_lag(cx, s);
+    observe_first(cx, s);
     struct xmpi_interval timed;
     struct xmpi_rank_record *rec;
     s = timed_work(cx, s, &timed, &rec);
@@ -227,6 +253,7 @@ void xmpi_rtmodel_plan(struct xmpi_ctx *cx, const char *action, const struct xmp
         xmpi_note(cx, 2, "prediction model: the prediction for the %s at iteration %ld is "
                   "dropped (another action came before a whole interval)", md->action, md->after);
     md->pending = 0;
+    md->first.armed = 0;
     if (!s || s->index != md->observed) {
         xmpi_note(cx, 2, "prediction model: no interval observed yet; the %s is not predicted",
                   action);
@@ -255,7 +282,7 @@ void xmpi_rtmodel_plan(struct xmpi_ctx *cx, const char *action, const struct xmp
               md->p.t_redist, md->p.redist_bytes / 1e6);
 }
 
-void xmpi_rtmodel_row(struct xmpi_ctx *cx, const struct xmpi_interval *s,
+void xmpi_rtmodel_row(struct xmpi_ctx *cx, const struct xmpi_interval *s, const char *action,
                       struct xmpi_trace_model *row)
 {
     struct xmpi_rtmodel *md = &cx->model;
@@ -274,9 +301,9 @@ void xmpi_rtmodel_row(struct xmpi_ctx *cx, const struct xmpi_interval *s,
     double scale = md->p.iterations > 0 ? s->iterations / md->p.iterations : 1;
     row->compared = 1;
     snprintf(row->predicted_for, sizeof row->predicted_for, "%s", md->action);
-    row->pred_comp = md->p.t_comp * scale;
+    row->pred_comp = md->p.t_comp * md->p.warm_comp * scale;
     row->meas_comp = mean_comp(s);
-    row->pred_comm = md->p.t_comm * scale;
+    row->pred_comm = (md->p.t_comm + md->p.warm_comm) * scale;
     row->meas_comm = xmpi_interval_comm_time(s);
     row->pred_reconf = md->p.t_spawn + md->p.t_remove;
     row->meas_reconf = cx->sink.reconf_seconds - md->reconf_base;
@@ -284,9 +311,17 @@ void xmpi_rtmodel_row(struct xmpi_ctx *cx, const struct xmpi_interval *s,
     row->meas_redist = cx->sink.redist_seconds - md->redist_base;
     /* The job's own costs price its next actions (predict.h, xmpi_model_learn). */
     xmpi_model_learn(&md->m, &md->p, row->meas_reconf, row->meas_redist);
-    /* A removal has no warm-up: its first interval tells its computation (a spawn's is
-     * taken after the warm-up, observe_lag). */
-    if (md->p.nremove > 0 && !md->p.nspawn) learn_comp(cx, row->meas_comp / scale, -md->p.nremove);
+    /* The next interval, if this one's end leaves the job as it is, tells the warm-up and
+     * the settled computation (observe_first). */
+    if ((md->p.nspawn > 0) != (md->p.nremove > 0) && (!action || !strcmp(action, "none")) &&
+        s->iterations > 0) {
+        md->first.armed = 1;
+        md->first.kind = md->p.nremove > 0;
+        md->first.index = s->index;
+        md->first.procs = s->nprocs;
+        md->first.comp = row->meas_comp / s->iterations;
+        md->first.comm = row->meas_comm / s->iterations;
+    }
     xmpi_note(cx, 1, "prediction model: after the %s, interval %d: computing %.4g s (predicted "
               "%.4g), communicating %.4g s (%.4g), %s %.4g s (%.4g), redistribution %.4g s "
               "(%.4g)", md->action, s->index, row->meas_comp, row->pred_comp, row->meas_comm,

@@ -50,6 +50,14 @@ struct xmpi_rtmodel {
     } lag;
     double last_pace;                /* the last interval observed: seconds per iteration (0: none) */
     int last_procs;
+    /* The first whole interval after a spawn or a removal, compared and ended with no action
+     * of its own, waiting for the next one on the same processes: the two teach the model
+     * the action's warm-up (xmpi_model_learn_warmup), and a removal's settled computation
+     * (xmpi_model_learn_comp). */
+    struct {
+        int armed, kind, index, procs;
+        double comp, comm;           /* the first interval's, per iteration */
+    } first;
 };
 
 /* Rank 0 at start-up: the defaults, then `path` ("" or NULL: none). On a malformed or
@@ -74,8 +82,9 @@ void xmpi_rtmodel_plan(struct xmpi_ctx *cx, const char *action, const struct xmp
                        long iteration, const struct xmpi_config_change *ch, const int *rank_class,
                        const struct xmpi_struct_desc *d, int nd, const long *count,
                        const long *displ);
-/* Rank 0: the model columns of the trace row of interval s. */
-void xmpi_rtmodel_row(struct xmpi_ctx *cx, const struct xmpi_interval *s,
+/* Rank 0: the model columns of the trace row of interval s, whose own end did `action`
+ * ("none": nothing). */
+void xmpi_rtmodel_row(struct xmpi_ctx *cx, const struct xmpi_interval *s, const char *action,
                       struct xmpi_trace_model *row);
 void xmpi_rtmodel_free(struct xmpi_rtmodel *md);
 

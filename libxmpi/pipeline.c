@@ -77,7 +77,7 @@ static void record(struct xmpi_ctx *cx, const struct xmpi_interval *s,
     xmpi_sink_take_action(&cx->sink, action, sizeof action);
     if (cx->rank != 0) return;
     struct xmpi_trace_model tm;
-    xmpi_rtmodel_row(cx, s, &tm);
+    xmpi_rtmodel_row(cx, s, action, &tm);
     if (decided) {
         tm.policy = xmpi_policy_name(cx->opts.policy);
         snprintf(tm.event, sizeof tm.event, "%s", plan->event);

@@ -104,7 +104,8 @@ static int dynamic_ok(const struct xmpi_ctx *cx, int delta, int cls)
 /* What a change of `delta` processes costs the job beside its iterations: the spawn or
  * removal and the redistribution, or the checkpoint, relaunch and restart when the job
  * would resize that way; and a grow's lag (the new processes warming up, and what an
- * asynchronous spawn takes from the intervals it runs beside), either way. */
+ * asynchronous spawn takes from the intervals it runs beside) or a shrink's warm-up (the
+ * first interval on the new blocks, predict.h t_warm), either way. */
 static double overhead_of(struct xmpi_ctx *cx, int delta, int cls, const struct xmpi_prediction *out)
 {
     double dyn, cr;
@@ -112,7 +113,7 @@ static double overhead_of(struct xmpi_ctx *cx, int delta, int cls, const struct 
     if (delta == 0) return out->t_spawn + out->t_remove + out->t_lag + out->t_redist;
     enum xmpi_resize_way w = way_of(cx, delta, dynamic_ok(cx, delta, cls), out, &dyn, &cr, why,
                                     sizeof why);
-    return (w == XMPIR_WAY_RESTART && cr >= 0 ? cr : dyn) + (delta > 0 ? out->t_lag : 0);
+    return (w == XMPIR_WAY_RESTART && cr >= 0 ? cr : dyn) + (delta > 0 ? out->t_lag : out->t_warm);
 }
 
 /* The time to the end of the run with k more processes of the offered class (the next

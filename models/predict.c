@@ -582,13 +582,24 @@ int xmpi_model_predict(const struct xmpi_model *m, const struct xmpi_predict_req
                              ncur, &p.redist_bytes, &p.t_redist)))
         return rc;
 
+    /* The first interval's warm-up, from the job's earlier actions of the kind. */
+    p.warm_comp = 1;
+    int wk = p.nspawn ? 0 : p.nremove ? 1 : -1;
+    if (wk >= 0 && m->learned.nwarm_comp[wk]) p.warm_comp = exp(m->learned.warm_comp[wk]);
+    if (wk >= 0 && m->learned.nwarm_comm[wk]) {
+        p.warm_comm = m->learned.warm_comm[wk] * p.iterations;
+        if (p.t_comm + p.warm_comm < 0) p.warm_comm = -p.t_comm;
+    }
+    p.t_warm = p.t_comp * (p.warm_comp - 1) + p.warm_comm;
+
     int kind = p.nspawn ? 0 : p.nremove ? 1 : 2;
     if (m->learned.nredist[kind] && (p.redist_bytes > 0 || p.nspawn || p.nremove)) {
         p.redist_fixed = m->learned.redist_fixed[kind];
         p.t_redist += p.redist_fixed;
     }
 
-    p.t_total = p.t_comp + p.t_comm + p.t_spawn + p.t_remove + p.t_lag + p.t_redist;
+    p.t_total = p.t_comp + p.t_comm + p.t_spawn + p.t_remove + p.t_lag + p.t_redist +
+                (p.nspawn ? 0 : p.t_warm);
     *out = p;
     return XMPIR_MODEL_OK;
 }
@@ -651,5 +662,22 @@ int xmpi_model_learn_comp(struct xmpi_model *m, const struct xmpi_prediction *p,
     if (k > 0.5) k = 0.5;
     if (k < -0.5) k = -0.5;
     running_mean(&m->learned.comp_k, &m->learned.ncomp, k);
+    return XMPIR_MODEL_OK;
+}
+
+int xmpi_model_learn_warmup(struct xmpi_model *m, int kind, double comp_first, double comm_first,
+                            double comp_next, double comm_next)
+{
+    double v[4] = {comp_first, comm_first, comp_next, comm_next};
+    if (!m || (kind != 0 && kind != 1) || !(comp_next > 0)) return XMPIR_MODEL_EARG;
+    for (int i = 0; i < 4; i++)
+        if (!isfinite(v[i]) || v[i] < 0) return XMPIR_MODEL_EARG;
+    if (comp_first > 0) {
+        double k = log(comp_first / comp_next);
+        running_mean(&m->learned.warm_comp[kind], &m->learned.nwarm_comp[kind],
+                     k > 1 ? 1 : k < -1 ? -1 : k);
+    }
+    running_mean(&m->learned.warm_comm[kind], &m->learned.nwarm_comm[kind],
+                 comm_first - comm_next);
     return XMPIR_MODEL_OK;
 }

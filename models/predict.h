@@ -69,6 +69,11 @@ struct xmpi_model {
         double comp_k;   /* xmpi_model_learn_comp: ln(measured / predicted computation) per
                           * process the job gained (the mean over its actions) */
         int ncomp;
+        /* xmpi_model_learn_warmup, per kind of action (0 spawn, 1 removal), from the first
+         * interval after it and the next: the mean of ln(first / next) of the computation,
+         * and of first - next of the communication per iteration (seconds). */
+        double warm_comp[2], warm_comm[2];
+        int nwarm_comp[2], nwarm_comm[2];
     } learned;
     /* The lambda last measured over each link (0: one spawn's processes, 1: processes of
      * several spawns talking across the `spawned` link); seen 0: never measured. */
@@ -167,6 +172,15 @@ struct xmpi_prediction {
     double comp_scale;   /* exp(learned comp_k x the processes gained); 1 before any was
                           * learned, or for the current size */
     double t_comm;       /* replay / lambda */
+    /* The first interval after a spawn or a removal computes slower than the ones after it
+     * (the new processes' and the new blocks' warm-up), and its ranks wait longer for each
+     * other: t_comp and t_comm are the settled interval's, the policies' rate for the rest of
+     * the run; the first interval computes warm_comp x t_comp and communicates t_comm +
+     * warm_comm seconds (xmpi_model_learn_warmup; 1 and 0 before the job measured an action
+     * of that kind; never below 0 in all). t_warm is what the first interval takes beyond the
+     * settled one. A spawn's t_lag already holds its warm-up, so only a removal adds t_warm to
+     * t_total. */
+    double warm_comp, warm_comm, t_warm;
     double t_spawn, t_remove;
     double t_lag;        /* what the iterations lose to a spawn beyond it (not in the thesis):
                           * the job's measure (xmpi_model_learn_lag), else the calibration's
@@ -176,7 +190,7 @@ struct xmpi_prediction {
     double redist_fixed;
     double redist_bytes;
     int nspawn, nremove;
-    double t_total;      /* Eq. 5.2, plus t_lag */
+    double t_total;      /* Eq. 5.2, plus t_lag (a spawn) or t_warm (a removal) */
 };
 
 int xmpi_model_predict(const struct xmpi_model *m, const struct xmpi_predict_request *rq,
@@ -214,5 +228,20 @@ int xmpi_model_learn_lag(struct xmpi_model *m, double seconds);
  * measurement not above 0 or not finite. */
 int xmpi_model_learn_comp(struct xmpi_model *m, const struct xmpi_prediction *p, int delta,
                           double measured);
+
+/* After a spawn (kind 0) or a removal (kind 1), the seconds per iteration that the action's
+ * first whole interval and the next one (same processes, nothing done between) spent
+ * computing and communicating, as the model speaks of them (the mean rank). The first is the
+ * warm-up: on this machine a new process's first 40 Jacobi iterations computed 1.2-1.35 times
+ * slower than its next 40, a process left alone with the freshly filled blocks of a removal
+ * about 1.1 times, and the ranks waited for the slowest in proportion to no phase (2.6 times
+ * the next interval's communication after a 4 -> 2 removal, 1.1 times after a 4 -> 3; make
+ * bench-model). So the computation learns a factor, ln(first / next) within +-1, and the
+ * communication the extra seconds per iteration, first - next (below 0 too): each joins its
+ * kind's mean, and the next action of that kind predicts its first interval with them
+ * (struct xmpi_prediction: warm_comp, warm_comm). Refused (XMPIR_MODEL_EARG): a kind other
+ * than 0 or 1, a value negative or not finite, or no computation (comp_next not above 0). */
+int xmpi_model_learn_warmup(struct xmpi_model *m, int kind, double comp_first, double comm_first,
+                            double comp_next, double comm_next);
 
 #endif

@@ -81,3 +81,33 @@ EP="$ROOT/$BUILD/bin/epidemic"
 MFLAG=-M malleable "epidemic -M" "$TMP/epi.ref" "$EP" -n 20000 -d 120
 MFLAG=-M malleable "epidemic -M -L" "$TMP/epi.ref" "$EP" -n 20000 -d 120 -L --xmpi-lb=weight --xmpi-lb-th1=0 --xmpi-lb-k=1
 echo "# epidemic -M -L: $(grep -Ec ',([a-z]+[+])*rebalance([+][a-z]+)*,' "$TMP/epidemic -M -L.csv") interval(s) after a rebalance"
+
+# The model learns a spawn's and a removal's warm-up from the first whole interval after each
+# and the next one (xmpi_model_learn_warmup): its note gives the two intervals' computation
+# (mean over the ranks of wall time outside MPI) and communication per iteration, which must be
+# the trace's, and the factor it learned, first / next. -b off (th1 100): no rebalance between.
+printf '# iteration action count class\n40 spawn 1 local\n100 remove 1 local\n' >"$TMP/events-warm"
+out="$TMP/warmup"
+RETRY_HOOK="rm -f '$out.csv'" launch_retry "$out" -np 1 "$J" -n 300 -i 180 -s 5 -d --xmpi-si=20 \
+    --xmpi-policy=smp "--xmpi-rms=schedule:$TMP/events-warm" --xmpi-oversubscribe \
+    --xmpi-lb-th1=100 --xmpi-verbose=2 "--xmpi-trace=$out.csv"
+check "warm-up run: exits 0" test $? = 0
+# per_iter INTERVAL: "comp comm" per iteration of that trace row, as the model takes them.
+per_iter() {
+    awk -F, -v want="$1" 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+        $1 == want { n = split($c["t_real_ranks"], t, ";"); split($c["comm_time_ranks"], m, ";")
+                     comp = comm = 0; for (i = 1; i <= n; i++) { comp += t[i] - m[i]; comm += m[i] }
+                     printf "%.6g %.6g\n", comp / n / $c["iterations"], comm / n / $c["iterations"] }' "$out.csv"
+}
+for kind in spawn:3 removal:6; do
+    what=${kind%%:*}; first=${kind#*:}
+    note=$(sed -n "s/.*prediction model: the first interval after the $what computed \([0-9.e+-]*\) s and communicated \([0-9.e+-]*\) s per iteration, the next \([0-9.e+-]*\) and \([0-9.e+-]*\); a $what's first interval now computes \([0-9.e+-]*\) times.*/\1 \2 \3 \4 \5/p" "$out.err")
+    want="$(per_iter "$first") $(per_iter $((first + 1)))"
+    check "warm-up: the $what's note gives intervals $first and $((first + 1)) as the trace does ($note / $want)" \
+        awk -v a="$note" -v b="$want" 'BEGIN { split(a, x, " "); split(b, y, " ")
+            if (x[1] == "" || y[2] == "") exit 1
+            if (x[4] == "" || y[4] == "") exit 1
+            for (i = 1; i <= 4; i++) { d = x[i] - y[i]; if (d < 0) d = -d; if (d > 1e-3 * y[i]) exit 1 }
+            r = x[1] / x[3]; if (r > exp(1)) r = exp(1); if (r < exp(-1)) r = exp(-1)
+            d = x[5] - r; if (d < 0) d = -d; exit !(d <= 2e-3 * r) }'
+done

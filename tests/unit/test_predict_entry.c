@@ -295,6 +295,85 @@ START_TEST(test_predict_comp_scale)
 }
 END_TEST
 
+/* The first interval after an action, learned per kind: ln(first / next) of the computation
+ * and first - next of the communication per iteration join the kind's means; the next action
+ * of that kind predicts its first interval with them, the settled t_comp and t_comm stay the
+ * rate; a removal's t_total carries the difference, a spawn's does not (its lag holds it);
+ * the other kind and keeping the size are untouched; the communication never goes below 0;
+ * bad input is refused and changes nothing. */
+START_TEST(test_predict_warmup)
+{
+    struct xmpi_model m;
+    struct xmpi_interval s;
+    struct xmpi_rank_record r[2];
+    jacobi_like(&m, &s, r);
+    const int cur[1] = {2}, four[1] = {4}, one[1] = {1};
+    struct xmpi_predict_request rq = {.interval = &s, .current = cur, .candidate = four};
+    struct xmpi_prediction b4, b1, p;
+    ck_assert_int_eq(xmpi_model_predict(&m, &rq, &b4), 0);
+    NEAR(b4.warm_comp, 1);
+    NEAR(b4.warm_comm, 0);
+    NEAR(b4.t_warm, 0);
+    rq.candidate = one;
+    ck_assert_int_eq(xmpi_model_predict(&m, &rq, &b1), 0);
+    NEAR(b1.t_warm, 0);
+    double it = b4.iterations;
+    ck_assert(it > 0);
+
+    ck_assert_int_eq(xmpi_model_learn_warmup(NULL, 0, 2, 1, 1, 1), XMPIR_MODEL_EARG);
+    ck_assert_int_eq(xmpi_model_learn_warmup(&m, 2, 2, 1, 1, 1), XMPIR_MODEL_EARG);
+    ck_assert_int_eq(xmpi_model_learn_warmup(&m, -1, 2, 1, 1, 1), XMPIR_MODEL_EARG);
+    ck_assert_int_eq(xmpi_model_learn_warmup(&m, 0, 2, 1, 0, 1), XMPIR_MODEL_EARG);
+    ck_assert_int_eq(xmpi_model_learn_warmup(&m, 0, -2, 1, 1, 1), XMPIR_MODEL_EARG);
+    ck_assert_int_eq(xmpi_model_learn_warmup(&m, 0, 2, NAN, 1, 1), XMPIR_MODEL_EARG);
+    ck_assert_int_eq(xmpi_model_learn_warmup(&m, 0, 2, 1, 1, INFINITY), XMPIR_MODEL_EARG);
+    ck_assert_int_eq(m.learned.nwarm_comp[0] + m.learned.nwarm_comm[0], 0);
+
+    /* Spawns: computation 1.3 then 1.1 times the next interval (the mean of the logs),
+     * communication 0.01 then 0.03 s per iteration more. */
+    ck_assert_int_eq(xmpi_model_learn_warmup(&m, 0, 0.13, 0.02, 0.1, 0.01), 0);
+    ck_assert_int_eq(xmpi_model_learn_warmup(&m, 0, 0.11, 0.04, 0.1, 0.01), 0);
+    ck_assert_int_eq(m.learned.nwarm_comp[0], 2);
+    ck_assert_int_eq(m.learned.nwarm_comm[0], 2);
+    double wc = sqrt(1.3 * 1.1);
+    rq.candidate = four;
+    ck_assert_int_eq(xmpi_model_predict(&m, &rq, &p), 0);
+    NEAR(p.warm_comp, wc);
+    NEAR(p.warm_comm, 0.02 * it);
+    NEAR(p.t_comp, b4.t_comp);
+    NEAR(p.t_comm, b4.t_comm);
+    NEAR(p.t_warm, b4.t_comp * (wc - 1) + 0.02 * it);
+    NEAR(p.t_total, b4.t_total);
+    /* Removals learned nothing yet; keeping the size is no action. */
+    rq.candidate = one;
+    ck_assert_int_eq(xmpi_model_predict(&m, &rq, &p), 0);
+    NEAR(p.warm_comp, 1);
+    NEAR(p.warm_comm, 0);
+    NEAR(p.t_total, b1.t_total);
+    rq.candidate = cur;
+    ck_assert_int_eq(xmpi_model_predict(&m, &rq, &p), 0);
+    NEAR(p.warm_comp, 1);
+    NEAR(p.t_warm, 0);
+
+    /* A removal: its first interval computed 1.1 times and waited 0.001 s per iteration
+     * more. */
+    ck_assert_int_eq(xmpi_model_learn_warmup(&m, 1, 0.11, 0.003, 0.1, 0.002), 0);
+    rq.candidate = one;
+    ck_assert_int_eq(xmpi_model_predict(&m, &rq, &p), 0);
+    NEAR(p.warm_comp, 1.1);
+    NEAR(p.warm_comm, 0.001 * it);
+    NEAR(p.t_warm, 0.1 * b1.t_comp + 0.001 * it);
+    NEAR(p.t_total, b1.t_total + 0.1 * b1.t_comp + 0.001 * it);
+    /* An outlier's factor is held to e; far less waiting than there was is held to none. */
+    ck_assert_int_eq(xmpi_model_learn_warmup(&m, 1, 100, 0, 1, 1e3), 0);
+    NEAR(m.learned.warm_comp[1], (log(1.1) + 1) / 2);
+    NEAR(m.learned.warm_comm[1], (0.001 - 1e3) / 2);
+    ck_assert_int_eq(xmpi_model_predict(&m, &rq, &p), 0);
+    NEAR(p.t_comm + p.warm_comm, 0);
+    NEAR(p.t_warm, p.t_comp * (p.warm_comp - 1) - p.t_comm);
+}
+END_TEST
+
 START_TEST(test_predict_errors)
 {
     struct xmpi_model m;
@@ -355,6 +434,7 @@ Suite *predict_entry_suite(void)
     tcase_add_test(tc, test_predict_size_seen);
     tcase_add_test(tc, test_predict_remove_layout);
     tcase_add_test(tc, test_predict_comp_scale);
+    tcase_add_test(tc, test_predict_warmup);
     tcase_add_test(tc, test_predict_errors);
     suite_add_tcase(s, tc);
     return s;
