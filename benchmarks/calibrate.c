@@ -43,11 +43,13 @@ static void usage(FILE *f)
             "    gamma        MPI_Reduce_local(MPI_SUM) over 2 Mi doubles, per byte\n"
             "    copy         memcpy into a freshly allocated 64 MiB buffer, per byte, page\n"
             "                 faults included (a redistribution fills new buffers)\n"
-            "    spawn_single, spawn_group, remove\n"
+            "    spawn_single, spawn_group, remove, remove_procs\n"
             "                 --spawn-file FILE: taken from FILE (xmpi-spawnbench's output, or any\n"
             "                 calibration file); --spawn: XMPI_Spawn and XMPI_Remove of 1 process,\n"
             "                 CYCLES times (default 3, median), giving spawn_single and remove; the\n"
-            "                 others keep their defaults, which the summary marks.\n"
+            "                 others keep their defaults, which the summary marks. remove_procs\n"
+            "                 is the job's size before that removal (the processes started plus\n"
+            "                 the one spawned): the model prices a removal by the job's size.\n"
             "    alpha_spawned, beta_spawned\n"
             "                 with --spawn: one more process is spawned and the ping-pong runs\n"
             "                 between rank 0 and it (up to 4 MiB): the link between processes of\n"
@@ -401,6 +403,7 @@ struct measured {
     struct pingpong p, link;
     double gamma, gamma_median, copy;
     double sp, rm;        /* with spawned: medians of XMPI_Spawn and XMPI_Remove of 1 process */
+    int rm_procs;         /* the job's processes before that removal */
     int spawned, linked;  /* --spawn: the spawn/remove cycles, the spawned link's ping-pong done */
 };
 
@@ -426,6 +429,7 @@ static void compose(struct xmpi_calibration *cal, struct sources *s, const struc
         cal->spawn_single = from_file->spawn_single;
         cal->spawn_group = from_file->spawn_group;
         cal->remove = from_file->remove;
+        cal->remove_procs = from_file->remove_procs;
         cal->nclasses = from_file->nclasses;
         memcpy(cal->cls, from_file->cls, sizeof cal->cls);
         for (int i = 0; i < 3; i++) {
@@ -436,6 +440,7 @@ static void compose(struct xmpi_calibration *cal, struct sources *s, const struc
     } else if (m->spawned) {
         cal->spawn_single = m->sp;
         cal->remove = m->rm;
+        cal->remove_procs = m->rm_procs;
         snprintf(s->buf[0], sizeof s->buf[0], "XMPI_Spawn of 1 process, median of %ld", a->spawn);
         snprintf(s->buf[2], sizeof s->buf[2], "XMPI_Remove of 1 process, median of %ld", a->spawn);
         s->src[0] = s->buf[0];
@@ -484,6 +489,9 @@ static void print_parameters(const struct xmpi_calibration *cal, const struct so
     printf("%-13s %-14.4g %s\n", "spawn_single", cal->spawn_single, s->src[0]);
     printf("%-13s %-14.4g %s\n", "spawn_group", cal->spawn_group, s->src[1]);
     printf("%-13s %-14.4g %s\n", "remove", cal->remove, s->src[2]);
+    printf("%-13s %-14.4g %s\n", "remove_procs", cal->remove_procs,
+           cal->remove_procs > 0 ? "processes of the job that removal was timed on"
+                                 : "not known: a removal is priced per process removed");
     printf("%-13s %-14.4g %s\n", "alpha_spawned", cal->spawned.alpha,
            m->linked ? "ping-pong fit, rank 0 and a spawned process (s)" : "default (needs --spawn)");
     printf("%-13s %-14.4g %s\n", "beta_spawned", cal->spawned.beta,
@@ -555,6 +563,7 @@ int main(int argc, char **argv)
     m.gamma = measure_gamma(rank, a.reps, &m.gamma_median);
     m.copy = measure_copy(rank, a.reps);
     m.spawned = a.spawn && measure_spawn(rank, argv[0], a.spawn, &m.sp, &m.rm) == 0;
+    m.rm_procs = size + 1;   /* the job and the one process it spawned */
     m.linked = m.spawned && measure_link(rank, argv[0], &a, &m.link) == 0;
     if (rank != 0) {
         MPI_Finalize();

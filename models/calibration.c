@@ -24,7 +24,8 @@
  *   per process over k = 1..4 and the raw MPI calls).
  * - spawn_group: 0.38 of single, the measured ratio of a group spawn of 4 (131 ms per
  *   process) to single spawns (347 ms): 0.38 x 0.32 s.
- * - remove: 6-16 ms per process measured by make bench-spawn; 10 ms.
+ * - remove: 6-16 ms per process measured by make bench-spawn; 10 ms. remove_procs: 0, as
+ *   those jobs' sizes varied.
  * - spawn_join: the join of an asynchronous spawn (--xmpi-spawn-async), what the job waits
  *   for once the helper thread has started the processes: 5-8 ms for one process and
  *   14-20 ms for two (Jacobi and CG -d on 2 processes, 2026-11-24); 8 ms per process.
@@ -58,12 +59,13 @@ static const struct key keys[] = {
     {"copy", XMPIR_CAL_COPY, 1e-3, "seconds per byte"},
     {"spawn_join", XMPIR_CAL_SPAWN_JOIN, 3600, "seconds per process"},
     {"spawn_lag", XMPIR_CAL_SPAWN_LAG, 3600, "seconds per spawn"},
+    {"remove_procs", XMPIR_CAL_REMOVE_PROCS, 1000000, "processes"},
 };
 #define NKEYS ((int)(sizeof keys / sizeof keys[0]))
 
 #define ACCEPTED                                                                        \
     "alpha, beta, gamma, spawn_single, spawn_group, remove, alpha_spawned, beta_spawned, copy, " \
-    "spawn_join, spawn_lag, power, or a benchmark line " \
+    "spawn_join, spawn_lag, remove_procs, power, or a benchmark line " \
     "'spawn|remove|raw MODE K SECONDS_PER_PROCESS'"
 
 static double *field_of(struct xmpi_calibration *c, unsigned bit)
@@ -79,6 +81,7 @@ static double *field_of(struct xmpi_calibration *c, unsigned bit)
     case XMPIR_CAL_COPY: return &c->net.copy;
     case XMPIR_CAL_SPAWN_JOIN: return &c->spawn_join;
     case XMPIR_CAL_SPAWN_LAG: return &c->spawn_lag;
+    case XMPIR_CAL_REMOVE_PROCS: return &c->remove_procs;
     default: return &c->remove;
     }
 }
@@ -229,10 +232,11 @@ static int parse_line(const struct xmpi_text_lines *r, char *line, struct xmpi_c
                                         "key %s given again; first given on line %ld",
                                         keys[i].name, key_line[i]);
         double v;
-        if (parse_number(tok[1], &v) || v < 0 || v > keys[i].max)
+        int whole = keys[i].bit == XMPIR_CAL_REMOVE_PROCS;
+        if (parse_number(tok[1], &v) || v < 0 || v > keys[i].max || (whole && v != floor(v)))
             return xmpi_text_field_error(r, err, errlen, keys[i].name, tok[1],
-                                         "a number of %s from 0 to %g", keys[i].unit,
-                                         keys[i].max);
+                                         "a %snumber of %s from 0 to %g", whole ? "whole " : "",
+                                         keys[i].unit, keys[i].max);
         *field_of(c, keys[i].bit) = v;
         key_line[i] = r->lineno;
         return 0;
@@ -321,6 +325,8 @@ int xmpi_calibration_write(const struct xmpi_calibration *c, FILE *f)
     fprintf(f, "spawn_group %s   # seconds per process, spawned together\n",
             num(b, c->spawn_group));
     fprintf(f, "remove %s   # seconds per process\n", num(b, c->remove));
+    fprintf(f, "remove_procs %s   # processes of the job that removal was timed on (0: not known)\n",
+            num(b, c->remove_procs));
     fprintf(f, "alpha_spawned %s   # seconds per message between processes of different spawns\n",
             num(b, c->spawned.alpha));
     fprintf(f, "beta_spawned %s   # seconds per byte between processes of different spawns\n",

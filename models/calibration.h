@@ -17,6 +17,9 @@
  *   spawn_single SECONDS     spawn cost per process, one per spawn   0 .. 3600
  *   spawn_group SECONDS      spawn cost per process, one group       0 .. 3600
  *   remove SECONDS           remove cost per process                 0 .. 3600
+ *   remove_procs N           processes of the job that `remove` was    0 .. 1000000, whole
+ *                            measured on, before the removal (0: not known); a removal
+ *                            is then priced by the job's size (predict.c)
  *   spawn_join SECONDS       what an asynchronous spawn costs the job  0 .. 3600
  *                            per process: the join at an interval end
  *                            (the spawn itself runs beside the computation)
@@ -70,7 +73,8 @@ enum {
     XMPIR_CAL_COPY = 1 << 8,
     XMPIR_CAL_SPAWN_JOIN = 1 << 9,
     XMPIR_CAL_SPAWN_LAG = 1 << 10,
-    XMPIR_CAL_ALL = (1 << 11) - 1,
+    XMPIR_CAL_REMOVE_PROCS = 1 << 11,
+    XMPIR_CAL_ALL = (1 << 12) - 1,
 };
 
 struct xmpi_cal_class {
@@ -86,6 +90,7 @@ struct xmpi_calibration {
     double spawn_single;   /* seconds per process, one MPI_Comm_spawn each */
     double spawn_group;    /* seconds per process, all in one MPI_Comm_spawn */
     double remove;         /* seconds per process */
+    double remove_procs;   /* the job's processes before the removal `remove` timed; 0: unknown */
     double spawn_join;     /* seconds per process an asynchronous spawn costs the job */
     double spawn_lag;      /* seconds per spawn the job loses after and beside it */
     int nclasses;

@@ -59,7 +59,8 @@ struct xmpi_model {
     const double *profile;            /* irregular mode: work per iteration of interval i at */
     int nprofile;                     /* profile[i - 1], from an earlier run; not owned */
     /* What the job measured of its own reconfigurations (xmpi_model_learn): the mean per
-     * process of each kind, and the mean fixed cost of a move (measured minus the transfer
+     * process of each kind (a spawn's per process spawned, a removal's per process of the job
+     * before it beyond the first: xmpi_predict_reconfig), and the mean fixed cost of a move (measured minus the transfer
      * priced by the network), kept apart for the move after a spawn [0] (it waits for the new
      * processes' start-up), after a removal [1] and alone [2]. n = 0: none yet, the
      * calibration's costs stand. */
@@ -129,7 +130,9 @@ int xmpi_predict_comp(const struct xmpi_model *m, double work, const int *counts
 
 struct xmpi_reconfig {
     int nspawn, nremove;
-    double t_spawn, t_remove;   /* Eqs. 5.6-5.7, per-process cost of the spawn mode */
+    double t_spawn, t_remove;   /* Eq. 5.6, the spawn mode's cost per process spawned; Eq. 5.7
+                                 * made a cost per process of the job beyond the first
+                                 * (predict.c says why) */
     double t_lag;               /* a spawn's lag (xmpi_model_learn_lag): one per spawn */
 };
 int xmpi_predict_reconfig(const struct xmpi_model *m, const int *current, const int *candidate,
@@ -200,8 +203,8 @@ int xmpi_model_predict(const struct xmpi_model *m, const struct xmpi_predict_req
  * removal, without the move) and the move. The calibration prices a spawn and a removal by
  * the process, measured by xmpi-calibrate on small jobs; in a real job they also hold the new
  * processes' start-up and the job's size (a removal took 0.2 ms on 2 processes and 18-29 ms in
- * the calibration). From the first measured action on, the job's own mean per process is the
- * price of that kind, and the mean of (measured move - the transfer as priced) is added to
+ * the calibration). From the first measured action on, the job's own mean per process (a
+ * removal: per process of the job before it, beyond the first) is the price of that kind, and the mean of (measured move - the transfer as priced) is added to
  * every later move as its fixed cost (allocation, description, waiting for new processes).
  * Negative or non-finite measurements are refused (XMPIR_MODEL_EARG); a kind the action did
  * not have is left as it was. */

@@ -28,8 +28,9 @@ check "calibration file: alpha > 0 and beta > 0" \
     awk -v a="$(key alpha "$TMP/cal.txt")" -v b="$(key beta "$TMP/cal.txt")" \
     'BEGIN { exit !(a != "" && b != "" && a + 0 > 0 && b + 0 > 0) }'
 check "calibration file: gamma > 0" awk -v g="$(key gamma "$TMP/cal.txt")" 'BEGIN { exit !(g + 0 > 0) }'
-check "without a spawn source the spawn costs are the defaults" \
-    test "$(key spawn_single "$TMP/cal.txt")" = 0.32 -a "$(key remove "$TMP/cal.txt")" = 0.01
+check "without a spawn source the spawn costs are the defaults (the removal's job size unknown)" \
+    test "$(key spawn_single "$TMP/cal.txt")" = 0.32 -a "$(key remove "$TMP/cal.txt")" = 0.01 \
+        -a "$(key remove_procs "$TMP/cal.txt")" = 0
 
 # The library reads it (the same parser) and says so.
 "$LAUNCH" -np 2 "$J" -n 120 -i 5 "--xmpi-calibration=$TMP/cal.txt" --xmpi-verbose >"$TMP/j" 2>&1
@@ -45,7 +46,7 @@ check "XMPI_CALIBRATION in the environment is read" grep -q "^xmpi: calibration:
 printf 'alpha 1e-6\nspawn single 1 0.25\n' >"$TMP/part.txt"
 "$LAUNCH" -np 1 "$J" -n 60 -i 2 "--xmpi-calibration=$TMP/part.txt" --xmpi-verbose >"$TMP/j" 2>&1
 check "a partial file: the note lists the keys left at their defaults" \
-    grep -q "^xmpi: calibration: $TMP/part.txt (defaults for beta, gamma, spawn_group, remove, alpha_spawned, beta_spawned, copy, spawn_join, spawn_lag)" "$TMP/j"
+    grep -q "^xmpi: calibration: $TMP/part.txt (defaults for beta, gamma, spawn_group, remove, alpha_spawned, beta_spawned, copy, spawn_join, spawn_lag, remove_procs)" "$TMP/j"
 
 # XMPI_Get_option("calibration"): the path, or "" without the option.
 cat >"$TMP/getopt.c" <<'EOF'
@@ -111,6 +112,8 @@ if [ "${LIBXMPI_TEST_SPAWN:-yes}" = yes ]; then
         awk -v s="$(key spawn_single "$TMP/cal3.txt")" -v r="$(key remove "$TMP/cal3.txt")" \
         -v src="$(grep -c 'XMPI_Spawn of 1 process, median of 2' "$TMP/sp")" \
         'BEGIN { exit !(s + 0 > 0 && r + 0 > 0 && src == 1) }'
+    check "--spawn: remove_procs is the job's size before the removal (2 started + 1 spawned)" \
+        test "$(key remove_procs "$TMP/cal3.txt")" = 3
 else
     check "--spawn: this MPI cannot spawn: said so and kept the defaults" \
         grep -q 'spawn and remove costs keep their defaults' "$TMP/sp.err"

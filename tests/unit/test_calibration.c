@@ -56,6 +56,7 @@ START_TEST(test_good_file)
                                 "copy 5e-10\n"
                                 "spawn_join 0.0065\n"
                                 "spawn_lag 0.41\n"
+                                "remove_procs 3\n"
                                 "power C1 2.5e9\n"
                                 "power fast-node.x 1e10\n",
                                 &def),
@@ -70,6 +71,7 @@ START_TEST(test_good_file)
     ck_assert_double_eq(c.spawn_single, 0.5197);
     ck_assert_double_eq(c.spawn_group, 0.2);
     ck_assert_double_eq(c.remove, 0.000801);
+    ck_assert_double_eq(c.remove_procs, 3);
     ck_assert_double_eq(c.spawned.alpha, 7.5e-6);
     ck_assert_double_eq(c.spawned.beta, 3e-10);
     ck_assert_double_eq(c.spawned.gamma, 1.6e-11);   /* the net's: a reduction is local */
@@ -95,22 +97,23 @@ START_TEST(test_partial_file)
     ck_assert_uint_eq(def, XMPIR_CAL_BETA | XMPIR_CAL_GAMMA | XMPIR_CAL_SPAWN_SINGLE |
                                XMPIR_CAL_SPAWN_GROUP | XMPIR_CAL_ALPHA_SPAWNED |
                                XMPIR_CAL_BETA_SPAWNED | XMPIR_CAL_COPY | XMPIR_CAL_SPAWN_JOIN |
-                               XMPIR_CAL_SPAWN_LAG);
+                               XMPIR_CAL_SPAWN_LAG | XMPIR_CAL_REMOVE_PROCS);
+    ck_assert_double_eq(c.remove_procs, 0);   /* not known: priced per process removed */
     ck_assert_double_eq(c.net.copy, XMPIR_CAL_DEFAULT_COPY);
     ck_assert_double_eq(c.spawn_lag, XMPIR_CAL_DEFAULT_SPAWN_LAG);
     ck_assert_double_eq(c.spawn_join, XMPIR_CAL_DEFAULT_SPAWN_JOIN);
     ck_assert_double_eq(c.spawned.alpha, XMPIR_CAL_DEFAULT_ALPHA_SPAWNED);
     ck_assert_double_eq(c.spawned.beta, XMPIR_CAL_DEFAULT_BETA_SPAWNED);
-    char names[160];
+    char names[200];
     xmpi_calibration_defaulted_names(def, names, sizeof names);
     ck_assert_str_eq(names, "beta, gamma, spawn_single, spawn_group, alpha_spawned, beta_spawned, copy, "
-                            "spawn_join, spawn_lag");
+                            "spawn_join, spawn_lag, remove_procs");
 
     ck_assert_int_eq(parse_text(&c, "# nothing but a comment\n\n", &def), 0);
     ck_assert_uint_eq(def, XMPIR_CAL_ALL);
     xmpi_calibration_defaulted_names(def, names, sizeof names);
     ck_assert_str_eq(names, "alpha, beta, gamma, spawn_single, spawn_group, remove, alpha_spawned, "
-                            "beta_spawned, copy, spawn_join, spawn_lag");
+                            "beta_spawned, copy, spawn_join, spawn_lag, remove_procs");
     xmpi_calibration_defaulted_names(0, names, sizeof names);
     ck_assert_str_eq(names, "");
     /* A short buffer is cut, never overrun. */
@@ -149,7 +152,7 @@ START_TEST(test_spawnbench_file)
     ck_assert(fabs(c.remove - (0.01609 + 0.01206 + 0.00601) / 3) < 1e-12);
     ck_assert_uint_eq(def, XMPIR_CAL_ALPHA | XMPIR_CAL_BETA | XMPIR_CAL_GAMMA | XMPIR_CAL_ALPHA_SPAWNED |
                                XMPIR_CAL_BETA_SPAWNED | XMPIR_CAL_COPY | XMPIR_CAL_SPAWN_JOIN |
-                               XMPIR_CAL_SPAWN_LAG);
+                               XMPIR_CAL_SPAWN_LAG | XMPIR_CAL_REMOVE_PROCS);
 
     /* A key line wins over the benchmark, wherever it stands. */
     ck_assert_int_eq(parse_text(&c, "spawn single 1 0.3\nspawn_single 0.5\nspawn group 1 0.2\n",
@@ -171,7 +174,7 @@ START_TEST(test_malformed)
     } t[] = {
         {"alpha 1e-6\n\nfoo 1\n",
          "cal.txt:3: unknown key 'foo'; expected one of alpha, beta, gamma, spawn_single, "
-         "spawn_group, remove, alpha_spawned, beta_spawned, copy, spawn_join, spawn_lag, power, or a benchmark line "
+         "spawn_group, remove, alpha_spawned, beta_spawned, copy, spawn_join, spawn_lag, remove_procs, power, or a benchmark line "
          "'spawn|remove|raw MODE K "
          "SECONDS_PER_PROCESS'"},
         {"# c\nbeta abc\n",
@@ -195,6 +198,11 @@ START_TEST(test_malformed)
         {"gamma 1e-9\n\n\nremove 1e9\n",
          "cal.txt:4: field remove: '1e9' is not accepted; expected a number of seconds per "
          "process from 0 to 3600"},
+        {"remove_procs 2.5\n",
+         "cal.txt:1: field remove_procs: '2.5' is not accepted; expected a whole number of "
+         "processes from 0 to 1e+06"},
+        {"remove_procs -1\n", "cal.txt:1: field remove_procs: '-1' is not accepted;"},
+        {"remove_procs 1000001\n", "cal.txt:1: field remove_procs: '1000001' is not accepted;"},
         {"alpha\n", "cal.txt:1: field VALUE: missing; expected 2 fields: alpha VALUE"},
         {"spawn_group 1 2\n",
          "cal.txt:1: more than 2 fields are not accepted; expected 2 fields: spawn_group VALUE"},
@@ -279,6 +287,7 @@ START_TEST(test_write_round_trip)
     c.remove = 0.0123;
     c.spawn_join = 0.0071;
     c.spawn_lag = 0.27;
+    c.remove_procs = 5;
     c.nclasses = 2;
     snprintf(c.cls[0].name, sizeof c.cls[0].name, "slow");
     c.cls[0].power = 1.5e8;
@@ -300,6 +309,7 @@ START_TEST(test_write_round_trip)
     ck_assert_double_eq(back.remove, c.remove);
     ck_assert_double_eq(back.spawn_join, c.spawn_join);
     ck_assert_double_eq(back.spawn_lag, c.spawn_lag);
+    ck_assert_double_eq(back.remove_procs, 5);
     ck_assert_int_eq(back.nclasses, 2);
     ck_assert_str_eq(back.cls[1].name, "fast");
     ck_assert_double_eq(back.cls[1].power, 6e8);

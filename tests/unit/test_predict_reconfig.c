@@ -52,7 +52,7 @@ START_TEST(test_learn)
     four_classes(&m);
     const int cur[4] = {2, 1, 0, 0}, grow[4] = {3, 1, 2, 0}, shrink[4] = {2, 0, 0, 0};
     struct xmpi_prediction sp = {.nspawn = 3, .t_redist = 0.010, .redist_bytes = 1e6};
-    struct xmpi_prediction rm = {.nremove = 1, .t_redist = 0.002, .redist_bytes = 1e5};
+    struct xmpi_prediction rm = {.nremove = 1, .nprocs = 2, .t_redist = 0.002, .redist_bytes = 1e5};
     ck_assert_int_eq(xmpi_model_learn(&m, &sp, -1, 0.1), XMPIR_MODEL_EARG);
     ck_assert_int_eq(xmpi_model_learn(&m, &sp, 0.1, NAN), XMPIR_MODEL_EARG);
     ck_assert_int_eq(xmpi_model_learn(NULL, &sp, 0.1, 0.1), XMPIR_MODEL_EARG);
@@ -78,7 +78,7 @@ START_TEST(test_learn)
     NEAR(m.learned.redist_fixed[1], 0.160);
     NEAR(m.learned.redist_fixed[0], 0.070);
     ck_assert_int_eq(xmpi_predict_reconfig(&m, cur, shrink, &r), 0);
-    NEAR(r.t_remove, 0.004);
+    NEAR(r.t_remove, 0.004);   /* 0.002 per process of the 3 beyond the first, times 2 */
     /* A move priced with a fixed cost is measured against the transfer alone; one faster
      * than its transfer's price counts a fixed cost of 0, not less. */
     rm.redist_fixed = 0.160;
@@ -115,6 +115,46 @@ START_TEST(test_learn_lag)
 }
 END_TEST
 
+/* A removal is priced by the job's size, not by the processes removed: per process of the job
+ * beyond the first, from the job's own removals (whatever they removed), else from the
+ * calibration scaled from the size its removal was timed on, else (size unknown) per process
+ * removed as Eq. 5.7. */
+START_TEST(test_remove_by_size)
+{
+    struct xmpi_model m;
+    four_classes(&m);
+    const int five[4] = {2, 1, 2, 0}, four[4] = {2, 1, 1, 0}, two[4] = {1, 1, 0, 0};
+    const int three[4] = {2, 1, 0, 0};
+    struct xmpi_reconfig r;
+    m.cal.remove = 0.012;
+    m.cal.remove_procs = 0;   /* unknown */
+    ck_assert_int_eq(xmpi_predict_reconfig(&m, five, two, &r), 0);
+    NEAR(r.t_remove, 3 * 0.012);
+    m.cal.remove_procs = 1;   /* says nothing of a size either */
+    ck_assert_int_eq(xmpi_predict_reconfig(&m, five, two, &r), 0);
+    NEAR(r.t_remove, 3 * 0.012);
+    m.cal.remove_procs = 3;   /* timed from 3 to 2: 0.006 per process beyond the first */
+    ck_assert_int_eq(xmpi_predict_reconfig(&m, five, two, &r), 0);
+    NEAR(r.t_remove, 0.012 * 4 / 2);
+    ck_assert_int_eq(xmpi_predict_reconfig(&m, five, four, &r), 0);
+    NEAR(r.t_remove, 0.012 * 4 / 2);   /* removing 1 of 5 costs what removing 3 does */
+    ck_assert_int_eq(xmpi_predict_reconfig(&m, three, two, &r), 0);
+    NEAR(r.t_remove, 0.012 * 2 / 2);
+    ck_assert_int_eq(xmpi_predict_reconfig(&m, two, three, &r), 0);
+    NEAR(r.t_remove, 0);   /* a grow removes nothing */
+    /* The job's own: 5 -> 2 took 0.008 s (0.002 per process beyond the first), 3 -> 2 took
+     * 0.006 (0.003): mean 0.0025. */
+    struct xmpi_prediction a = {.nremove = 3, .nprocs = 2}, b = {.nremove = 1, .nprocs = 2};
+    ck_assert_int_eq(xmpi_model_learn(&m, &a, 0.008, 0), 0);
+    ck_assert_int_eq(xmpi_model_learn(&m, &b, 0.006, 0), 0);
+    NEAR(m.learned.remove, 0.0025);
+    ck_assert_int_eq(xmpi_predict_reconfig(&m, five, four, &r), 0);
+    NEAR(r.t_remove, 0.0025 * 4);
+    ck_assert_int_eq(xmpi_predict_reconfig(&m, three, two, &r), 0);
+    NEAR(r.t_remove, 0.0025 * 2);
+}
+END_TEST
+
 Suite *predict_reconfig_suite(void)
 {
     Suite *s = suite_create("predict_reconfig");
@@ -122,6 +162,7 @@ Suite *predict_reconfig_suite(void)
     tcase_add_test(tc, test_reconfig);
     tcase_add_test(tc, test_learn);
     tcase_add_test(tc, test_learn_lag);
+    tcase_add_test(tc, test_remove_by_size);
     suite_add_tcase(s, tc);
     return s;
 }
