@@ -113,7 +113,10 @@ static double overhead_of(struct xmpi_ctx *cx, int delta, int cls, const struct 
     if (delta == 0) return out->t_spawn + out->t_remove + out->t_lag + out->t_redist;
     enum xmpi_resize_way w = way_of(cx, delta, dynamic_ok(cx, delta, cls), out, &dyn, &cr, why,
                                     sizeof why);
-    return (w == XMPIR_WAY_RESTART && cr >= 0 ? cr : dyn) + (delta > 0 ? out->t_lag : out->t_warm);
+    /* A warm-up learned below 0 (a first interval measured faster than the next) is noise,
+     * not a gain a shrink could be made for. */
+    double warm = out->t_warm > 0 ? out->t_warm : 0;
+    return (w == XMPIR_WAY_RESTART && cr >= 0 ? cr : dyn) + (delta > 0 ? out->t_lag : warm);
 }
 
 /* The time to the end of the run with k more processes of the offered class (the next
