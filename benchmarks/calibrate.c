@@ -43,6 +43,9 @@ static void usage(FILE *f)
             "    gamma        MPI_Reduce_local(MPI_SUM) over 2 Mi doubles, per byte\n"
             "    copy         memcpy into a freshly allocated 64 MiB buffer, per byte, page\n"
             "                 faults included (a redistribution fills new buffers)\n"
+            "    copy_contention\n"
+            "                 the same on every process at once: the slowest one's time over\n"
+            "                 copy, less 1, per other process (page faults that contend)\n"
             "    spawn_single, spawn_group, remove, remove_procs\n"
             "                 --spawn-file FILE: taken from FILE (xmpi-spawnbench's output, or any\n"
             "                 calibration file); --spawn: XMPI_Spawn and XMPI_Remove of 1 process,\n"
@@ -295,6 +298,37 @@ static double measure_copy(int rank, long reps)
     return c;
 }
 
+/* Every process fills a fresh buffer at once, as a redistribution does: the slowest one's
+ * time per byte, median over reps, on rank 0; 0 elsewhere, or when a process has not the
+ * memory. */
+static double measure_copy_all(int rank, long reps)
+{
+    char *src = malloc(COPY_BYTES);
+    int ok = src != NULL, all = 0;
+    if (src) memset(src, 1, COPY_BYTES);
+    PMPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, XMPI_COMM_WORLD);
+    double samples[MAX_REPS];
+    long n = 0;
+    for (long r = 0; all && r < reps; r++) {
+        PMPI_Barrier(XMPI_COMM_WORLD);
+        double t0 = MPI_Wtime(), t = -1;
+        char *dst = malloc(COPY_BYTES);
+        if (dst) {
+            memcpy(dst, src, COPY_BYTES);
+            t = MPI_Wtime() - t0;
+            if (dst[COPY_BYTES - 1] != 1) fprintf(stderr, "xmpi-calibrate: copy check failed\n");
+            free(dst);
+        }
+        double lo, hi;
+        PMPI_Allreduce(&t, &lo, 1, MPI_DOUBLE, MPI_MIN, XMPI_COMM_WORLD);
+        PMPI_Allreduce(&t, &hi, 1, MPI_DOUBLE, MPI_MAX, XMPI_COMM_WORLD);
+        if (lo < 0) break;
+        samples[n++] = hi;
+    }
+    free(src);
+    return rank == 0 && n ? bench_median(samples, (int)n) / (double)COPY_BYTES : 0;
+}
+
 /* XMPI_Spawn and XMPI_Remove of one process (this program), `cycles` times. 0, or -1 when a
  * spawn failed (rank 0 said why; nothing is left running). */
 static int measure_spawn(int rank, const char *self, long cycles, double *spawn, double *remove)
@@ -402,6 +436,8 @@ static int check_args(int argc, char **argv, int size, struct args *a, struct xm
 struct measured {
     struct pingpong p, link;
     double gamma, gamma_median, copy;
+    double copy_all;      /* every process filling at once: the slowest, per byte */
+    int procs;            /* the processes started */
     double sp, rm;        /* with spawned: medians of XMPI_Spawn and XMPI_Remove of 1 process */
     int rm_procs;         /* the job's processes before that removal */
     int spawned, linked;  /* --spawn: the spawn/remove cycles, the spawned link's ping-pong done */
@@ -424,6 +460,10 @@ static void compose(struct xmpi_calibration *cal, struct sources *s, const struc
     cal->net.beta = m->p.beta;
     if (m->gamma > 0) cal->net.gamma = m->gamma;
     if (m->copy > 0) cal->net.copy = cal->spawned.copy = m->copy;
+    if (m->copy > 0 && m->copy_all > 0 && m->procs > 1) {
+        double g = (m->copy_all / m->copy - 1) / (m->procs - 1);
+        cal->net.copy_contention = cal->spawned.copy_contention = g < 0 ? 0 : g > 100 ? 100 : g;
+    }
     if (a->spawn_file) {
         static const unsigned bits[3] = {XMPIR_CAL_SPAWN_SINGLE, XMPIR_CAL_SPAWN_GROUP, XMPIR_CAL_REMOVE};
         cal->spawn_single = from_file->spawn_single;
@@ -486,6 +526,12 @@ static void print_parameters(const struct xmpi_calibration *cal, const struct so
            m->gamma > 0 ? "MPI_Reduce_local (s/byte)" : "default (the reduction was too fast to time)");
     printf("%-13s %-14.4g %s\n", "copy", cal->net.copy,
            m->copy > 0 ? "memcpy into a fresh 64 MiB buffer (s/byte)" : "default (no memory for the copy test)");
+    if (m->copy > 0 && m->copy_all > 0 && m->procs > 1)
+        printf("%-13s %-14.4g all %d processes at once: %.4g s/byte for the slowest\n",
+               "copy_contention", cal->net.copy_contention, m->procs, m->copy_all);
+    else
+        printf("%-13s %-14.4g %s\n", "copy_contention", cal->net.copy_contention,
+               m->procs > 1 ? "default (no memory for the copy test)" : "default (needs 2 processes)");
     printf("%-13s %-14.4g %s\n", "spawn_single", cal->spawn_single, s->src[0]);
     printf("%-13s %-14.4g %s\n", "spawn_group", cal->spawn_group, s->src[1]);
     printf("%-13s %-14.4g %s\n", "remove", cal->remove, s->src[2]);
@@ -562,6 +608,8 @@ int main(int argc, char **argv)
     ping_pong(rank, 1, &a, &m.p);
     m.gamma = measure_gamma(rank, a.reps, &m.gamma_median);
     m.copy = measure_copy(rank, a.reps);
+    m.copy_all = measure_copy_all(rank, a.reps);
+    m.procs = size;
     m.spawned = a.spawn && measure_spawn(rank, argv[0], a.spawn, &m.sp, &m.rm) == 0;
     m.rm_procs = size + 1;   /* the job and the one process it spawned */
     m.linked = m.spawned && measure_link(rank, argv[0], &a, &m.link) == 0;

@@ -29,6 +29,8 @@
  *                            asynchronous spawn runs beside
  *   copy SECONDS             writing a byte into freshly allocated memory 0 .. 1e-3
  *                            (a redistribution fills new buffers)
+ *   copy_contention G        copy grows by G x copy for every other    0 .. 100
+ *                            process filling fresh memory at the same time
  *   alpha_spawned SECONDS    alpha and beta of the link between processes that different
  *   beta_spawned SECONDS     spawns started (Open MPI connects them over TCP even on one
  *                            host); same ranges as alpha and beta
@@ -74,7 +76,8 @@ enum {
     XMPIR_CAL_SPAWN_JOIN = 1 << 9,
     XMPIR_CAL_SPAWN_LAG = 1 << 10,
     XMPIR_CAL_REMOVE_PROCS = 1 << 11,
-    XMPIR_CAL_ALL = (1 << 12) - 1,
+    XMPIR_CAL_COPY_CONTENTION = 1 << 12,
+    XMPIR_CAL_ALL = (1 << 13) - 1,
 };
 
 struct xmpi_cal_class {

@@ -22,6 +22,8 @@ struct xmpi_hockney {
     double gamma;   /* seconds per byte reduced */
     double copy;    /* seconds per byte written into freshly allocated memory (page faults
                      * included); only the redistribution uses it (0: not counted) */
+    double copy_contention;   /* copy grows by this share for every other process filling
+                               * fresh memory at the same time (0: they do not disturb) */
 };
 
 /* MPICH's algorithm switch points, in bytes, as its defaults ship (MPIR_CVAR_* of MPICH

@@ -28,6 +28,11 @@ check "calibration file: alpha > 0 and beta > 0" \
     awk -v a="$(key alpha "$TMP/cal.txt")" -v b="$(key beta "$TMP/cal.txt")" \
     'BEGIN { exit !(a != "" && b != "" && a + 0 > 0 && b + 0 > 0) }'
 check "calibration file: gamma > 0" awk -v g="$(key gamma "$TMP/cal.txt")" 'BEGIN { exit !(g + 0 > 0) }'
+# copy_contention: every process filling fresh memory at once against one alone, per other
+# process; the summary shows both measurements it came from.
+check "calibration file: copy_contention measured (a number from 0 to 100) and shown" \
+    awk -v g="$(key copy_contention "$TMP/cal.txt")" -v n="$(grep -c '^copy_contention .*all 2 processes at once' "$TMP/out")" \
+    'BEGIN { exit !(g != "" && g + 0 >= 0 && g + 0 <= 100 && n == 1) }'
 check "without a spawn source the spawn costs are the defaults (the removal's job size unknown)" \
     test "$(key spawn_single "$TMP/cal.txt")" = 0.32 -a "$(key remove "$TMP/cal.txt")" = 0.01 \
         -a "$(key remove_procs "$TMP/cal.txt")" = 0
@@ -46,7 +51,7 @@ check "XMPI_CALIBRATION in the environment is read" grep -q "^xmpi: calibration:
 printf 'alpha 1e-6\nspawn single 1 0.25\n' >"$TMP/part.txt"
 "$LAUNCH" -np 1 "$J" -n 60 -i 2 "--xmpi-calibration=$TMP/part.txt" --xmpi-verbose >"$TMP/j" 2>&1
 check "a partial file: the note lists the keys left at their defaults" \
-    grep -q "^xmpi: calibration: $TMP/part.txt (defaults for beta, gamma, spawn_group, remove, alpha_spawned, beta_spawned, copy, spawn_join, spawn_lag, remove_procs)" "$TMP/j"
+    grep -q "^xmpi: calibration: $TMP/part.txt (defaults for beta, gamma, spawn_group, remove, alpha_spawned, beta_spawned, copy, spawn_join, spawn_lag, remove_procs, copy_contention)" "$TMP/j"
 
 # XMPI_Get_option("calibration"): the path, or "" without the option.
 cat >"$TMP/getopt.c" <<'EOF'

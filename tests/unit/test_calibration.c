@@ -57,6 +57,7 @@ START_TEST(test_good_file)
                                 "spawn_join 0.0065\n"
                                 "spawn_lag 0.41\n"
                                 "remove_procs 3\n"
+                                "copy_contention 0.25\n"
                                 "power C1 2.5e9\n"
                                 "power fast-node.x 1e10\n",
                                 &def),
@@ -72,6 +73,8 @@ START_TEST(test_good_file)
     ck_assert_double_eq(c.spawn_group, 0.2);
     ck_assert_double_eq(c.remove, 0.000801);
     ck_assert_double_eq(c.remove_procs, 3);
+    ck_assert_double_eq(c.net.copy_contention, 0.25);
+    ck_assert_double_eq(c.spawned.copy_contention, 0.25);   /* as copy: memory, not the link */
     ck_assert_double_eq(c.spawned.alpha, 7.5e-6);
     ck_assert_double_eq(c.spawned.beta, 3e-10);
     ck_assert_double_eq(c.spawned.gamma, 1.6e-11);   /* the net's: a reduction is local */
@@ -97,8 +100,10 @@ START_TEST(test_partial_file)
     ck_assert_uint_eq(def, XMPIR_CAL_BETA | XMPIR_CAL_GAMMA | XMPIR_CAL_SPAWN_SINGLE |
                                XMPIR_CAL_SPAWN_GROUP | XMPIR_CAL_ALPHA_SPAWNED |
                                XMPIR_CAL_BETA_SPAWNED | XMPIR_CAL_COPY | XMPIR_CAL_SPAWN_JOIN |
-                               XMPIR_CAL_SPAWN_LAG | XMPIR_CAL_REMOVE_PROCS);
+                               XMPIR_CAL_SPAWN_LAG | XMPIR_CAL_REMOVE_PROCS |
+                               XMPIR_CAL_COPY_CONTENTION);
     ck_assert_double_eq(c.remove_procs, 0);   /* not known: priced per process removed */
+    ck_assert_double_eq(c.net.copy_contention, 0);
     ck_assert_double_eq(c.net.copy, XMPIR_CAL_DEFAULT_COPY);
     ck_assert_double_eq(c.spawn_lag, XMPIR_CAL_DEFAULT_SPAWN_LAG);
     ck_assert_double_eq(c.spawn_join, XMPIR_CAL_DEFAULT_SPAWN_JOIN);
@@ -107,13 +112,13 @@ START_TEST(test_partial_file)
     char names[200];
     xmpi_calibration_defaulted_names(def, names, sizeof names);
     ck_assert_str_eq(names, "beta, gamma, spawn_single, spawn_group, alpha_spawned, beta_spawned, copy, "
-                            "spawn_join, spawn_lag, remove_procs");
+                            "spawn_join, spawn_lag, remove_procs, copy_contention");
 
     ck_assert_int_eq(parse_text(&c, "# nothing but a comment\n\n", &def), 0);
     ck_assert_uint_eq(def, XMPIR_CAL_ALL);
     xmpi_calibration_defaulted_names(def, names, sizeof names);
     ck_assert_str_eq(names, "alpha, beta, gamma, spawn_single, spawn_group, remove, alpha_spawned, "
-                            "beta_spawned, copy, spawn_join, spawn_lag, remove_procs");
+                            "beta_spawned, copy, spawn_join, spawn_lag, remove_procs, copy_contention");
     xmpi_calibration_defaulted_names(0, names, sizeof names);
     ck_assert_str_eq(names, "");
     /* A short buffer is cut, never overrun. */
@@ -152,7 +157,7 @@ START_TEST(test_spawnbench_file)
     ck_assert(fabs(c.remove - (0.01609 + 0.01206 + 0.00601) / 3) < 1e-12);
     ck_assert_uint_eq(def, XMPIR_CAL_ALPHA | XMPIR_CAL_BETA | XMPIR_CAL_GAMMA | XMPIR_CAL_ALPHA_SPAWNED |
                                XMPIR_CAL_BETA_SPAWNED | XMPIR_CAL_COPY | XMPIR_CAL_SPAWN_JOIN |
-                               XMPIR_CAL_SPAWN_LAG | XMPIR_CAL_REMOVE_PROCS);
+                               XMPIR_CAL_SPAWN_LAG | XMPIR_CAL_REMOVE_PROCS | XMPIR_CAL_COPY_CONTENTION);
 
     /* A key line wins over the benchmark, wherever it stands. */
     ck_assert_int_eq(parse_text(&c, "spawn single 1 0.3\nspawn_single 0.5\nspawn group 1 0.2\n",
@@ -174,7 +179,7 @@ START_TEST(test_malformed)
     } t[] = {
         {"alpha 1e-6\n\nfoo 1\n",
          "cal.txt:3: unknown key 'foo'; expected one of alpha, beta, gamma, spawn_single, "
-         "spawn_group, remove, alpha_spawned, beta_spawned, copy, spawn_join, spawn_lag, remove_procs, power, or a benchmark line "
+         "spawn_group, remove, alpha_spawned, beta_spawned, copy, spawn_join, spawn_lag, remove_procs, copy_contention, power, or a benchmark line "
          "'spawn|remove|raw MODE K "
          "SECONDS_PER_PROCESS'"},
         {"# c\nbeta abc\n",
@@ -202,6 +207,9 @@ START_TEST(test_malformed)
          "cal.txt:1: field remove_procs: '2.5' is not accepted; expected a whole number of "
          "processes from 0 to 1e+06"},
         {"remove_procs -1\n", "cal.txt:1: field remove_procs: '-1' is not accepted;"},
+        {"copy_contention 101\n",
+         "cal.txt:1: field copy_contention: '101' is not accepted; expected a number of times copy "
+         "per other process from 0 to 100"},
         {"remove_procs 1000001\n", "cal.txt:1: field remove_procs: '1000001' is not accepted;"},
         {"alpha\n", "cal.txt:1: field VALUE: missing; expected 2 fields: alpha VALUE"},
         {"spawn_group 1 2\n",
@@ -288,6 +296,7 @@ START_TEST(test_write_round_trip)
     c.spawn_join = 0.0071;
     c.spawn_lag = 0.27;
     c.remove_procs = 5;
+    c.net.copy_contention = 0.3;
     c.nclasses = 2;
     snprintf(c.cls[0].name, sizeof c.cls[0].name, "slow");
     c.cls[0].power = 1.5e8;
@@ -310,6 +319,7 @@ START_TEST(test_write_round_trip)
     ck_assert_double_eq(back.spawn_join, c.spawn_join);
     ck_assert_double_eq(back.spawn_lag, c.spawn_lag);
     ck_assert_double_eq(back.remove_procs, 5);
+    ck_assert_double_eq(back.net.copy_contention, 0.3);
     ck_assert_int_eq(back.nclasses, 2);
     ck_assert_str_eq(back.cls[1].name, "fast");
     ck_assert_double_eq(back.cls[1].power, 6e8);

@@ -71,6 +71,22 @@ START_TEST(test_redist_dense_and_vector)
     NEAR(t, 2 * A + 3 * 200 * B + 100 * 8 * 7e-10);
     ck_assert_int_eq(xmpi_predict_redist(&hc, d, 2, &to, &to, &bytes, &t), 0);
     NEAR(t, 0);
+
+    /* Fillers contending: the 4 processes of the new partition fill at once, so copy is
+     * (1 + 0.5 x 3) times as dear; shrinking to 2 fillers, (1 + 0.5) times; to 1, as alone. */
+    hc.copy_contention = 0.5;
+    d[0].replicated = 0;
+    ck_assert_int_eq(xmpi_predict_redist(&hc, d + 1, 1, &from, &to, &bytes, &t), 0);
+    NEAR(t, 3 * A + 50 * 800 * B + 25 * 800 * 7e-10 * 2.5);
+    ck_assert_int_eq(xmpi_predict_redist(&hc, d + 1, 1, &to, &back_z, &bytes, &t), 0);
+    NEAR(t, 3 * A + 50 * 800 * B + 50 * 800 * 7e-10 * 1.5);
+    const long all_c[2] = {100, 0}, all_d[2] = {0, 0};
+    const struct xmpi_partition one = {2, all_c, all_d};
+    ck_assert_int_eq(xmpi_predict_redist(&hc, d + 1, 1, &from, &one, &bytes, &t), 0);
+    NEAR(t, A + 50 * 800 * B + 100 * 800 * 7e-10);
+    d[0].replicated = 1;   /* a replicated array: every filler copies the whole */
+    ck_assert_int_eq(xmpi_predict_redist(&hc, d, 1, &from, &to, &bytes, &t), 0);
+    NEAR(t, 2 * A + 3 * 200 * B + 100 * 8 * 7e-10 * 2.5);
 }
 END_TEST
 
