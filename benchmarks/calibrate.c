@@ -267,66 +267,57 @@ static void touch_all_pairs(void)
     PMPI_Barrier(XMPI_COMM_WORLD);
 }
 
-/* Seconds per byte of filling freshly allocated memory (memcpy into a new 64 MiB buffer, page
- * faults included), as a redistribution fills its new buffers; on rank 0. Large blocks come
- * from mmap and go back with free, so every sample gets fresh pages. */
+/* Filling freshly allocated memory (memcpy into a new 64 MiB buffer, page faults included),
+ * as a redistribution fills its new buffers. Large blocks come from mmap and go back with
+ * free, so every sample gets fresh pages. */
 #define COPY_BYTES (64L << 20)
-static double measure_copy(int rank, long reps)
+
+/* One fill; seconds, or -1 without the memory. */
+static double copy_once(const char *src)
 {
-    double c = 0;
-    if (rank == 0) {
-        char *src = malloc(COPY_BYTES);
-        if (src) {
-            memset(src, 1, COPY_BYTES);
-            double samples[MAX_REPS];
-            long n = 0;
-            for (long r = 0; r < reps; r++) {
-                double t0 = MPI_Wtime();
-                char *dst = malloc(COPY_BYTES);
-                if (!dst) break;
-                memcpy(dst, src, COPY_BYTES);
-                samples[n++] = MPI_Wtime() - t0;
-                /* Read one byte so that the copy cannot be optimized away. */
-                if (dst[COPY_BYTES - 1] != 1) fprintf(stderr, "xmpi-calibrate: copy check failed\n");
-                free(dst);
-            }
-            if (n) c = bench_median(samples, (int)n) / (double)COPY_BYTES;
-            free(src);
-        }
-    }
-    PMPI_Barrier(XMPI_COMM_WORLD);
-    return c;
+    double t0 = MPI_Wtime();
+    char *dst = malloc(COPY_BYTES);
+    if (!dst) return -1;
+    memcpy(dst, src, COPY_BYTES);
+    double t = MPI_Wtime() - t0;
+    /* Read one byte so that the copy cannot be optimized away. */
+    if (dst[COPY_BYTES - 1] != 1) fprintf(stderr, "xmpi-calibrate: copy check failed\n");
+    free(dst);
+    return t;
 }
 
-/* Every process fills a fresh buffer at once, as a redistribution does: the slowest one's
- * time per byte, median over reps, on rank 0; 0 elsewhere, or when a process has not the
- * memory. */
-static double measure_copy_all(int rank, long reps)
+/* Each rep, rank 0 fills alone, then every process at once (the slowest one counts), one
+ * right after the other so that both see the same machine: *alone is rank 0's median time per
+ * byte, *ratio the median over the reps of (all at once / alone). 0 on ranks other than 0,
+ * and where a process had not the memory (with one process only *alone is measured). */
+static void measure_copy(int rank, int size, long reps, double *alone, double *ratio)
 {
+    *alone = *ratio = 0;
     char *src = malloc(COPY_BYTES);
     int ok = src != NULL, all = 0;
     if (src) memset(src, 1, COPY_BYTES);
     PMPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, XMPI_COMM_WORLD);
-    double samples[MAX_REPS];
+    double one[MAX_REPS], rat[MAX_REPS];
     long n = 0;
     for (long r = 0; all && r < reps; r++) {
         PMPI_Barrier(XMPI_COMM_WORLD);
-        double t0 = MPI_Wtime(), t = -1;
-        char *dst = malloc(COPY_BYTES);
-        if (dst) {
-            memcpy(dst, src, COPY_BYTES);
-            t = MPI_Wtime() - t0;
-            if (dst[COPY_BYTES - 1] != 1) fprintf(stderr, "xmpi-calibrate: copy check failed\n");
-            free(dst);
+        double t1 = rank == 0 ? copy_once(src) : 0, t = -1, lo = -1, hi = -1;
+        PMPI_Bcast(&t1, 1, MPI_DOUBLE, 0, XMPI_COMM_WORLD);
+        if (t1 < 0) break;
+        if (size > 1) {
+            PMPI_Barrier(XMPI_COMM_WORLD);
+            t = copy_once(src);
+            PMPI_Allreduce(&t, &lo, 1, MPI_DOUBLE, MPI_MIN, XMPI_COMM_WORLD);
+            PMPI_Allreduce(&t, &hi, 1, MPI_DOUBLE, MPI_MAX, XMPI_COMM_WORLD);
+            if (lo < 0) break;   /* the same on every process */
         }
-        double lo, hi;
-        PMPI_Allreduce(&t, &lo, 1, MPI_DOUBLE, MPI_MIN, XMPI_COMM_WORLD);
-        PMPI_Allreduce(&t, &hi, 1, MPI_DOUBLE, MPI_MAX, XMPI_COMM_WORLD);
-        if (lo < 0) break;
-        samples[n++] = hi;
+        one[n] = t1;
+        rat[n++] = size > 1 && t1 > 0 ? hi / t1 : 0;
     }
     free(src);
-    return rank == 0 && n ? bench_median(samples, (int)n) / (double)COPY_BYTES : 0;
+    if (rank != 0 || !n) return;
+    *alone = bench_median(one, (int)n) / (double)COPY_BYTES;
+    if (size > 1) *ratio = bench_median(rat, (int)n);
 }
 
 /* XMPI_Spawn and XMPI_Remove of one process (this program), `cycles` times. 0, or -1 when a
@@ -436,7 +427,7 @@ static int check_args(int argc, char **argv, int size, struct args *a, struct xm
 struct measured {
     struct pingpong p, link;
     double gamma, gamma_median, copy;
-    double copy_all;      /* every process filling at once: the slowest, per byte */
+    double copy_ratio;    /* every process filling at once (the slowest) over one alone */
     int procs;            /* the processes started */
     double sp, rm;        /* with spawned: medians of XMPI_Spawn and XMPI_Remove of 1 process */
     int rm_procs;         /* the job's processes before that removal */
@@ -460,8 +451,8 @@ static void compose(struct xmpi_calibration *cal, struct sources *s, const struc
     cal->net.beta = m->p.beta;
     if (m->gamma > 0) cal->net.gamma = m->gamma;
     if (m->copy > 0) cal->net.copy = cal->spawned.copy = m->copy;
-    if (m->copy > 0 && m->copy_all > 0 && m->procs > 1) {
-        double g = (m->copy_all / m->copy - 1) / (m->procs - 1);
+    if (m->copy > 0 && m->copy_ratio > 0 && m->procs > 1) {
+        double g = (m->copy_ratio - 1) / (m->procs - 1);
         cal->net.copy_contention = cal->spawned.copy_contention = g < 0 ? 0 : g > 100 ? 100 : g;
     }
     if (a->spawn_file) {
@@ -526,9 +517,10 @@ static void print_parameters(const struct xmpi_calibration *cal, const struct so
            m->gamma > 0 ? "MPI_Reduce_local (s/byte)" : "default (the reduction was too fast to time)");
     printf("%-13s %-14.4g %s\n", "copy", cal->net.copy,
            m->copy > 0 ? "memcpy into a fresh 64 MiB buffer (s/byte)" : "default (no memory for the copy test)");
-    if (m->copy > 0 && m->copy_all > 0 && m->procs > 1)
-        printf("%-13s %-14.4g all %d processes at once: %.4g s/byte for the slowest\n",
-               "copy_contention", cal->net.copy_contention, m->procs, m->copy_all);
+    if (m->copy > 0 && m->copy_ratio > 0 && m->procs > 1)
+        printf("%-13s %-14.4g all %d processes at once: the slowest took %.3g times one alone "
+               "(median of the reps, each alone then together)\n",
+               "copy_contention", cal->net.copy_contention, m->procs, m->copy_ratio);
     else
         printf("%-13s %-14.4g %s\n", "copy_contention", cal->net.copy_contention,
                m->procs > 1 ? "default (no memory for the copy test)" : "default (needs 2 processes)");
@@ -607,8 +599,7 @@ int main(int argc, char **argv)
     struct measured m = {0};
     ping_pong(rank, 1, &a, &m.p);
     m.gamma = measure_gamma(rank, a.reps, &m.gamma_median);
-    m.copy = measure_copy(rank, a.reps);
-    m.copy_all = measure_copy_all(rank, a.reps);
+    measure_copy(rank, size, a.reps, &m.copy, &m.copy_ratio);
     m.procs = size;
     m.spawned = a.spawn && measure_spawn(rank, argv[0], a.spawn, &m.sp, &m.rm) == 0;
     m.rm_procs = size + 1;   /* the job and the one process it spawned */
