@@ -44,8 +44,9 @@ static void usage(FILE *f)
             "    copy         memcpy into a freshly allocated 64 MiB buffer, per byte, page\n"
             "                 faults included (a redistribution fills new buffers)\n"
             "    copy_contention\n"
-            "                 the same on every process at once: the slowest one's time over\n"
-            "                 copy, less 1, per other process (page faults that contend)\n"
+            "                 the same on ranks 0 and 1 at once: the slower one's time over\n"
+            "                 copy, less 1 (page faults that contend; the model adds it per\n"
+            "                 other process filling at the same time)\n"
             "    spawn_single, spawn_group, remove, remove_procs\n"
             "                 --spawn-file FILE: taken from FILE (xmpi-spawnbench's output, or any\n"
             "                 calibration file); --spawn: XMPI_Spawn and XMPI_Remove of 1 process,\n"
@@ -286,38 +287,40 @@ static double copy_once(const char *src)
     return t;
 }
 
-/* Each rep, rank 0 fills alone, then every process at once (the slowest one counts), one
- * right after the other so that both see the same machine: *alone is rank 0's median time per
- * byte, *ratio the median over the reps of (all at once / alone). 0 on ranks other than 0,
- * and where a process had not the memory (with one process only *alone is measured). */
+/* Each rep, rank 0 fills alone, then ranks 0 and 1 at once (the slower one counts), one right
+ * after the other so that both see the same machine: *alone is rank 0's median time per byte,
+ * *ratio the median over the reps of (two at once / alone). Two processes, whatever the job's
+ * size, so that the test holds at most 256 MiB. 0 on ranks other than 0, and where a process
+ * had not the memory (with one process only *alone is measured). */
 static void measure_copy(int rank, int size, long reps, double *alone, double *ratio)
 {
     *alone = *ratio = 0;
-    char *src = malloc(COPY_BYTES);
-    int ok = src != NULL, all = 0;
+    int in = rank < 2, pair = size > 1;
+    char *src = in ? malloc(COPY_BYTES) : NULL;
+    int ok = !in || src != NULL, all = 0;
     if (src) memset(src, 1, COPY_BYTES);
     PMPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, XMPI_COMM_WORLD);
     double one[MAX_REPS], rat[MAX_REPS];
     long n = 0;
     for (long r = 0; all && r < reps; r++) {
         PMPI_Barrier(XMPI_COMM_WORLD);
-        double t1 = rank == 0 ? copy_once(src) : 0, t = -1, lo = -1, hi = -1;
+        double t1 = rank == 0 ? copy_once(src) : 0, hi = 0;
         PMPI_Bcast(&t1, 1, MPI_DOUBLE, 0, XMPI_COMM_WORLD);
         if (t1 < 0) break;
-        if (size > 1) {
+        if (pair) {
             PMPI_Barrier(XMPI_COMM_WORLD);
-            t = copy_once(src);
-            PMPI_Allreduce(&t, &lo, 1, MPI_DOUBLE, MPI_MIN, XMPI_COMM_WORLD);
+            double t = in ? copy_once(src) : 0, lo = in ? t : 1;
             PMPI_Allreduce(&t, &hi, 1, MPI_DOUBLE, MPI_MAX, XMPI_COMM_WORLD);
+            PMPI_Allreduce(MPI_IN_PLACE, &lo, 1, MPI_DOUBLE, MPI_MIN, XMPI_COMM_WORLD);
             if (lo < 0) break;   /* the same on every process */
         }
         one[n] = t1;
-        rat[n++] = size > 1 && t1 > 0 ? hi / t1 : 0;
+        rat[n++] = pair && t1 > 0 ? hi / t1 : 0;
     }
     free(src);
     if (rank != 0 || !n) return;
     *alone = bench_median(one, (int)n) / (double)COPY_BYTES;
-    if (size > 1) *ratio = bench_median(rat, (int)n);
+    if (pair) *ratio = bench_median(rat, (int)n);
 }
 
 /* XMPI_Spawn and XMPI_Remove of one process (this program), `cycles` times. 0, or -1 when a
@@ -428,7 +431,7 @@ struct measured {
     struct pingpong p, link;
     double gamma, gamma_median, copy;
     double copy_ratio;    /* every process filling at once (the slowest) over one alone */
-    int procs;            /* the processes started */
+    int procs;            /* the processes that filled at once */
     double sp, rm;        /* with spawned: medians of XMPI_Spawn and XMPI_Remove of 1 process */
     int rm_procs;         /* the job's processes before that removal */
     int spawned, linked;  /* --spawn: the spawn/remove cycles, the spawned link's ping-pong done */
@@ -518,7 +521,7 @@ static void print_parameters(const struct xmpi_calibration *cal, const struct so
     printf("%-13s %-14.4g %s\n", "copy", cal->net.copy,
            m->copy > 0 ? "memcpy into a fresh 64 MiB buffer (s/byte)" : "default (no memory for the copy test)");
     if (m->copy > 0 && m->copy_ratio > 0 && m->procs > 1)
-        printf("%-13s %-14.4g all %d processes at once: the slowest took %.3g times one alone "
+        printf("%-13s %-14.4g %d processes at once: the slower took %.3g times one alone "
                "(median of the reps, each alone then together)\n",
                "copy_contention", cal->net.copy_contention, m->procs, m->copy_ratio);
     else
@@ -600,7 +603,7 @@ int main(int argc, char **argv)
     ping_pong(rank, 1, &a, &m.p);
     m.gamma = measure_gamma(rank, a.reps, &m.gamma_median);
     measure_copy(rank, size, a.reps, &m.copy, &m.copy_ratio);
-    m.procs = size;
+    m.procs = size > 1 ? 2 : 1;   /* measure_copy's pair */
     m.spawned = a.spawn && measure_spawn(rank, argv[0], a.spawn, &m.sp, &m.rm) == 0;
     m.rm_procs = size + 1;   /* the job and the one process it spawned */
     m.linked = m.spawned && measure_link(rank, argv[0], &a, &m.link) == 0;

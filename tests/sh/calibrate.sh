@@ -31,7 +31,7 @@ check "calibration file: gamma > 0" awk -v g="$(key gamma "$TMP/cal.txt")" 'BEGI
 # copy_contention: every process filling fresh memory at once against one alone, per other
 # process; the summary shows both measurements it came from.
 check "calibration file: copy_contention measured (a number from 0 to 100) and shown" \
-    awk -v g="$(key copy_contention "$TMP/cal.txt")" -v n="$(grep -c '^copy_contention .*all 2 processes at once' "$TMP/out")" \
+    awk -v g="$(key copy_contention "$TMP/cal.txt")" -v n="$(grep -c '^copy_contention .*2 processes at once' "$TMP/out")" \
     'BEGIN { exit !(g != "" && g + 0 >= 0 && g + 0 <= 100 && n == 1) }'
 check "without a spawn source the spawn costs are the defaults (the removal's job size unknown)" \
     test "$(key spawn_single "$TMP/cal.txt")" = 0.32 -a "$(key remove "$TMP/cal.txt")" = 0.01 \
