@@ -289,9 +289,8 @@ static double copy_once(const char *src)
 
 /* Each rep, rank 0 fills alone, then ranks 0 and 1 at once (the slower one counts), one right
  * after the other so that both see the same machine: *alone is rank 0's median time per byte,
- * *ratio the median over the reps of (two at once / alone). Two processes, whatever the job's
- * size, so that the test holds at most 256 MiB. 0 on ranks other than 0, and where a process
- * had not the memory (with one process only *alone is measured). */
+ * *ratio the median over the reps of (two at once / alone). 0 on ranks other than 0, and where
+ * a process had not the memory (with one process only *alone is measured). */
 static void measure_copy(int rank, int size, long reps, double *alone, double *ratio)
 {
     *alone = *ratio = 0;
