@@ -213,7 +213,7 @@ static void observe_first(struct xmpi_ctx *cx, const struct xmpi_interval *s)
                   md->m.learned.warm_comm[k]);
     /* A spawn's settled computation is learned with its lag (observe_lag). */
     if (k == 1 && md->p.nremove > 0 && !md->p.nspawn && md->p.iterations > 0)
-        learn_comp(cx, mean_comp(s) * md->p.iterations / s->iterations, -md->p.nremove);
+        learn_comp(cx, comp * md->p.iterations, -md->p.nremove);
 }
 
 void xmpi_rtmodel_observe(struct xmpi_ctx *cx, const struct xmpi_interval *s)

@@ -47,22 +47,23 @@ struct key {
     unsigned bit;
     double max;
     const char *unit;
+    int whole;   /* 1: a whole number */
 };
 
 static const struct key keys[] = {
-    {"alpha", XMPIR_CAL_ALPHA, 1, "seconds"},
-    {"beta", XMPIR_CAL_BETA, 1e-3, "seconds per byte"},
-    {"gamma", XMPIR_CAL_GAMMA, 1e-3, "seconds per byte"},
-    {"spawn_single", XMPIR_CAL_SPAWN_SINGLE, 3600, "seconds per process"},
-    {"spawn_group", XMPIR_CAL_SPAWN_GROUP, 3600, "seconds per process"},
-    {"remove", XMPIR_CAL_REMOVE, 3600, "seconds per process"},
-    {"alpha_spawned", XMPIR_CAL_ALPHA_SPAWNED, 1, "seconds"},
-    {"beta_spawned", XMPIR_CAL_BETA_SPAWNED, 1e-3, "seconds per byte"},
-    {"copy", XMPIR_CAL_COPY, 1e-3, "seconds per byte"},
-    {"spawn_join", XMPIR_CAL_SPAWN_JOIN, 3600, "seconds per process"},
-    {"spawn_lag", XMPIR_CAL_SPAWN_LAG, 3600, "seconds per spawn"},
-    {"remove_procs", XMPIR_CAL_REMOVE_PROCS, 1000000, "processes"},
-    {"copy_contention", XMPIR_CAL_COPY_CONTENTION, 100, "times copy per other process"},
+    {"alpha", XMPIR_CAL_ALPHA, 1, "seconds", 0},
+    {"beta", XMPIR_CAL_BETA, 1e-3, "seconds per byte", 0},
+    {"gamma", XMPIR_CAL_GAMMA, 1e-3, "seconds per byte", 0},
+    {"spawn_single", XMPIR_CAL_SPAWN_SINGLE, 3600, "seconds per process", 0},
+    {"spawn_group", XMPIR_CAL_SPAWN_GROUP, 3600, "seconds per process", 0},
+    {"remove", XMPIR_CAL_REMOVE, 3600, "seconds per process", 0},
+    {"alpha_spawned", XMPIR_CAL_ALPHA_SPAWNED, 1, "seconds", 0},
+    {"beta_spawned", XMPIR_CAL_BETA_SPAWNED, 1e-3, "seconds per byte", 0},
+    {"copy", XMPIR_CAL_COPY, 1e-3, "seconds per byte", 0},
+    {"spawn_join", XMPIR_CAL_SPAWN_JOIN, 3600, "seconds per process", 0},
+    {"spawn_lag", XMPIR_CAL_SPAWN_LAG, 3600, "seconds per spawn", 0},
+    {"remove_procs", XMPIR_CAL_REMOVE_PROCS, 1000000, "processes", 1},
+    {"copy_contention", XMPIR_CAL_COPY_CONTENTION, 100, "times copy per other process", 0},
 };
 #define NKEYS ((int)(sizeof keys / sizeof keys[0]))
 
@@ -236,7 +237,7 @@ static int parse_line(const struct xmpi_text_lines *r, char *line, struct xmpi_c
                                         "key %s given again; first given on line %ld",
                                         keys[i].name, key_line[i]);
         double v;
-        int whole = keys[i].bit == XMPIR_CAL_REMOVE_PROCS;
+        int whole = keys[i].whole;
         if (parse_number(tok[1], &v) || v < 0 || v > keys[i].max || (whole && v != floor(v)))
             return xmpi_text_field_error(r, err, errlen, keys[i].name, tok[1],
                                          "a %snumber of %s from 0 to %g", whole ? "whole " : "",
