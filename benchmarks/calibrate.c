@@ -1,9 +1,12 @@
 /* bin/xmpi-calibrate: measures the prediction model's parameters on this machine (alpha and beta
  * by an MPI ping-pong, gamma by MPI_Reduce_local, spawn/remove costs) and writes a calibration file. */
+#define _DEFAULT_SOURCE   /* MAP_ANONYMOUS */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 #include <time.h>
 
 #include "xmpi.h"
@@ -47,6 +50,10 @@ static void usage(FILE *f)
             "                 the same on ranks 0 and 1 at once: the slower one's time over\n"
             "                 copy, less 1 (page faults that contend; the model adds it per\n"
             "                 other process filling at the same time)\n"
+            "    touch        rank 1's first read (one byte per page) of a fresh 16 MiB buffer that\n"
+            "                 an MPI_Recv from rank 0 filled, per byte, median of up to 7 (under\n"
+            "                 shadow paging the pages the kernel wrote fault again; a\n"
+            "                 redistribution reads what it received the same way)\n"
             "    spawn_single, spawn_group, remove, remove_procs\n"
             "                 --spawn-file FILE: taken from FILE (xmpi-spawnbench's output, or any\n"
             "                 calibration file); --spawn: XMPI_Spawn and XMPI_Remove of 1 process,\n"
@@ -322,6 +329,58 @@ static void measure_copy(int rank, int size, long reps, double *alone, double *r
     if (pair) *ratio = bench_median(rat, (int)n);
 }
 
+/* The first read of memory an MPI receive filled, as every process reads what a
+ * redistribution brought it (libxmpi/registry.c reads one byte per page right after the
+ * receive): rank 0 sends TOUCH_BYTES to rank 1, which receives them into a fresh buffer and
+ * times one read of a byte per page. Under shadow paging (the project's VMs) the pages the
+ * kernel wrote fault again at the process's first access; elsewhere the read costs next to
+ * nothing. *touch: the median per byte on rank 0, 0 where not measured. */
+#define TOUCH_BYTES (16L << 20)
+#define TOUCH_REPS 7
+
+static void measure_touch(int rank, int size, long reps, double *touch)
+{
+    *touch = 0;
+    if (size < 2) return;
+    if (reps > TOUCH_REPS) reps = TOUCH_REPS;
+    char *src = rank == 0 ? malloc(TOUCH_BYTES) : NULL;
+    int ok = rank != 0 || src, all = 0;
+    if (src) memset(src, 1, TOUCH_BYTES);
+    PMPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, XMPI_COMM_WORLD);
+    double t[MAX_REPS];
+    long n = 0;
+    long page = sysconf(_SC_PAGESIZE);
+    if (page <= 0) page = 4096;
+    for (long r = 0; all && r < reps; r++) {
+        double took = -1;
+        if (rank == 0) {
+            PMPI_Send(src, (int)TOUCH_BYTES, MPI_CHAR, 1, 0, XMPI_COMM_WORLD);
+        } else if (rank == 1) {
+            /* Mapped for each rep: malloc would hand back the last rep's pages, which the
+             * process has read already. */
+            char *dst = mmap(NULL, TOUCH_BYTES, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+                             -1, 0);
+            if (dst == MAP_FAILED) dst = NULL;
+            PMPI_Recv(dst ? dst : NULL, dst ? (int)TOUCH_BYTES : 0, MPI_CHAR, 0, 0, XMPI_COMM_WORLD,
+                      MPI_STATUS_IGNORE);
+            if (dst) {
+                double t0 = MPI_Wtime();
+                const volatile char *c = dst;
+                long sum = 0;
+                for (long i = 0; i < TOUCH_BYTES; i += page) sum += c[i];
+                took = MPI_Wtime() - t0;
+                if (sum != TOUCH_BYTES / page) fprintf(stderr, "xmpi-calibrate: touch check failed\n");
+                munmap(dst, TOUCH_BYTES);
+            }
+        }
+        PMPI_Bcast(&took, 1, MPI_DOUBLE, 1, XMPI_COMM_WORLD);
+        if (took < 0) break;   /* rank 1 had not the memory: the same on every process */
+        t[n++] = took;
+    }
+    free(src);
+    if (rank == 0 && n) *touch = bench_median(t, (int)n) / (double)TOUCH_BYTES;
+}
+
 /* XMPI_Spawn and XMPI_Remove of one process (this program), `cycles` times. 0, or -1 when a
  * spawn failed (rank 0 said why; nothing is left running). */
 static int measure_spawn(int rank, const char *self, long cycles, double *spawn, double *remove)
@@ -430,6 +489,7 @@ struct measured {
     struct pingpong p, link;
     double gamma, gamma_median, copy;
     double copy_ratio;    /* every process filling at once (the slowest) over one alone */
+    double touch;         /* first read of received memory, s/byte (0: not measured) */
     int procs;            /* the processes that filled at once */
     double sp, rm;        /* with spawned: medians of XMPI_Spawn and XMPI_Remove of 1 process */
     int rm_procs;         /* the job's processes before that removal */
@@ -457,6 +517,7 @@ static void compose(struct xmpi_calibration *cal, struct sources *s, const struc
         double g = (m->copy_ratio - 1) / (m->procs - 1);
         cal->net.copy_contention = cal->spawned.copy_contention = g < 0 ? 0 : g > 100 ? 100 : g;
     }
+    if (m->touch > 0) cal->net.touch = cal->spawned.touch = m->touch;
     if (a->spawn_file) {
         static const unsigned bits[3] = {XMPIR_CAL_SPAWN_SINGLE, XMPIR_CAL_SPAWN_GROUP, XMPIR_CAL_REMOVE};
         cal->spawn_single = from_file->spawn_single;
@@ -526,6 +587,10 @@ static void print_parameters(const struct xmpi_calibration *cal, const struct so
     else
         printf("%-13s %-14.4g %s\n", "copy_contention", cal->net.copy_contention,
                m->procs > 1 ? "default (no memory for the copy test)" : "default (needs 2 processes)");
+    printf("%-13s %-14.4g %s\n", "touch", cal->net.touch,
+           m->touch > 0 ? "first read of a fresh 16 MiB buffer an MPI_Recv filled, one byte per "
+                          "page (s/byte)"
+                        : m->procs > 1 ? "default (no memory for the touch test)" : "default (needs 2 processes)");
     printf("%-13s %-14.4g %s\n", "spawn_single", cal->spawn_single, s->src[0]);
     printf("%-13s %-14.4g %s\n", "spawn_group", cal->spawn_group, s->src[1]);
     printf("%-13s %-14.4g %s\n", "remove", cal->remove, s->src[2]);
@@ -602,6 +667,7 @@ int main(int argc, char **argv)
     ping_pong(rank, 1, &a, &m.p);
     m.gamma = measure_gamma(rank, a.reps, &m.gamma_median);
     measure_copy(rank, size, a.reps, &m.copy, &m.copy_ratio);
+    measure_touch(rank, size, a.reps, &m.touch);
     m.procs = size > 1 ? 2 : 1;   /* measure_copy's pair */
     m.spawned = a.spawn && measure_spawn(rank, argv[0], a.spawn, &m.sp, &m.rm) == 0;
     m.rm_procs = size + 1;   /* the job and the one process it spawned */

@@ -56,7 +56,7 @@ void xmpi_rtmodel_describe(const struct xmpi_rtmodel *md, char *buf, size_t len)
         snprintf(buf, len, "calibration: defaults (measured on the project's machine)");
         return;
     }
-    char names[128];
+    char names[256];   /* every key: about 170 characters */
     xmpi_calibration_defaulted_names(md->defaulted, names, sizeof names);
     if (names[0]) snprintf(buf, len, "calibration: %s (defaults for %s)", md->source, names);
     else snprintf(buf, len, "calibration: %s", md->source);

@@ -267,7 +267,7 @@ static void start(int *argc, char ***argv)
     xmpi_note(cx, 2, "started on %d processes, sampling interval %ld; waiting processes %s the "
               "core (%s)", cx->size, cx->opts.si, cx->yield ? "yield" : "keep",
               cx->yield_why[0] ? cx->yield_why : "the MPI library's default");
-    char cal[XMPIR_PATH_MAX + 160] = "";
+    char cal[XMPIR_PATH_MAX + 320] = "";
     if (cx->rank == 0) xmpi_rtmodel_describe(&cx->model, cal, sizeof cal);
     xmpi_note(cx, 1, "%s", cal);
     if (cx->model.profile)

@@ -37,6 +37,10 @@
  * - alpha_spawned, beta_spawned: Open MPI 4.1's shared-memory transport cannot join
  *   processes of different jobs, so a parent and a spawned process talk over TCP loopback:
  *   a ping-pong between them gave 6.8 us at 8 B and 4.0-5.6 GB/s at 1-16 MiB (2.5e-10).
+ * - touch: 0, as on most machines a receive leaves its pages ready for the program. Under
+ *   the shadow paging of the project's VMs, the first read of a fresh 24 MB buffer that an
+ *   MPI_Recv filled took 20-28 ms, the next 1.8 ms (about 1e-9 s/byte); xmpi-calibrate
+ *   measures it.
  * - copy_contention: 0, as the defaults were measured one process at a time (on this VM two
  *   processes faulting in 34 MiB each at once took 0.14-0.16 s against 0.12 s alone).
  * - copy: memcpy into freshly allocated memory, 2.0-2.7 GB/s with its page faults (make
@@ -64,12 +68,13 @@ static const struct key keys[] = {
     {"spawn_lag", XMPIR_CAL_SPAWN_LAG, 3600, "seconds per spawn", 0},
     {"remove_procs", XMPIR_CAL_REMOVE_PROCS, 1000000, "processes", 1},
     {"copy_contention", XMPIR_CAL_COPY_CONTENTION, 100, "times copy per other process", 0},
+    {"touch", XMPIR_CAL_TOUCH, 1e-3, "seconds per byte", 0},
 };
 #define NKEYS ((int)(sizeof keys / sizeof keys[0]))
 
 #define ACCEPTED                                                                        \
     "alpha, beta, gamma, spawn_single, spawn_group, remove, alpha_spawned, beta_spawned, copy, " \
-    "spawn_join, spawn_lag, remove_procs, copy_contention, power, or a benchmark line " \
+    "spawn_join, spawn_lag, remove_procs, copy_contention, touch, power, or a benchmark line " \
     "'spawn|remove|raw MODE K SECONDS_PER_PROCESS'"
 
 static double *field_of(struct xmpi_calibration *c, unsigned bit)
@@ -87,6 +92,7 @@ static double *field_of(struct xmpi_calibration *c, unsigned bit)
     case XMPIR_CAL_SPAWN_LAG: return &c->spawn_lag;
     case XMPIR_CAL_REMOVE_PROCS: return &c->remove_procs;
     case XMPIR_CAL_COPY_CONTENTION: return &c->net.copy_contention;
+    case XMPIR_CAL_TOUCH: return &c->net.touch;
     default: return &c->remove;
     }
 }
@@ -294,6 +300,7 @@ int xmpi_calibration_parse(struct xmpi_calibration *c, FILE *f, const char *fnam
     tmp.spawned.gamma = tmp.net.gamma;
     tmp.spawned.copy = tmp.net.copy;
     tmp.spawned.copy_contention = tmp.net.copy_contention;
+    tmp.spawned.touch = tmp.net.touch;
     *c = tmp;
     if (defaulted) *defaulted = def;
     return 0;
@@ -341,6 +348,8 @@ int xmpi_calibration_write(const struct xmpi_calibration *c, FILE *f)
             num(b, c->net.copy));
     fprintf(f, "copy_contention %s   # copy's growth per other process filling memory at once\n",
             num(b, c->net.copy_contention));
+    fprintf(f, "touch %s   # seconds per byte of a first read of memory a receive filled\n",
+            num(b, c->net.touch));
     fprintf(f, "spawn_join %s   # seconds per process an asynchronous spawn costs the job\n",
             num(b, c->spawn_join));
     fprintf(f, "spawn_lag %s   # seconds per spawn the iterations lose beyond the spawn itself\n",

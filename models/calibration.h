@@ -31,6 +31,8 @@
  *                            (a redistribution fills new buffers)
  *   copy_contention G        copy grows by G x copy for every other    0 .. 100
  *                            process filling fresh memory at the same time
+ *   touch SECONDS            a process's first read of a byte that an   0 .. 1e-3
+ *                            MPI receive wrote into fresh memory
  *   alpha_spawned SECONDS    alpha and beta of the link between processes that different
  *   beta_spawned SECONDS     spawns started (Open MPI connects them over TCP even on one
  *                            host); same ranges as alpha and beta
@@ -77,7 +79,8 @@ enum {
     XMPIR_CAL_SPAWN_LAG = 1 << 10,
     XMPIR_CAL_REMOVE_PROCS = 1 << 11,
     XMPIR_CAL_COPY_CONTENTION = 1 << 12,
-    XMPIR_CAL_ALL = (1 << 13) - 1,
+    XMPIR_CAL_TOUCH = 1 << 13,
+    XMPIR_CAL_ALL = (1 << 14) - 1,
 };
 
 struct xmpi_cal_class {

@@ -24,6 +24,8 @@ struct xmpi_hockney {
                      * included); only the redistribution uses it (0: not counted) */
     double copy_contention;   /* copy grows by this share for every other process filling
                                * fresh memory at the same time (0: they do not disturb) */
+    double touch;   /* seconds per byte a process first reads of memory an MPI receive filled
+                     * (a page fault each under shadow paging; 0: not counted) */
 };
 
 /* MPICH's algorithm switch points, in bytes, as its defaults ship (MPIR_CVAR_* of MPICH

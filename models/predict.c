@@ -326,6 +326,7 @@ struct moves {
     int changed;
     int nid;             /* processes taking part: old and new */
     long max_moved;      /* rows the busiest process sends or receives */
+    long max_recv;       /* rows the process receiving most receives */
     int max_peers;       /* processes the busiest exchanges rows with */
     long max_new;        /* largest new block */
     long received;       /* rows that arrive at a new owner */
@@ -348,6 +349,7 @@ static void moves_of(const struct xmpi_partition *from, const struct xmpi_partit
         long keep = overlap(od, oc, nd, nc), sent = oc - keep, recv = nc - keep;
         long most = sent > recv ? sent : recv;
         if (most > mv->max_moved) mv->max_moved = most;
+        if (recv > mv->max_recv) mv->max_recv = recv;
         if (nc > mv->max_new) mv->max_new = nc;
         if (nc > 0) mv->fillers++;
         mv->received += recv;
@@ -368,7 +370,9 @@ static void moves_of(const struct xmpi_partition *from, const struct xmpi_partit
  * library's move costs: every process fills a freshly allocated buffer with its whole new
  * block (a replicated array: the whole array), page faults and all (h->copy per byte), all
  * of them at once: where page faults contend (on this VM two processes faulting 34 MiB each
- * took 0.14-0.16 s, one alone 0.12 s), each other filler adds h->copy_contention x copy. */
+ * took 0.14-0.16 s, one alone 0.12 s), each other filler adds h->copy_contention x copy.
+ * What a process receives it then reads once in the move (registry.c touch_pages: the first
+ * read of pages a receive wrote, h->touch per byte), the process receiving most. */
 static double array_cost(const struct xmpi_hockney *h, const struct moves *mv, double row_bytes,
                          int replicated, long total, double *bytes)
 {
@@ -376,11 +380,11 @@ static double array_cost(const struct xmpi_hockney *h, const struct moves *mv, d
     if (replicated) {
         *bytes += mv->replicas * row_bytes;
         return xmpi_hockney_allgatherv(h, mv->max_new * row_bytes, mv->nid) +
-               (double)total * row_bytes * copy;
+               (double)total * row_bytes * (copy + h->touch);
     }
     *bytes += mv->received * row_bytes;
     return xmpi_hockney_alltoallv(h, mv->max_moved * row_bytes, mv->max_peers) +
-           (double)mv->max_new * row_bytes * copy;
+           (double)mv->max_new * row_bytes * copy + (double)mv->max_recv * row_bytes * h->touch;
 }
 
 int xmpi_predict_redist(const struct xmpi_hockney *h, const struct xmpi_struct_desc *d, int nd,

@@ -58,6 +58,7 @@ START_TEST(test_good_file)
                                 "spawn_lag 0.41\n"
                                 "remove_procs 3\n"
                                 "copy_contention 0.25\n"
+                                "touch 9.5e-10\n"
                                 "power C1 2.5e9\n"
                                 "power fast-node.x 1e10\n",
                                 &def),
@@ -75,6 +76,8 @@ START_TEST(test_good_file)
     ck_assert_double_eq(c.remove_procs, 3);
     ck_assert_double_eq(c.net.copy_contention, 0.25);
     ck_assert_double_eq(c.spawned.copy_contention, 0.25);   /* as copy: memory, not the link */
+    ck_assert_double_eq(c.net.touch, 9.5e-10);
+    ck_assert_double_eq(c.spawned.touch, 9.5e-10);
     ck_assert_double_eq(c.spawned.alpha, 7.5e-6);
     ck_assert_double_eq(c.spawned.beta, 3e-10);
     ck_assert_double_eq(c.spawned.gamma, 1.6e-11);   /* the net's: a reduction is local */
@@ -101,8 +104,9 @@ START_TEST(test_partial_file)
                                XMPIR_CAL_SPAWN_GROUP | XMPIR_CAL_ALPHA_SPAWNED |
                                XMPIR_CAL_BETA_SPAWNED | XMPIR_CAL_COPY | XMPIR_CAL_SPAWN_JOIN |
                                XMPIR_CAL_SPAWN_LAG | XMPIR_CAL_REMOVE_PROCS |
-                               XMPIR_CAL_COPY_CONTENTION);
+                               XMPIR_CAL_COPY_CONTENTION | XMPIR_CAL_TOUCH);
     ck_assert_double_eq(c.remove_procs, 0);   /* not known: priced per process removed */
+    ck_assert_double_eq(c.net.touch, 0);      /* not counted */
     ck_assert_double_eq(c.net.copy_contention, 0);
     ck_assert_double_eq(c.net.copy, XMPIR_CAL_DEFAULT_COPY);
     ck_assert_double_eq(c.spawn_lag, XMPIR_CAL_DEFAULT_SPAWN_LAG);
@@ -112,13 +116,13 @@ START_TEST(test_partial_file)
     char names[200];
     xmpi_calibration_defaulted_names(def, names, sizeof names);
     ck_assert_str_eq(names, "beta, gamma, spawn_single, spawn_group, alpha_spawned, beta_spawned, copy, "
-                            "spawn_join, spawn_lag, remove_procs, copy_contention");
+                            "spawn_join, spawn_lag, remove_procs, copy_contention, touch");
 
     ck_assert_int_eq(parse_text(&c, "# nothing but a comment\n\n", &def), 0);
     ck_assert_uint_eq(def, XMPIR_CAL_ALL);
     xmpi_calibration_defaulted_names(def, names, sizeof names);
     ck_assert_str_eq(names, "alpha, beta, gamma, spawn_single, spawn_group, remove, alpha_spawned, "
-                            "beta_spawned, copy, spawn_join, spawn_lag, remove_procs, copy_contention");
+                            "beta_spawned, copy, spawn_join, spawn_lag, remove_procs, copy_contention, touch");
     xmpi_calibration_defaulted_names(0, names, sizeof names);
     ck_assert_str_eq(names, "");
     /* A short buffer is cut, never overrun. */
@@ -157,7 +161,8 @@ START_TEST(test_spawnbench_file)
     ck_assert(fabs(c.remove - (0.01609 + 0.01206 + 0.00601) / 3) < 1e-12);
     ck_assert_uint_eq(def, XMPIR_CAL_ALPHA | XMPIR_CAL_BETA | XMPIR_CAL_GAMMA | XMPIR_CAL_ALPHA_SPAWNED |
                                XMPIR_CAL_BETA_SPAWNED | XMPIR_CAL_COPY | XMPIR_CAL_SPAWN_JOIN |
-                               XMPIR_CAL_SPAWN_LAG | XMPIR_CAL_REMOVE_PROCS | XMPIR_CAL_COPY_CONTENTION);
+                               XMPIR_CAL_SPAWN_LAG | XMPIR_CAL_REMOVE_PROCS | XMPIR_CAL_COPY_CONTENTION |
+                               XMPIR_CAL_TOUCH);
 
     /* A key line wins over the benchmark, wherever it stands. */
     ck_assert_int_eq(parse_text(&c, "spawn single 1 0.3\nspawn_single 0.5\nspawn group 1 0.2\n",
@@ -179,7 +184,7 @@ START_TEST(test_malformed)
     } t[] = {
         {"alpha 1e-6\n\nfoo 1\n",
          "cal.txt:3: unknown key 'foo'; expected one of alpha, beta, gamma, spawn_single, "
-         "spawn_group, remove, alpha_spawned, beta_spawned, copy, spawn_join, spawn_lag, remove_procs, copy_contention, power, or a benchmark line "
+         "spawn_group, remove, alpha_spawned, beta_spawned, copy, spawn_join, spawn_lag, remove_procs, copy_contention, touch, power, or a benchmark line "
          "'spawn|remove|raw MODE K "
          "SECONDS_PER_PROCESS'"},
         {"# c\nbeta abc\n",
@@ -211,6 +216,10 @@ START_TEST(test_malformed)
          "cal.txt:1: field copy_contention: '101' is not accepted; expected a number of times copy "
          "per other process from 0 to 100"},
         {"remove_procs 1000001\n", "cal.txt:1: field remove_procs: '1000001' is not accepted;"},
+        {"touch 0.01\n",
+         "cal.txt:1: field touch: '0.01' is not accepted; expected a number of seconds per byte "
+         "from 0 to 0.001"},
+        {"touch -1e-9\n", "cal.txt:1: field touch: '-1e-9' is not accepted;"},
         {"alpha\n", "cal.txt:1: field VALUE: missing; expected 2 fields: alpha VALUE"},
         {"spawn_group 1 2\n",
          "cal.txt:1: more than 2 fields are not accepted; expected 2 fields: spawn_group VALUE"},
@@ -297,6 +306,7 @@ START_TEST(test_write_round_trip)
     c.spawn_lag = 0.27;
     c.remove_procs = 5;
     c.net.copy_contention = 0.3;
+    c.net.touch = 8.7e-10;
     c.nclasses = 2;
     snprintf(c.cls[0].name, sizeof c.cls[0].name, "slow");
     c.cls[0].power = 1.5e8;
@@ -320,6 +330,7 @@ START_TEST(test_write_round_trip)
     ck_assert_double_eq(back.spawn_lag, c.spawn_lag);
     ck_assert_double_eq(back.remove_procs, 5);
     ck_assert_double_eq(back.net.copy_contention, 0.3);
+    ck_assert_double_eq(back.net.touch, 8.7e-10);
     ck_assert_int_eq(back.nclasses, 2);
     ck_assert_str_eq(back.cls[1].name, "fast");
     ck_assert_double_eq(back.cls[1].power, 6e8);

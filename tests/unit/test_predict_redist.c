@@ -87,6 +87,25 @@ START_TEST(test_redist_dense_and_vector)
     d[0].replicated = 1;   /* a replicated array: every filler copies the whole */
     ck_assert_int_eq(xmpi_predict_redist(&hc, d, 1, &from, &to, &bytes, &t), 0);
     NEAR(t, 2 * A + 3 * 200 * B + 100 * 8 * 7e-10 * 2.5);
+
+    /* The first read of what arrived (touch per byte), by the process receiving most: 25 rows
+     * at 2 -> 4 (processes 1, 2 and 3 each), 50 at 4 -> 2 (process 1: its old rows go to 0)
+     * and at 2 -> 1; a replicated array's whole. Process 0 of 2 -> 4 keeps 25 rows and
+     * receives none. */
+    hc.copy_contention = 0;
+    hc.touch = 3e-10;
+    d[0].replicated = 0;
+    ck_assert_int_eq(xmpi_predict_redist(&hc, d + 1, 1, &from, &to, &bytes, &t), 0);
+    NEAR(t, 3 * A + 50 * 800 * B + 25 * 800 * 7e-10 + 25 * 800 * 3e-10);
+    ck_assert_int_eq(xmpi_predict_redist(&hc, d + 1, 1, &to, &back_z, &bytes, &t), 0);
+    NEAR(t, 3 * A + 50 * 800 * B + 50 * 800 * 7e-10 + 50 * 800 * 3e-10);
+    ck_assert_int_eq(xmpi_predict_redist(&hc, d + 1, 1, &from, &one, &bytes, &t), 0);
+    NEAR(t, A + 50 * 800 * B + 100 * 800 * 7e-10 + 50 * 800 * 3e-10);
+    d[0].replicated = 1;
+    ck_assert_int_eq(xmpi_predict_redist(&hc, d, 1, &from, &to, &bytes, &t), 0);
+    NEAR(t, 2 * A + 3 * 200 * B + 100 * 8 * (7e-10 + 3e-10));
+    ck_assert_int_eq(xmpi_predict_redist(&hc, d, 2, &to, &to, &bytes, &t), 0);
+    NEAR(t, 0);
 }
 END_TEST
 
