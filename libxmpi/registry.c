@@ -197,7 +197,8 @@ struct plan {
     long long *newnnz;               /* per sparse structure */
     void **fresh;                    /* 3 new buffers per structure */
     unsigned char *inplace;          /* per structure: the block keeps its rows in its own
-                                      * buffer, fresh holds only the rows that arrive */
+                                      * buffer, fresh holds only the rows that arrive (1), or
+                                      * it keeps all it had and they arrive in place (2) */
     size_t *fbytes;                  /* per dense structure: the size of its fresh buffer */
     int nsparse;
 };
@@ -441,8 +442,12 @@ static int prepare(struct plan *pl, int *bad)
                     *r->data = grown;
                     if (need > have) set_held(r, need);
                 }
-                if (!grown || !(f[0] = take_buffer(pl->R, in, &pl->fbytes[s]))) *bad = s + 1;
-                pl->inplace[s] = 1;
+                /* A block that keeps every row it had sends none: what arrives can land in the
+                 * block itself, in memory faulted once, with no buffer between. */
+                int direct = kept == pl->oc[me];
+                if (!grown || (!direct && !(f[0] = take_buffer(pl->R, in, &pl->fbytes[s]))))
+                    *bad = s + 1;
+                pl->inplace[s] = direct ? 2 : 1;
             } else if (r->scheme == XMPI_DISTRIBUTED || !*r->data) {
                 /* Replicated copies are refreshed in place; only a process without one needs
                  * it. A block that keeps nothing is received whole into a new buffer. */
@@ -552,11 +557,12 @@ static void count_bytes(struct plan *pl, size_t unit)
 /* A distributed block that keeps rows [lo, lo + kept): the others' rows arrive in f (those
  * before the kept ones, then those after), the kept rows slide to their new place in the
  * block's own buffer (grown in prepare), the arrivals are copied around them, and a smaller
- * block gives back the end of its buffer. */
+ * block gives back the end of its buffer. A block that keeps all it had (inplace 2) sends
+ * nothing: its rows slide first and the others' arrive straight in their place. */
 static int move_dense_inplace(struct plan *pl, struct xmpi_reg *r, void **f, MPI_Datatype t,
                               size_t unit)
 {
-    int p = pl->p, me = pl->me, lo = 0;
+    int p = pl->p, me = pl->me, lo = 0, direct = pl->inplace[r - pl->R->r] == 2;
     int kept = xmpi_part_overlap(pl->oc[me], pl->od[me], pl->nc[me], pl->nd[me], &lo);
     int front = lo - pl->nd[me], back = pl->nc[me] - front - kept;
     for (int j = 0; j < p; j++) {
@@ -565,9 +571,20 @@ static int move_dense_inplace(struct plan *pl, struct xmpi_reg *r, void **f, MPI
         pl->sd[j] = pl->sc[j] ? at - pl->od[me] : 0;
         pl->rc[j] = j == me ? 0 : xmpi_part_overlap(pl->oc[j], pl->od[j], pl->nc[me], pl->nd[me], &at);
         at -= pl->nd[me];
-        pl->rd[j] = pl->rc[j] ? (at < front ? at : at - kept) : 0;
+        pl->rd[j] = pl->rc[j] ? (direct ? at : at < front ? at : at - kept) : 0;
     }
     char *data = *r->data, *in = f[0];
+    if (direct) {
+        /* lo is the old block's first row: all of it stays. */
+        memmove(data + (size_t)front * unit, data, (size_t)kept * unit);
+        int rc = PMPI_Alltoallv(dummy, pl->sc, pl->sd, t, data, pl->rc, pl->rd, t, pl->cx->comm);
+        count_bytes(pl, unit);
+        if (rc == MPI_SUCCESS) {
+            touch_pages(data, (size_t)front * unit);
+            touch_pages(data + (size_t)(front + kept) * unit, (size_t)back * unit);
+        }
+        return rc;
+    }
     int rc = PMPI_Alltoallv(data, pl->sc, pl->sd, t, in, pl->rc, pl->rd, t, pl->cx->comm);
     count_bytes(pl, unit);
     if (rc == MPI_SUCCESS) {
