@@ -332,6 +332,8 @@ struct moves {
     long received;       /* rows that arrive at a new owner */
     long replicas;       /* rows an Allgatherv of the whole delivers: sum of total - own */
     int fillers;         /* processes with a new block: each fills fresh buffers at once */
+    long max_fresh;      /* rows of fresh memory the process filling most fills (below) */
+    int fresh_fillers;   /* processes that fill fresh memory for a distributed array */
 };
 
 static void moves_of(const struct xmpi_partition *from, const struct xmpi_partition *to,
@@ -352,6 +354,13 @@ static void moves_of(const struct xmpi_partition *from, const struct xmpi_partit
         if (recv > mv->max_recv) mv->max_recv = recv;
         if (nc > mv->max_new) mv->max_new = nc;
         if (nc > 0) mv->fillers++;
+        /* The registry's fresh memory (libxmpi/registry.c): a block that keeps no rows is
+         * received whole into a new buffer; one that keeps all it had grows by the rows that
+         * arrive, received in place; one that keeps some receives the arrivals into a buffer
+         * and copies them into its own, grown if it is larger. */
+        long fresh = keep == 0 ? nc : keep == oc ? nc - oc : (nc - keep) + (nc > oc ? nc - oc : 0);
+        if (fresh > mv->max_fresh) mv->max_fresh = fresh;
+        if (fresh > 0) mv->fresh_fillers++;
         mv->received += recv;
         mv->replicas += total - nc;
         int peers = 0;
@@ -367,24 +376,28 @@ static void moves_of(const struct xmpi_partition *from, const struct xmpi_partit
 }
 
 /* Eq. 5.9 for one array of row_bytes per row, plus what the thesis leaves out and this
- * library's move costs: every process fills a freshly allocated buffer with its whole new
- * block (a replicated array: the whole array), page faults and all (h->copy per byte), all
- * of them at once: where page faults contend (on this VM two processes faulting 34 MiB each
- * took 0.14-0.16 s, one alone 0.12 s), each other filler adds h->copy_contention x copy.
+ * library's move costs: filling fresh memory, page faults and all (h->copy per byte), for
+ * the process filling most (moves_of; a replicated array: every process the whole array),
+ * all of them at once: where page faults contend (on this VM two processes faulting 34 MiB
+ * each took 0.14-0.16 s, one alone 0.12 s), each other filler adds h->copy_contention x copy.
  * What a process receives it then reads once in the move (registry.c touch_pages: the first
  * read of pages a receive wrote, h->touch per byte), the process receiving most. */
 static double array_cost(const struct xmpi_hockney *h, const struct moves *mv, double row_bytes,
-                         int replicated, long total, double *bytes)
+                         int replicated, int whole, long total, double *bytes)
 {
-    double copy = h->copy * (1 + h->copy_contention * (mv->fillers > 1 ? mv->fillers - 1 : 0));
     if (replicated) {
+        double copy = h->copy * (1 + h->copy_contention * (mv->fillers > 1 ? mv->fillers - 1 : 0));
         *bytes += mv->replicas * row_bytes;
         return xmpi_hockney_allgatherv(h, mv->max_new * row_bytes, mv->nid) +
                (double)total * row_bytes * (copy + h->touch);
     }
+    /* whole: the array always moves into new buffers, every block whole (a sparse one). */
+    int f = whole ? mv->fillers : mv->fresh_fillers;
+    double copy = h->copy * (1 + h->copy_contention * (f > 1 ? f - 1 : 0));
     *bytes += mv->received * row_bytes;
     return xmpi_hockney_alltoallv(h, mv->max_moved * row_bytes, mv->max_peers) +
-           (double)mv->max_new * row_bytes * copy + (double)mv->max_recv * row_bytes * h->touch;
+           (double)(whole ? mv->max_new : mv->max_fresh) * row_bytes * copy +
+           (double)mv->max_recv * row_bytes * h->touch;
 }
 
 int xmpi_predict_redist(const struct xmpi_hockney *h, const struct xmpi_struct_desc *d, int nd,
@@ -404,17 +417,17 @@ int xmpi_predict_redist(const struct xmpi_hockney *h, const struct xmpi_struct_d
     for (int i = 0; mv.changed && i < nd; i++) {
         const struct xmpi_struct_desc *s = &d[i];
         switch (s->kind) {
-        case XMPIR_STRUCT_VECTOR: sum += array_cost(h, &mv, s->elem_size, s->replicated, tf, &b); break;
+        case XMPIR_STRUCT_VECTOR: sum += array_cost(h, &mv, s->elem_size, s->replicated, 0, tf, &b); break;
         case XMPIR_STRUCT_DENSE:
-            sum += array_cost(h, &mv, s->elem_size * s->row_len, s->replicated, tf, &b);
+            sum += array_cost(h, &mv, s->elem_size * s->row_len, s->replicated, 0, tf, &b);
             break;
         default: {
             /* Eq. 5.10: IA is always distributed; JA and A follow the scheme. Rows carry
              * the mean nonzeros per row: the description has no per-row counts. */
             double per_row = s->rows > 0 ? s->nnz / s->rows : 0;
-            sum += array_cost(h, &mv, s->index_size, 0, tf, &b);
-            sum += array_cost(h, &mv, per_row * s->index_size, s->replicated, tf, &b);
-            sum += array_cost(h, &mv, per_row * s->elem_size, s->replicated, tf, &b);
+            sum += array_cost(h, &mv, s->index_size, 0, 1, tf, &b);
+            sum += array_cost(h, &mv, per_row * s->index_size, s->replicated, 1, tf, &b);
+            sum += array_cost(h, &mv, per_row * s->elem_size, s->replicated, 1, tf, &b);
         }
         }
     }

@@ -59,8 +59,10 @@ START_TEST(test_redist_dense_and_vector)
     NEAR(bytes, 100 * 8 + 50 * 8 + 50 * 8);
     ck_assert(t > 0);
 
-    /* Filling fresh buffers: the largest new block (25 rows) per distributed array, the whole
-     * array per replicated one, at `copy` per byte; nothing when nothing changes. */
+    /* Filling fresh memory at `copy` per byte: for a distributed array, the most any process
+     * fills as the registry moves it (2 -> 4: process 0 keeps 25 of its rows and fills
+     * nothing, processes 1-3 receive whole blocks of 25 rows into new buffers), the whole
+     * array per replicated one; nothing when nothing changes. */
     struct xmpi_hockney hc = H;
     hc.copy = 7e-10;
     d[0].replicated = 0;
@@ -72,18 +74,40 @@ START_TEST(test_redist_dense_and_vector)
     ck_assert_int_eq(xmpi_predict_redist(&hc, d, 2, &to, &to, &bytes, &t), 0);
     NEAR(t, 0);
 
-    /* Fillers contending: the 4 processes of the new partition fill at once, so copy is
-     * (1 + 0.5 x 3) times as dear; shrinking to 2 fillers, (1 + 0.5) times; to 1, as alone. */
+    /* Fillers contending: the 3 processes of 2 -> 4 that fill fresh memory do it at once, so
+     * copy is (1 + 0.5 x 2) times as dear. 4 -> 2: process 1 receives a new block of 50 rows,
+     * process 0 keeps its 25 and grows by 25 received in place: 2 fillers, (1 + 0.5) times,
+     * 50 rows. 2 -> 1: process 0 keeps its 50 rows and grows by 50, alone. */
     hc.copy_contention = 0.5;
     d[0].replicated = 0;
     ck_assert_int_eq(xmpi_predict_redist(&hc, d + 1, 1, &from, &to, &bytes, &t), 0);
-    NEAR(t, 3 * A + 50 * 800 * B + 25 * 800 * 7e-10 * 2.5);
+    NEAR(t, 3 * A + 50 * 800 * B + 25 * 800 * 7e-10 * 2);
     ck_assert_int_eq(xmpi_predict_redist(&hc, d + 1, 1, &to, &back_z, &bytes, &t), 0);
     NEAR(t, 3 * A + 50 * 800 * B + 50 * 800 * 7e-10 * 1.5);
     const long all_c[2] = {100, 0}, all_d[2] = {0, 0};
     const struct xmpi_partition one = {2, all_c, all_d};
     ck_assert_int_eq(xmpi_predict_redist(&hc, d + 1, 1, &from, &one, &bytes, &t), 0);
-    NEAR(t, A + 50 * 800 * B + 100 * 800 * 7e-10);
+    NEAR(t, A + 50 * 800 * B + 50 * 800 * 7e-10);
+    /* The three ways of the registry, 2 -> 2 with contention 0.5:
+     * - [0, 50) + [50, 100) -> [0, 30) + [30, 100): process 0 keeps 30 of its 50 rows and
+     *   fills nothing; process 1 keeps all its 50 and grows by the 20 it receives in place;
+     * - [0, 60) + [60, 100) -> [0, 40) + [40, 100): process 1 keeps its 40 and grows by 20
+     *   rows received in front of them; */
+    const long c37[2] = {30, 70}, d37[2] = {0, 30};
+    const struct xmpi_partition p37 = {2, c37, d37};
+    ck_assert_int_eq(xmpi_predict_redist(&hc, d + 1, 1, &from, &p37, &bytes, &t), 0);
+    NEAR(t, A + 20 * 800 * B + 20 * 800 * 7e-10);
+    const long c64[2] = {60, 40}, d64[2] = {0, 60}, c46[2] = {40, 60}, d46[2] = {0, 40};
+    const struct xmpi_partition p64 = {2, c64, d64}, p46 = {2, c46, d46};
+    ck_assert_int_eq(xmpi_predict_redist(&hc, d + 1, 1, &p64, &p46, &bytes, &t), 0);
+    NEAR(t, A + 20 * 800 * B + 20 * 800 * 7e-10);
+    /* - [0, 50) + [50, 100) -> process 0 [40, 100), process 1 [0, 40): process 0 keeps 10 of
+     *   its rows, receives 50 into a buffer and copies them into its block grown by 10: 60
+     *   fresh; process 1 keeps none and receives 40 into a new buffer; 2 fillers. */
+    const long csw[2] = {60, 40}, dsw[2] = {40, 0};
+    const struct xmpi_partition psw = {2, csw, dsw};
+    ck_assert_int_eq(xmpi_predict_redist(&hc, d + 1, 1, &from, &psw, &bytes, &t), 0);
+    NEAR(t, A + 50 * 800 * B + 60 * 800 * 7e-10 * 1.5);
     d[0].replicated = 1;   /* a replicated array: every filler copies the whole */
     ck_assert_int_eq(xmpi_predict_redist(&hc, d, 1, &from, &to, &bytes, &t), 0);
     NEAR(t, 2 * A + 3 * 200 * B + 100 * 8 * 7e-10 * 2.5);
@@ -100,7 +124,7 @@ START_TEST(test_redist_dense_and_vector)
     ck_assert_int_eq(xmpi_predict_redist(&hc, d + 1, 1, &to, &back_z, &bytes, &t), 0);
     NEAR(t, 3 * A + 50 * 800 * B + 50 * 800 * 7e-10 + 50 * 800 * 3e-10);
     ck_assert_int_eq(xmpi_predict_redist(&hc, d + 1, 1, &from, &one, &bytes, &t), 0);
-    NEAR(t, A + 50 * 800 * B + 100 * 800 * 7e-10 + 50 * 800 * 3e-10);
+    NEAR(t, A + 50 * 800 * B + 50 * 800 * 7e-10 + 50 * 800 * 3e-10);
     d[0].replicated = 1;
     ck_assert_int_eq(xmpi_predict_redist(&hc, d, 1, &from, &to, &bytes, &t), 0);
     NEAR(t, 2 * A + 3 * 200 * B + 100 * 8 * (7e-10 + 3e-10));
@@ -124,6 +148,15 @@ START_TEST(test_redist_sparse)
     ck_assert_int_eq(xmpi_predict_redist(&H, &d, 1, &from, &to, &bytes, &t), 0);
     NEAR(t, (3 * A + 50 * 4 * B) + (2 * A + 3 * 1000 * B) + (2 * A + 3 * 2000 * B));
     NEAR(bytes, 75 * 4 + 4 * 75 * (40 + 80));
+    /* A sparse structure always moves into new buffers: 2 -> 1 fills the whole new block of
+     * 100 rows (where a dense one keeps its 50 and grows by 50). */
+    struct xmpi_hockney hc = H;
+    hc.copy = 7e-10;
+    d.replicated = 0;
+    const long all_c[2] = {100, 0}, all_d[2] = {0, 0};
+    const struct xmpi_partition one = {2, all_c, all_d};
+    ck_assert_int_eq(xmpi_predict_redist(&hc, &d, 1, &from, &one, &bytes, &t), 0);
+    NEAR(t, (A + 50 * 4 * B) + (A + 50 * 40 * B) + (A + 50 * 80 * B) + 100 * (4 + 40 + 80) * 7e-10);
 }
 END_TEST
 
