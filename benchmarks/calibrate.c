@@ -334,13 +334,13 @@ static void measure_copy(int rank, int size, long reps, double *alone, double *r
  * receive): rank 0 sends TOUCH_BYTES to rank 1, which receives them into a fresh buffer and
  * times one read of a byte per page. Under shadow paging (the project's VMs) the pages the
  * kernel wrote fault again at the process's first access; elsewhere the read costs next to
- * nothing. *touch: the median per byte on rank 0, 0 where not measured. */
+ * nothing. *touch: the median per byte on rank 0, -1 where not measured. */
 #define TOUCH_BYTES (16L << 20)
 #define TOUCH_REPS 7
 
 static void measure_touch(int rank, int size, long reps, double *touch)
 {
-    *touch = 0;
+    *touch = -1;
     if (size < 2) return;
     if (reps > TOUCH_REPS) reps = TOUCH_REPS;
     char *src = rank == 0 ? malloc(TOUCH_BYTES) : NULL;
@@ -352,29 +352,31 @@ static void measure_touch(int rank, int size, long reps, double *touch)
     long page = sysconf(_SC_PAGESIZE);
     if (page <= 0) page = 4096;
     for (long r = 0; all && r < reps; r++) {
-        double took = -1;
+        /* Mapped for each rep: malloc would hand back the last rep's pages, which the process
+         * has read already. Rank 1 says whether it has the memory before anything is sent. */
+        char *dst = NULL;
+        int mapped = 1;
+        if (rank == 1) {
+            dst = mmap(NULL, TOUCH_BYTES, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+            if (dst == MAP_FAILED) dst = NULL;
+            mapped = dst != NULL;
+        }
+        PMPI_Bcast(&mapped, 1, MPI_INT, 1, XMPI_COMM_WORLD);
+        if (!mapped) break;   /* the same on every process */
+        double took = 0;
         if (rank == 0) {
             PMPI_Send(src, (int)TOUCH_BYTES, MPI_CHAR, 1, 0, XMPI_COMM_WORLD);
         } else if (rank == 1) {
-            /* Mapped for each rep: malloc would hand back the last rep's pages, which the
-             * process has read already. */
-            char *dst = mmap(NULL, TOUCH_BYTES, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
-                             -1, 0);
-            if (dst == MAP_FAILED) dst = NULL;
-            PMPI_Recv(dst ? dst : NULL, dst ? (int)TOUCH_BYTES : 0, MPI_CHAR, 0, 0, XMPI_COMM_WORLD,
-                      MPI_STATUS_IGNORE);
-            if (dst) {
-                double t0 = MPI_Wtime();
-                const volatile char *c = dst;
-                long sum = 0;
-                for (long i = 0; i < TOUCH_BYTES; i += page) sum += c[i];
-                took = MPI_Wtime() - t0;
-                if (sum != TOUCH_BYTES / page) fprintf(stderr, "xmpi-calibrate: touch check failed\n");
-                munmap(dst, TOUCH_BYTES);
-            }
+            PMPI_Recv(dst, (int)TOUCH_BYTES, MPI_CHAR, 0, 0, XMPI_COMM_WORLD, MPI_STATUS_IGNORE);
+            double t0 = MPI_Wtime();
+            const volatile char *c = dst;
+            long sum = 0;
+            for (long i = 0; i < TOUCH_BYTES; i += page) sum += c[i];
+            took = MPI_Wtime() - t0;
+            if (sum != TOUCH_BYTES / page) fprintf(stderr, "xmpi-calibrate: touch check failed\n");
+            munmap(dst, TOUCH_BYTES);
         }
         PMPI_Bcast(&took, 1, MPI_DOUBLE, 1, XMPI_COMM_WORLD);
-        if (took < 0) break;   /* rank 1 had not the memory: the same on every process */
         t[n++] = took;
     }
     free(src);
@@ -489,7 +491,7 @@ struct measured {
     struct pingpong p, link;
     double gamma, gamma_median, copy;
     double copy_ratio;    /* every process filling at once (the slowest) over one alone */
-    double touch;         /* first read of received memory, s/byte (0: not measured) */
+    double touch;         /* first read of received memory, s/byte (-1: not measured) */
     int procs;            /* the processes that filled at once */
     double sp, rm;        /* with spawned: medians of XMPI_Spawn and XMPI_Remove of 1 process */
     int rm_procs;         /* the job's processes before that removal */
@@ -517,7 +519,7 @@ static void compose(struct xmpi_calibration *cal, struct sources *s, const struc
         double g = (m->copy_ratio - 1) / (m->procs - 1);
         cal->net.copy_contention = cal->spawned.copy_contention = g < 0 ? 0 : g > 100 ? 100 : g;
     }
-    if (m->touch > 0) cal->net.touch = cal->spawned.touch = m->touch;
+    if (m->touch >= 0) cal->net.touch = cal->spawned.touch = m->touch;
     if (a->spawn_file) {
         static const unsigned bits[3] = {XMPIR_CAL_SPAWN_SINGLE, XMPIR_CAL_SPAWN_GROUP, XMPIR_CAL_REMOVE};
         cal->spawn_single = from_file->spawn_single;
@@ -588,7 +590,7 @@ static void print_parameters(const struct xmpi_calibration *cal, const struct so
         printf("%-13s %-14.4g %s\n", "copy_contention", cal->net.copy_contention,
                m->procs > 1 ? "default (no memory for the copy test)" : "default (needs 2 processes)");
     printf("%-13s %-14.4g %s\n", "touch", cal->net.touch,
-           m->touch > 0 ? "first read of a fresh 16 MiB buffer an MPI_Recv filled, one byte per "
+           m->touch >= 0 ? "first read of a fresh 16 MiB buffer an MPI_Recv filled, one byte per "
                           "page (s/byte)"
                         : m->procs > 1 ? "default (no memory for the touch test)" : "default (needs 2 processes)");
     printf("%-13s %-14.4g %s\n", "spawn_single", cal->spawn_single, s->src[0]);

@@ -582,6 +582,8 @@ static int move_dense_inplace(struct plan *pl, struct xmpi_reg *r, void **f, MPI
         if (rc == MPI_SUCCESS) {
             touch_pages(data, (size_t)front * unit);
             touch_pages(data + (size_t)(front + kept) * unit, (size_t)back * unit);
+        } else {
+            memmove(data, data + (size_t)front * unit, (size_t)kept * unit);   /* as it was */
         }
         return rc;
     }
