@@ -72,10 +72,7 @@ static const struct key keys[] = {
 };
 #define NKEYS ((int)(sizeof keys / sizeof keys[0]))
 
-#define ACCEPTED                                                                        \
-    "alpha, beta, gamma, spawn_single, spawn_group, remove, alpha_spawned, beta_spawned, copy, " \
-    "spawn_join, spawn_lag, remove_procs, copy_contention, touch, power, or a benchmark line " \
-    "'spawn|remove|raw MODE K SECONDS_PER_PROCESS'"
+#define BENCH_SYNOPSIS "spawn|remove|raw MODE K SECONDS_PER_PROCESS"
 
 static double *field_of(struct xmpi_calibration *c, unsigned bit)
 {
@@ -227,8 +224,7 @@ static int parse_line(const struct xmpi_text_lines *r, char *line, struct xmpi_c
                 (!strcmp(first, "remove") && nf > 2);
     if (bench) {
         static const char *const names[] = {"KIND", "MODE", "K", "SECONDS_PER_PROCESS"};
-        if (xmpi_text_fields(r, line, tok, 4, names, "spawn|remove|raw MODE K SECONDS_PER_PROCESS",
-                             err, errlen))
+        if (xmpi_text_fields(r, line, tok, 4, names, BENCH_SYNOPSIS, err, errlen))
             return -1;
         return parse_bench(r, tok, b, err, errlen);
     }
@@ -252,9 +248,12 @@ static int parse_line(const struct xmpi_text_lines *r, char *line, struct xmpi_c
         key_line[i] = r->lineno;
         return 0;
     }
-    char shown[XMPIR_TEXT_ECHO_SIZE];
-    return xmpi_text_line_error(r, err, errlen, "unknown key '%s'; expected one of " ACCEPTED,
-                                xmpi_text_echo(shown, first));
+    char shown[XMPIR_TEXT_ECHO_SIZE], keynames[256];   /* every key: about 170 characters */
+    xmpi_calibration_defaulted_names(XMPIR_CAL_ALL, keynames, sizeof keynames);
+    return xmpi_text_line_error(r, err, errlen,
+                                "unknown key '%s'; expected one of %s, power, or a benchmark line "
+                                "'" BENCH_SYNOPSIS "'",
+                                xmpi_text_echo(shown, first), keynames);
 }
 
 int xmpi_calibration_parse(struct xmpi_calibration *c, FILE *f, const char *fname,
