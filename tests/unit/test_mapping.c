@@ -10,6 +10,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <glpk.h>
+
 #include "../../policies/mapping.h"
 #include "errbuf.h"
 #include "rng.h"
@@ -210,6 +212,16 @@ static long long total(const struct pool *p)
     return t;
 }
 
+/* One random case: a pool, n up to its total + 1 (the vectors of n enumerated) and a need
+ * around what n processes give. */
+static void random_case(uint64_t *rs, int mode, struct pool *p, int *n, double *need)
+{
+    random_pool(rs, p, mode);
+    *n = (int)(rng_next(rs) % (uint64_t)(total(p) + 2));
+    enumerate(p, *n, *n);
+    *need = random_need(rs, p, *n, mode);
+}
+
 static const enum xmpi_map_action actions[] = {XMPIR_MAP_SPAWN, XMPIR_MAP_REMOVE};
 static const enum xmpi_map_constraint constraints[] = {XMPIR_MAP_EFFICIENCY, XMPIR_MAP_COST};
 
@@ -223,11 +235,9 @@ START_TEST(test_solve_matches_brute_force)
     uint64_t rs = 0x6d617070ULL * 1000003ULL + (uint64_t)_i;
     for (int c = 0; c < CASES_PER_LOOP; c++) {
         struct pool p;
-        int mode = c & 1;
-        random_pool(&rs, &p, mode);
-        int n = (int)(rng_next(&rs) % (uint64_t)(total(&p) + 2));   /* up to total + 1 */
-        enumerate(&p, n, n);
-        double need = random_need(&rs, &p, n, mode);
+        int n;
+        double need;
+        random_case(&rs, c & 1, &p, &n, &need);
         for (int ai = 0; ai < 2; ai++)
             for (int ci = 0; ci < 2; ci++) {
                 enum xmpi_map_action a = actions[ai];
@@ -351,11 +361,9 @@ START_TEST(test_random_cases_cover_both_outcomes)
         uint64_t rs = 0x6d617070ULL * 1000003ULL + (uint64_t)loop;
         for (int c = 0; c < CASES_PER_LOOP; c++) {
             struct pool p;
-            int mode = c & 1;
-            random_pool(&rs, &p, mode);
-            int n = (int)(rng_next(&rs) % (uint64_t)(total(&p) + 2));
-            enumerate(&p, n, n);
-            double need = random_need(&rs, &p, n, mode);
+            int n;
+            double need;
+            random_case(&rs, c & 1, &p, &n, &need);
             for (int ai = 0; ai < 2; ai++) {
                 struct ref r = reference(&p, actions[ai], XMPIR_MAP_COST, need, n);
                 if (r.found) ok_seen++;
@@ -365,6 +373,188 @@ START_TEST(test_random_cases_cover_both_outcomes)
     }
     ck_assert_msg(ok_seen > 50 && infeasible_seen > 30, "feasible %d, infeasible %d", ok_seen,
                   infeasible_seen);
+}
+END_TEST
+
+/* ---- the cost bound and the first objective alone ---- */
+
+/* The linear relaxation of the cost problem by GLPK's exact simplex (an independent solver): min
+ * (spawn) or max (remove) cost, sum x = n, power >= need - slack (spawn) or <= need + slack
+ * (remove), 0 <= x <= avail real. 1 with *opt, 0 when it has no solution. */
+static int relaxation(const struct pool *p, enum xmpi_map_action a, int n, double need,
+                      double *opt)
+{
+    double slack = XMPIR_MAP_TIE * pscale_of(p);
+    glp_prob *lp = glp_create_prob();
+    glp_set_obj_dir(lp, a == XMPIR_MAP_SPAWN ? GLP_MIN : GLP_MAX);
+    glp_add_rows(lp, 2);
+    glp_set_row_bnds(lp, 1, GLP_FX, n, n);
+    if (a == XMPIR_MAP_SPAWN) glp_set_row_bnds(lp, 2, GLP_LO, need - slack, 0);
+    else glp_set_row_bnds(lp, 2, GLP_UP, 0, need + slack);
+    glp_add_cols(lp, p->k);
+    int ia[2 * MAXK + 1], ja[2 * MAXK + 1], ne = 0;
+    double ar[2 * MAXK + 1];
+    for (int i = 0; i < p->k; i++) {
+        glp_set_col_bnds(lp, i + 1, p->s[i].avail ? GLP_DB : GLP_FX, 0, p->s[i].avail);
+        glp_set_obj_coef(lp, i + 1, p->s[i].cost);
+        ne++, ia[ne] = 1, ja[ne] = i + 1, ar[ne] = 1;
+        ne++, ia[ne] = 2, ja[ne] = i + 1, ar[ne] = p->s[i].power;
+    }
+    glp_load_matrix(lp, ne, ia, ja, ar);
+    glp_smcp parm;
+    glp_init_smcp(&parm);
+    parm.msg_lev = GLP_MSG_OFF;
+    /* In rational arithmetic (glp_exact): the floating simplex's own tolerances put its
+     * optimum up to 1e-8 off, more than the bound is allowed. */
+    glp_std_basis(lp);
+    int rc = glp_exact(lp, &parm), ok = rc == 0 && glp_get_status(lp) == GLP_OPT;
+    if (ok) *opt = glp_get_obj_val(lp);
+    glp_delete_prob(lp);
+    return ok;
+}
+
+/* xmpi_map_cost_bound is the relaxation's optimum (to 1e-7 of the cost scale per process),
+ * never on the wrong side of it nor of the integer optimum, and says INFEASIBLE only where
+ * the relaxation has no solution; xmpi_map_solve_first reaches the brute-force first
+ * objective of the cost constraint with a real choice. */
+START_TEST(test_cost_bound_is_the_relaxation)
+{
+    uint64_t rs = 0x626f756eULL * 104729ULL + (uint64_t)_i;
+    int seen_ok = 0, seen_inf = 0;
+    for (int c = 0; c < CASES_PER_LOOP; c++) {
+        struct pool p;
+        int n;
+        double need;
+        random_case(&rs, c & 1, &p, &n, &need);
+        double cs = cscale_of(&p);
+        for (int ai = 0; ai < 2; ai++) {
+            enum xmpi_map_action a = actions[ai];
+            double bound = 0, lp = 0;
+            enum xmpi_map_status st = xmpi_map_cost_bound(a, p.s, p.k, n, need, &bound, err,
+                                                          sizeof err);
+            int has_lp = n <= total(&p) && relaxation(&p, a, n, need, &lp);
+            struct ref r = reference(&p, a, XMPIR_MAP_COST, need, n);
+            const char *what = a == XMPIR_MAP_SPAWN ? "spawn" : "remove";
+            if (st == XMPIR_MAP_INFEASIBLE) {
+                seen_inf++;
+                ck_assert_msg(!has_lp, "loop %d case %d %s n %d need %.17g: the bound says "
+                              "infeasible, the relaxation has optimum %.17g", _i, c, what, n,
+                              need, lp);
+                ck_assert_msg(!r.found, "infeasible bound, feasible integer choice");
+                ck_assert_msg(err[0] != '\0', "an infeasible answer explains itself");
+                continue;
+            }
+            ck_assert_int_eq(st, XMPIR_MAP_OK);
+            seen_ok++;
+            ck_assert_msg(has_lp, "loop %d case %d %s n %d need %.17g: a bound %.17g where the "
+                          "relaxation has no solution", _i, c, what, n, need, bound);
+            double sign = a == XMPIR_MAP_SPAWN ? 1 : -1, eps = 1e-7 * cs * (n + 1);
+            ck_assert_msg(sign * (bound - lp) <= 1e-9 * cs * (n + 1),
+                          "%s n %d: bound %.17g beyond the relaxation's %.17g", what, n, bound, lp);
+            ck_assert_msg(fabs(bound - lp) <= eps, "%s n %d: bound %.17g, relaxation %.17g",
+                          what, n, bound, lp);
+            if (!r.found) continue;
+            ck_assert_msg(sign * (bound - r.first) <= 1e-9 * cs * (n + 1),
+                          "%s n %d: bound %.17g beyond the integer optimum %.17g", what, n,
+                          bound, r.first);
+            int count[MAXK];
+            struct xmpi_map_result res;
+            ck_assert_int_eq(xmpi_map_solve_first(a, XMPIR_MAP_COST, p.s, p.k, n, need, count,
+                                                  &res, err, sizeof err),
+                             XMPIR_MAP_OK);
+            assert_choice(&p, a, need, count, &res, n);
+            assert_same("first objective alone", res.cost, r.first, cs);
+        }
+    }
+    ck_assert_msg(seen_ok > 10 && seen_inf > 5, "bounds %d, infeasible %d", seen_ok, seen_inf);
+}
+END_TEST
+
+START_TEST(test_cost_bound_hand_made)
+{
+    double b = -1;
+    /* two_classes is below: {4 of power 4, cost 3}, {8 of power 1, cost 0.5}. A need of 7
+     * with 4 processes: x fast + (4 - x) slow >= 7 with 4x + 4 - x >= 7, x >= 1 fractional
+     * optimum x = 1: cost 3 + 1.5 = 4.5 (integral here; the tolerance: the need is taken
+     * 4e-9 lower, as xmpi_map_solve accepts it). */
+    static const struct xmpi_map_slot tc[] = {{4, 4.0, 3.0}, {8, 1.0, 0.5}};
+    ck_assert_int_eq(xmpi_map_cost_bound(XMPIR_MAP_SPAWN, tc, 2, 4, 7, &b, err, sizeof err),
+                     XMPIR_MAP_OK);
+    ck_assert_msg(fabs(b - 4.5) < 1e-7, "bound %.17g", b);
+    /* A need of 8.5: 3x >= 4.5, x = 1.5, cost 4.5 + 1.25 = 5.75; the integer optimum is
+     * x = 2: 6 + 1 = 7. The bound is the relaxation's, below it. */
+    ck_assert_int_eq(xmpi_map_cost_bound(XMPIR_MAP_SPAWN, tc, 2, 4, 8.5, &b, err, sizeof err),
+                     XMPIR_MAP_OK);
+    ck_assert_msg(fabs(b - 5.75) < 1e-7, "bound %.17g", b);
+    /* A need below what the cheapest give: the 4 cheapest, 2. */
+    ck_assert_int_eq(xmpi_map_cost_bound(XMPIR_MAP_SPAWN, tc, 2, 4, 1, &b, err, sizeof err),
+                     XMPIR_MAP_OK);
+    ck_assert_msg(fabs(b - 2) < 1e-12, "bound %.17g", b);
+    /* Removal of 3 with at most 5.5 of power leaving: x fast, 3x + 3 <= 5.5, x <= 5/6:
+     * cost 3 (5/6) + 0.5 (3 - 5/6) = 3.58333... (the tolerances: the need moves by 4e-9). */
+    ck_assert_int_eq(xmpi_map_cost_bound(XMPIR_MAP_REMOVE, tc, 2, 3, 5.5, &b, err, sizeof err),
+                     XMPIR_MAP_OK);
+    ck_assert_msg(fabs(b - (2.5 + 0.5 * (3 - 5.0 / 6))) < 1e-7, "bound %.17g", b);
+    /* Infeasible: 2 processes give at most 8; and more processes than there are. */
+    ck_assert_int_eq(xmpi_map_cost_bound(XMPIR_MAP_SPAWN, tc, 2, 2, 9, &b, err, sizeof err),
+                     XMPIR_MAP_INFEASIBLE);
+    ck_assert_msg(strstr(err, "at most 8") != NULL, "%s", err);
+    ck_assert_int_eq(xmpi_map_cost_bound(XMPIR_MAP_SPAWN, tc, 2, 13, 1, &b, err, sizeof err),
+                     XMPIR_MAP_INFEASIBLE);
+    ck_assert_int_eq(xmpi_map_cost_bound(XMPIR_MAP_REMOVE, tc, 2, 2, 1.5, &b, err, sizeof err),
+                     XMPIR_MAP_INFEASIBLE);
+    /* Bad input, as xmpi_map_solve. */
+    ck_assert_int_eq(xmpi_map_cost_bound(XMPIR_MAP_SPAWN, tc, 2, -1, 1, &b, err, sizeof err),
+                     XMPIR_MAP_EINPUT);
+    ck_assert_int_eq(xmpi_map_cost_bound(XMPIR_MAP_SPAWN, tc, 2, 1, NAN, &b, err, sizeof err),
+                     XMPIR_MAP_EINPUT);
+    ck_assert_int_eq(xmpi_map_cost_bound(XMPIR_MAP_SPAWN, tc, 2, 1, 1, NULL, err, sizeof err),
+                     XMPIR_MAP_EINPUT);
+    static const struct xmpi_map_slot bad[] = {{1, 0, 1}};
+    ck_assert_int_eq(xmpi_map_cost_bound(XMPIR_MAP_SPAWN, bad, 1, 1, 0, &b, err, sizeof err),
+                     XMPIR_MAP_EINPUT);
+}
+END_TEST
+
+/* Three mappings that AMP's random 8-class pools (xmpi-ampdecide's, seed 3) met, where
+ * GLPK's default integrality tolerance (1e-5) returned a column at 0.99999 as 1 and the
+ * rounded choice missed the need by 5e-7 of the largest power (ESOLVER, and the whole AMP
+ * decision failed): each must now be solved, to the brute-force optimum. */
+START_TEST(test_integrality_tolerance_cases)
+{
+    static const struct { enum xmpi_map_action a; int n; double need; struct xmpi_map_slot s[8]; }
+    cases[] = {
+        {XMPIR_MAP_SPAWN, 16, 0x1.67df0644450b7p+5,
+         {{4, 0x1.6c56117a3fdc7p+0, 0x1.f87174a74e6a3p+0}, {6, 0x1.64f0840b2d1b3p+1, 0x1.5064ca07f6bedp+2},
+          {4, 0x1.80a3557a6cc6ap+1, 0x1.77235a0009ca1p+2}, {6, 0x1.ce1327688cc16p+1, 0x1.ea36950a553p+2},
+          {1, 0x1.789fbece7b047p+0, 0x1.08b98e16e3d46p+1}, {4, 0x1.20665dc7896b7p+1, 0x1.ecf555c33e03ap+1},
+          {1, 0x1.20ad9ab1bfcd4p+2, 0x1.5331f941237b9p+3}, {8, 0x1.e4c64607a208bp+1, 0x1.06ddb131a2fddp+3}}},
+        {XMPIR_MAP_SPAWN, 15, 0x1.6c09967f0516cp+5,
+         {{5, 0x1.9c196a6f74ef8p+1, 0x1.eca2a31423f9ep+2}, {3, 0x1.b9e03c4fe694ep+0, 0x1.5737bdcd35666p+1},
+          {5, 0x1.135094ebff9ep+2, 0x1.922a29d8d733cp+3}, {5, 0x1.c1e5214fb48ffp+0, 0x1.61d210372b82bp+1},
+          {2, 0x1.a3a093160b2e8p+1, 0x1.fbf46d2775b18p+2}, {2, 0x1.2fee53bdb1265p+2, 0x1.db64ae455c30cp+3},
+          {4, 0x1.15991fbc87324p+2, 0x1.97d2c19daa011p+3}, {6, 0x1.264c13dbfe9b8p+0, 0x1.59244d72d17c4p+0}}},
+        {XMPIR_MAP_REMOVE, 3, 0x1.5cb6fe0354818p+3,
+         {{2, 0x1.70b70bd225b75p+1, 0x1.765cf2cc53a8p+1}, {1, 0x1.94e5af5f73cbap+0, 0x1.5a52f0d3ef7a1p+0},
+          {4, 0x1.df43c0ebf2671p+1, 0x1.0640432b1de5cp+2}, {0, 0x1.c47a4004b52b3p+0, 0x1.8f84246b08434p+0},
+          {2, 0x1.b4548613dcb52p+1, 0x1.d0de55a944a1ep+1}, {3, 0x1.ccfd29e3f32aap+1, 0x1.f2ec3f5002d71p+1},
+          {0, 0x1.94dbaa2a5e619p+1, 0x1.a633842be181ap+1}, {4, 0x1.82bd50cc1cbb6p+1, 0x1.8e0f5fc097272p+1}}},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        struct pool p = {8, {{0, 0, 0}}};
+        memcpy(p.s, cases[c].s, sizeof p.s);
+        enumerate(&p, cases[c].n, cases[c].n);
+        struct ref r = reference(&p, cases[c].a, XMPIR_MAP_COST, cases[c].need, cases[c].n);
+        ck_assert(r.found);
+        int count[8];
+        struct xmpi_map_result res;
+        enum xmpi_map_status st = xmpi_map_solve(cases[c].a, XMPIR_MAP_COST, p.s, 8, cases[c].n,
+                                                 cases[c].need, count, &res, err, sizeof err);
+        ck_assert_msg(st == XMPIR_MAP_OK, "case %zu: status %d (%s)", c, st, err);
+        assert_choice(&p, cases[c].a, cases[c].need, count, &res, cases[c].n);
+        assert_same("cost", res.cost, r.first, cscale_of(&p));
+        assert_same("power", res.power, r.second, pscale_of(&p));
+    }
 }
 END_TEST
 
@@ -632,6 +822,9 @@ Suite *mapping_suite(void)
     tcase_add_loop_test(tc, test_solve_matches_brute_force, 0, LOOPS);
     tcase_add_loop_test(tc, test_best_matches_brute_force, 0, LOOPS);
     tcase_add_test(tc, test_random_cases_cover_both_outcomes);
+    tcase_add_loop_test(tc, test_cost_bound_is_the_relaxation, 0, LOOPS);
+    tcase_add_test(tc, test_cost_bound_hand_made);
+    tcase_add_test(tc, test_integrality_tolerance_cases);
     tcase_add_test(tc, test_thesis_efficiency_powerful_cost_cheap);
     tcase_add_test(tc, test_remove_hand_made);
     tcase_add_test(tc, test_infeasible_names_need_and_most_power);
