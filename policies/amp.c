@@ -158,7 +158,36 @@ static void describe(char *buf, size_t len, const int *count, int n)
 struct best {
     int n;                   /* -1: none yet */
     double power, cost, overhead, comm, t_need;
+    double need;             /* the power it was mapped for (added, or that may go) */
 };
+
+/* What a bound's rounding may be worth in cost: xmpi_map_cost_bound subtracts its own, this
+ * covers the sums of the chosen costs in the comparison (n terms, in the list's scale). */
+static double bound_slack(const struct xmpi_map_slot *s, int k, int n)
+{
+    return 1e-12 * (n + 1) * max_cost(s, k);
+}
+
+/* Under cost, candidates are compared by the first objective alone
+ * (xmpi_map_solve_first); the one kept is mapped again in full, so that its choice is the
+ * lexicographic one of mapping.h (the cost, then the power). */
+static int solve_kept(enum xmpi_map_action action, const struct xmpi_amp_input *in,
+                      const struct xmpi_map_slot *s, int k, struct best *b,
+                      struct xmpi_amp_plan *out)
+{
+    char msg[256];
+    struct xmpi_map_result res;
+    enum xmpi_map_status st = xmpi_map_solve(action, in->constraint, s, k, b->n, b->need,
+                                             out->count, &res, msg, sizeof msg);
+    if (st != XMPIR_MAP_OK) {
+        say(out, "amp: the mapping failed for a %s of %d it had found: %s",
+            action == XMPIR_MAP_SPAWN ? "spawn" : "removal", b->n, msg);
+        return -1;
+    }
+    b->power = res.power;
+    b->cost = res.cost;
+    return 0;
+}
 
 static void choose(struct best *b, int n, const struct xmpi_map_result *res, double ov,
                    double cm, double t_need, const int *x, int *count, int k)
@@ -369,7 +398,7 @@ static int grow(const struct xmpi_amp_input *in, const struct xmpi_amp_model *m,
     int room = total(in->free, in->nfree);
     int S = in->max_spawn < room ? in->max_spawn : room;
     double left = in->goal - in->elapsed, tie = XMPIR_AMP_TIE * max_cost(in->free, in->nfree);
-    struct best b = {-1, 0, 0, 0, 0, 0};
+    struct best b = {-1, 0, 0, 0, 0, 0, 0};
     char msg[256];
     for (int s = 1; s <= S; s++) {
         double ov, cm;
@@ -378,19 +407,40 @@ static int grow(const struct xmpi_amp_input *in, const struct xmpi_amp_model *m,
         if (!(den > 0)) continue;
         double p_need = in->work / den;
         if (!isfinite(p_need)) continue;
+        double dp = p_need - in->power_now;
         struct xmpi_map_result res;
-        enum xmpi_map_status st = xmpi_map_solve(XMPIR_MAP_SPAWN, in->constraint, in->free,
-                                                 in->nfree, s, p_need - in->power_now, x, &res,
-                                                 msg, sizeof msg);
+        enum xmpi_map_status st;
+        if (in->constraint == XMPIR_MAP_EFFICIENCY) {
+            st = xmpi_map_solve(XMPIR_MAP_SPAWN, in->constraint, in->free, in->nfree, s, dp, x,
+                                &res, msg, sizeof msg);
+        } else {
+            /* Cost: an s whose relaxation already costs no less than the best so far cannot
+             * replace it; the others by their cost alone, the one kept solved in full after
+             * the scan. */
+            double lb;
+            st = xmpi_map_cost_bound(XMPIR_MAP_SPAWN, in->free, in->nfree, s, dp, &lb, msg,
+                                     sizeof msg);
+            if (st == XMPIR_MAP_OK && b.n >= 0 && !(lb - bound_slack(in->free, in->nfree, s) <
+                                                    b.cost - tie))
+                continue;
+            if (st == XMPIR_MAP_OK)
+                st = xmpi_map_solve_first(XMPIR_MAP_SPAWN, in->constraint, in->free, in->nfree,
+                                          s, dp, x, &res, msg, sizeof msg);
+        }
         if (st == XMPIR_MAP_INFEASIBLE) continue;
         if (st != XMPIR_MAP_OK) {
             say(out, "amp: the mapping failed for a spawn of %d: %s", s, msg);
             return -1;
         }
-        if (b.n < 0 || res.cost < b.cost - tie)
+        if (b.n < 0 || res.cost < b.cost - tie) {
             choose(&b, s, &res, ov, cm, t_need, x, out->count, in->nfree);
+            b.need = dp;
+        }
         if (in->constraint == XMPIR_MAP_EFFICIENCY) break;   /* the smallest s */
     }
+    if (b.n >= 0 && in->constraint == XMPIR_MAP_COST &&
+        solve_kept(XMPIR_MAP_SPAWN, in, in->free, in->nfree, &b, out))
+        return -1;
     if (b.n < 0) {
         int found = 0;
         if (shrink_search(in, m, x, out, &found)) return -1;
@@ -439,7 +489,7 @@ static int shrink_search(const struct xmpi_amp_input *in, const struct xmpi_amp_
     double left = in->goal - in->elapsed,
            tie = XMPIR_AMP_TIE * max_cost(in->removable, in->nremovable);
     int eff = in->constraint == XMPIR_MAP_EFFICIENCY;
-    struct best b = {-1, 0, 0, 0, 0, 0};
+    struct best b = {-1, 0, 0, 0, 0, 0, 0};
     char msg[256];
     /* Efficiency counts down and stops at the first (largest) feasible r; cost scans all. */
     for (int i = 1; i <= R; i++) {
@@ -451,21 +501,39 @@ static int shrink_search(const struct xmpi_amp_input *in, const struct xmpi_amp_
         double may_go = in->power_now - in->work / den;
         if (!isfinite(may_go) || may_go < 0) continue;
         struct xmpi_map_result res;
-        enum xmpi_map_status st = xmpi_map_solve(XMPIR_MAP_REMOVE, in->constraint, in->removable,
-                                                 in->nremovable, r, may_go, x, &res, msg,
-                                                 sizeof msg);
+        enum xmpi_map_status st;
+        if (eff) {
+            st = xmpi_map_solve(XMPIR_MAP_REMOVE, in->constraint, in->removable, in->nremovable,
+                                r, may_go, x, &res, msg, sizeof msg);
+        } else {
+            /* Cost: an r whose relaxation removes less than the best so far less the tie
+             * cannot replace it (as in grow). */
+            double ub;
+            st = xmpi_map_cost_bound(XMPIR_MAP_REMOVE, in->removable, in->nremovable, r, may_go,
+                                     &ub, msg, sizeof msg);
+            if (st == XMPIR_MAP_OK && b.n >= 0 &&
+                ub + bound_slack(in->removable, in->nremovable, r) < b.cost - tie)
+                continue;
+            if (st == XMPIR_MAP_OK)
+                st = xmpi_map_solve_first(XMPIR_MAP_REMOVE, in->constraint, in->removable,
+                                          in->nremovable, r, may_go, x, &res, msg, sizeof msg);
+        }
         if (st == XMPIR_MAP_INFEASIBLE) continue;
         if (st != XMPIR_MAP_OK) {
             say(out, "amp: the mapping failed for a removal of %d: %s", r, msg);
             return -1;
         }
         /* Ascending r under cost: an equal cost (within the tie) goes to the larger r. */
-        if (b.n < 0 || res.cost >= b.cost - tie)
+        if (b.n < 0 || res.cost >= b.cost - tie) {
             choose(&b, r, &res, ov, cm, t_need, x, out->count, in->nremovable);
+            b.need = may_go;
+        }
         if (eff) break;
     }
     *found = b.n >= 0;
     if (b.n < 0) return 0;
+    if (!eff && solve_kept(XMPIR_MAP_REMOVE, in, in->removable, in->nremovable, &b, out))
+        return -1;
     take(in, &b, -1, eff ? "efficiency: the most that keep it" : "cost: the dearest that keep it",
          out);
     return 0;

@@ -72,8 +72,11 @@
  * times when they differ by at most XMPIR_AMP_TIE times the larger of them.
  *
  * Cost of a decision: the efficiency constraint stops at the first suitable s (or r, counted
- * down); the cost constraint solves one integer program per candidate (0.1-0.35 ms each over
- * 8 entries, see docs/architecture.md). */
+ * down). The cost constraint compares every candidate by its cost alone: one whose linear
+ * relaxation (xmpi_map_cost_bound, no GLPK) cannot beat the best so far by more than the tie
+ * is skipped, the others are mapped for their cost only (xmpi_map_solve_first), and the one
+ * kept is mapped again in full (xmpi_map_solve), so the plan is the one a full mapping per
+ * candidate gives (docs/architecture.md has the figures). */
 #ifndef XMPIR_AMP_H
 #define XMPIR_AMP_H
 
