@@ -69,8 +69,10 @@ static void usage(FILE *f)
             "the median, 90th percentile and largest milliseconds per decision, in wall time\n"
             "(CLOCK_MONOTONIC) and in this thread's CPU time (CLOCK_THREAD_CPUTIME_ID: what other\n"
             "programs on the machine do not inflate); then a verdict per constraint, judged on\n"
-            "the wall time's 90th percentile: met when it is below %g ms (the line also counts\n"
-            "the decisions that took longer).\n"
+            "every decision: met when the largest CPU time is below %g ms (CPU time, so that a\n"
+            "preemption by another program does not count; the line also gives the wall\n"
+            "time's 90th percentile and largest, and counts the decisions whose wall time\n"
+            "reached the target).\n"
             "\n"
             "Exit status: 0 done; 1 a run-time failure (memory, a decision refused by the\n"
             "policy); 2 a bad option, with one message naming it and what is accepted.\n"
@@ -180,6 +182,9 @@ static void draw(uint64_t *rs, int classes, long k, struct decision *d)
     in->intervals_left = 5 + (double)(rng_next(rs) % 96);
     in->elapsed = 1000 * unit(rs);
     in->tol = TOL;
+    /* A too-fast job shrinks only on a second fast interval (amp.h); the decisions aimed at
+     * a shrink come as that second one, so that the removal search is timed, not the wait. */
+    in->fast_streak = 1;
     d->m.a = 0.05 * unit(rs);
     d->m.b = 0.002 * unit(rs);
     double t_now = in->work / in->power_now + d->m.a + d->m.b * in->nprocs;
@@ -302,11 +307,12 @@ int main(int argc, char **argv)
     if (a.classes != TARGET_CLASSES) snprintf(with, sizeof with, " (this run: %ld)", a.classes);
     for (int c = 0; c < 2; c++) {
         if (!(a.which & cons[c].w)) continue;
-        printf("%-10s target < %g ms per decision for %d classes%s: %s (on the wall-time 90th "
-               "percentile, %.3f ms; max %.3f ms; %ld of %ld at %g ms or more)\n",
+        printf("%-10s target < %g ms per decision for %d classes%s: %s (every decision: CPU "
+               "time at most %.3f ms; wall time p90 %.3f ms, max %.3f ms, %ld of %ld at %g ms "
+               "or more)\n",
                cons[c].name, TARGET_MS, TARGET_CLASSES, with,
-               res[c].wall.p90 < TARGET_MS ? "met" : "missed", res[c].wall.p90, res[c].wall.max,
-               res[c].over, res[c].n, TARGET_MS);
+               res[c].cpu.max < TARGET_MS ? "met" : "missed", res[c].cpu.max, res[c].wall.p90,
+               res[c].wall.max, res[c].over, res[c].n, TARGET_MS);
     }
     free(ms);
     free(cpu);
