@@ -9,9 +9,13 @@ field() { sed -n "s/^result:.* $1=\([^ ]*\).*/\1/p" "$2"; }
 
 # start OUT NP PROG ARGS...: one job in the background (its exit status goes to OUT.rc). The runs
 # are tiny and mpirun's start-up is mostly waiting, so a batch runs at once and then `wait`s.
+# Each job has a TMPDIR of its own: Open MPI 4.1's mpiruns started together race to create their
+# common session directory (/tmp/ompi.HOST.UID), and the loser ends with "A call to mkdir was
+# unable to create the desired directory ... File exists" (a --cg-shuffle=0 case, 2026-11-28).
 start() {
     local out=$1 np=$2; shift 2
-    ( "$LAUNCH" -np "$np" "$@" >"$out" 2>"$out.err"; echo $? >"$out.rc" ) &
+    mkdir -p "$out.tmp"
+    ( TMPDIR="$out.tmp" "$LAUNCH" -np "$np" "$@" >"$out" 2>"$out.err"; echo $? >"$out.rc" ) &
 }
 
 below() { awk -v v="$1" -v lim="$2" 'BEGIN { exit !(v != "" && v + 0 < lim) }'; }
