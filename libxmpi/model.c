@@ -262,7 +262,7 @@ void xmpi_rtmodel_plan(struct xmpi_ctx *cx, const char *action, const struct xmp
     struct xmpi_predict_request rq = {
         .interval = s, .current = ch->current, .candidate = ch->candidate, .structs = d,
         .nstructs = count && displ ? nd : 0,
-        .part = {cx->size, count, displ}, .rank_class = rank_class, .next = NULL,
+        .part = {cx->size, count, displ, NULL}, .rank_class = rank_class, .next = NULL,
         .mixed_now = ch->mixed_now, .mixed_next = ch->mixed_next};
     int rc = xmpi_model_predict(&md->m, &rq, &md->p);
     if (rc != XMPIR_MODEL_OK) {

@@ -216,6 +216,7 @@ static void close_interval(struct xmpi_ctx *cx)
 {
     struct xmpi_monitor *mon = &cx->mon;
     mon->acc.elapsed = PMPI_Wtime() - cx->t0;
+    xmpi_registry_spares(cx, mon->acc.spare);
     mon->closed = mon->acc;
     mon->closed_iteration = mon->iterations;
     mon->due = 1;

@@ -950,6 +950,12 @@ void xmpi_registry_install(struct xmpi_ctx *cx, void **fresh, int n, const int *
     R->got_data = 1;
 }
 
+void xmpi_registry_spares(const struct xmpi_ctx *cx, double *bytes)
+{
+    for (int i = 0; i < XMPIR_SPARE_SLOTS; i++)
+        bytes[i] = i < cx->reg.nspare ? (double)cx->reg.spare[i].bytes : 0;
+}
+
 void xmpi_registry_free(struct xmpi_ctx *cx)
 {
     free(cx->reg.r);

@@ -38,6 +38,7 @@ struct xmpi_redist_stats {
 };
 
 #define XMPIR_SPARES 8   /* buffers kept for the next move, at most */
+_Static_assert(XMPIR_SPARES <= XMPIR_SPARE_SLOTS, "the interval record reports every spare");
 
 struct xmpi_registry {
     struct xmpi_reg *r;
@@ -82,6 +83,9 @@ int xmpi_registry_size(const struct xmpi_ctx *cx);
  * structure into len; -1 when there is none or it has no row pointers. */
 int xmpi_registry_row_nnz(const struct xmpi_ctx *cx, int *len, int count);
 const struct xmpi_redist_stats *xmpi_registry_stats(const struct xmpi_ctx *cx);
+/* The bytes of each buffer kept for the next move into bytes[0 .. XMPIR_SPARE_SLOTS), 0 for
+ * the empty slots (the interval record carries them to the prediction model). */
+void xmpi_registry_spares(const struct xmpi_ctx *cx, double *bytes);
 
 /* Collective over XMPI_COMM_WORLD: on rank 0, the registered structures as the prediction
  * model sees them (at most max into d) and the current partition (XMPI_COMM_WORLD's size

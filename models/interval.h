@@ -18,6 +18,9 @@ enum xmpi_op {
 /* "MPI_Send", ... ; NULL for an out-of-range op. */
 const char *xmpi_op_name(int op);
 
+/* Buffers a process keeps for its next move, at most (libxmpi/registry.h XMPIR_SPARES). */
+#define XMPIR_SPARE_SLOTS 8
+
 /* Statistics of one operation type. Doubles so a whole record travels as one
  * MPI_DOUBLE array; integers stay exact below 2^53. */
 struct xmpi_opstat {
@@ -38,6 +41,11 @@ struct xmpi_rank_record {
     double comm_bytes;   /* bytes of those calls */
     double elapsed;      /* seconds since MPI_Init when the interval record was sent */
     struct xmpi_opstat op[XMPIR_OP_COUNT];
+    /* Bytes of each buffer the process keeps from its moves for the next one
+     * (--xmpi-redist-spare), 0 for an empty slot: set when the interval's record closes (an
+     * iteration's record holds zeros), so that the model prices a move into that memory as
+     * memory already mapped. */
+    double spare[XMPIR_SPARE_SLOTS];
 };
 
 #define XMPIR_RECORD_DOUBLES (sizeof(struct xmpi_rank_record) / sizeof(double))

@@ -331,9 +331,7 @@ struct moves {
     long max_new;        /* largest new block */
     long received;       /* rows that arrive at a new owner */
     long replicas;       /* rows an Allgatherv of the whole delivers: sum of total - own */
-    int fillers;         /* processes with a new block: each fills fresh buffers at once */
-    long max_fresh;      /* rows of fresh memory the process filling most fills (below) */
-    int fresh_fillers;   /* processes that fill fresh memory for a distributed array */
+    int fillers;         /* processes with a new block (a replicated array's fillers) */
 };
 
 static void moves_of(const struct xmpi_partition *from, const struct xmpi_partition *to,
@@ -354,13 +352,6 @@ static void moves_of(const struct xmpi_partition *from, const struct xmpi_partit
         if (recv > mv->max_recv) mv->max_recv = recv;
         if (nc > mv->max_new) mv->max_new = nc;
         if (nc > 0) mv->fillers++;
-        /* The registry's fresh memory (libxmpi/registry.c): a block that keeps no rows is
-         * received whole into a new buffer; one that keeps all it had grows by the rows that
-         * arrive, received in place; one that keeps some receives the arrivals into a buffer
-         * and copies them into its own, grown if it is larger. */
-        long fresh = keep == 0 ? nc : keep == oc ? nc - oc : (nc - keep) + (nc > oc ? nc - oc : 0);
-        if (fresh > mv->max_fresh) mv->max_fresh = fresh;
-        if (fresh > 0) mv->fresh_fillers++;
         mv->received += recv;
         mv->replicas += total - nc;
         int peers = 0;
@@ -375,6 +366,53 @@ static void moves_of(const struct xmpi_partition *from, const struct xmpi_partit
     }
 }
 
+/* take_buffer of libxmpi/registry.c on one process's spares (XMPIR_SPARE_SLOTS, NULL: none):
+ * the smallest of at least `bytes` and not more than twice as large is taken (its slot
+ * emptied); 1 when one was. */
+static int take_spare(double *slots, double bytes)
+{
+    int best = -1;
+    for (int i = 0; slots && i < XMPIR_SPARE_SLOTS; i++)
+        if (slots[i] > 0 && slots[i] >= bytes && floor(slots[i] / 2) <= bytes &&
+            (best < 0 || slots[i] < slots[best]))
+            best = i;
+    if (best < 0) return 0;
+    slots[best] = 0;
+    return 1;
+}
+
+/* The fresh memory of one distributed array (row_bytes per row) in rows, as the registry
+ * allocates it (prepare in libxmpi/registry.c), for the process filling most (*most) and the
+ * number of processes filling any (*fillers): a block that keeps no rows is received whole
+ * into a new buffer; one that keeps all it had grows by the rows that arrive, received in
+ * place; one that keeps some receives the arrivals into a buffer and copies them into its
+ * own, grown if it is larger; a sparse part (whole) always moves into a new buffer. A new
+ * buffer a spare serves (pool: XMPIR_SPARE_SLOTS per process, NULL: none) is memory
+ * already mapped, not fresh; the spares it takes are gone for the arrays after it. */
+static void fresh_of(const struct xmpi_partition *from, const struct xmpi_partition *to, int nid,
+                     double *pool, double row_bytes, int whole, long *most, int *fillers)
+{
+    *most = 0;
+    *fillers = 0;
+    for (int i = 0; i < nid; i++) {
+        long oc, od, nc, nd;
+        rows_of(from, i, &oc, &od);
+        rows_of(to, i, &nc, &nd);
+        if (nc == 0) continue;
+        double *slots = pool ? pool + (size_t)i * XMPIR_SPARE_SLOTS : NULL;
+        long keep = whole ? 0 : overlap(od, oc, nd, nc), fresh;
+        if (keep == 0)
+            fresh = take_spare(slots, (double)nc * row_bytes) ? 0 : nc;
+        else if (keep == oc)
+            fresh = nc - oc;
+        else
+            fresh = (nc > oc ? nc - oc : 0) +
+                    (take_spare(slots, (double)(nc - keep) * row_bytes) ? 0 : nc - keep);
+        if (fresh > *most) *most = fresh;
+        if (fresh > 0) ++*fillers;
+    }
+}
+
 /* Eq. 5.9 for one array of row_bytes per row, plus what the thesis leaves out and this
  * library's move costs: filling fresh memory, page faults and all (h->copy per byte), for
  * the process filling most (moves_of; a replicated array: every process the whole array),
@@ -383,7 +421,8 @@ static void moves_of(const struct xmpi_partition *from, const struct xmpi_partit
  * What a process receives it then reads once in the move (registry.c touch_pages: the first
  * read of pages a receive wrote, h->touch per byte), the process receiving most. */
 static double array_cost(const struct xmpi_hockney *h, const struct moves *mv, double row_bytes,
-                         int replicated, int whole, long total, double *bytes)
+                         int replicated, int whole, long total, const struct xmpi_partition *from,
+                         const struct xmpi_partition *to, double *pool, double *bytes)
 {
     if (replicated) {
         double copy = h->copy * (1 + h->copy_contention * (mv->fillers > 1 ? mv->fillers - 1 : 0));
@@ -392,12 +431,13 @@ static double array_cost(const struct xmpi_hockney *h, const struct moves *mv, d
                (double)total * row_bytes * (copy + h->touch);
     }
     /* whole: the array always moves into new buffers, every block whole (a sparse one). */
-    int f = whole ? mv->fillers : mv->fresh_fillers;
+    long most;
+    int f;
+    fresh_of(from, to, mv->nid, pool, row_bytes, whole, &most, &f);
     double copy = h->copy * (1 + h->copy_contention * (f > 1 ? f - 1 : 0));
     *bytes += mv->received * row_bytes;
     return xmpi_hockney_alltoallv(h, mv->max_moved * row_bytes, mv->max_peers) +
-           (double)(whole ? mv->max_new : mv->max_fresh) * row_bytes * copy +
-           (double)mv->max_recv * row_bytes * h->touch;
+           (double)most * row_bytes * copy + (double)mv->max_recv * row_bytes * h->touch;
 }
 
 int xmpi_predict_redist(const struct xmpi_hockney *h, const struct xmpi_struct_desc *d, int nd,
@@ -413,24 +453,37 @@ int xmpi_predict_redist(const struct xmpi_hockney *h, const struct xmpi_struct_d
     if (xmpi_hockney_p2p(h, 0) < 0) return XMPIR_MODEL_EARG;
     struct moves mv;
     moves_of(from, to, tf, &mv);
+    /* Every process's spares, taken array by array in the registry's order. */
+    double *pool = NULL;
+    if (from->spare && mv.changed) {
+        pool = calloc((size_t)mv.nid * XMPIR_SPARE_SLOTS, sizeof *pool);
+        if (!pool) return XMPIR_MODEL_ENOMEM;
+        memcpy(pool, from->spare, (size_t)from->nprocs * XMPIR_SPARE_SLOTS * sizeof *pool);
+    }
     double b = 0, sum = 0;
     for (int i = 0; mv.changed && i < nd; i++) {
         const struct xmpi_struct_desc *s = &d[i];
         switch (s->kind) {
-        case XMPIR_STRUCT_VECTOR: sum += array_cost(h, &mv, s->elem_size, s->replicated, 0, tf, &b); break;
+        case XMPIR_STRUCT_VECTOR:
+            sum += array_cost(h, &mv, s->elem_size, s->replicated, 0, tf, from, to, pool, &b);
+            break;
         case XMPIR_STRUCT_DENSE:
-            sum += array_cost(h, &mv, s->elem_size * s->row_len, s->replicated, 0, tf, &b);
+            sum += array_cost(h, &mv, s->elem_size * s->row_len, s->replicated, 0, tf, from, to,
+                              pool, &b);
             break;
         default: {
             /* Eq. 5.10: IA is always distributed; JA and A follow the scheme. Rows carry
              * the mean nonzeros per row: the description has no per-row counts. */
             double per_row = s->rows > 0 ? s->nnz / s->rows : 0;
-            sum += array_cost(h, &mv, s->index_size, 0, 1, tf, &b);
-            sum += array_cost(h, &mv, per_row * s->index_size, s->replicated, 1, tf, &b);
-            sum += array_cost(h, &mv, per_row * s->elem_size, s->replicated, 1, tf, &b);
+            sum += array_cost(h, &mv, s->index_size, 0, 1, tf, from, to, pool, &b);
+            sum += array_cost(h, &mv, per_row * s->index_size, s->replicated, 1, tf, from, to,
+                              pool, &b);
+            sum += array_cost(h, &mv, per_row * s->elem_size, s->replicated, 1, tf, from, to,
+                              pool, &b);
         }
         }
     }
+    free(pool);
     *bytes = b;
     *t = sum;
     return XMPIR_MODEL_OK;
@@ -525,20 +578,38 @@ static int predict_redist(const struct xmpi_model *m, const struct xmpi_predict_
     long total;
     if (!rq->structs || rq->nstructs < 0 || !partition_ok(&rq->part, &total))
         return XMPIR_MODEL_EARG;
-    if (rq->next)
-        return xmpi_predict_redist(net, rq->structs, rq->nstructs, &rq->part, rq->next, bytes, t);
-    /* Keeping the configuration moves nothing: rebalancing is the load balancer's
-     * decision, not a consequence of this candidate. */
-    if (same_counts(m, rq->current, rq->candidate)) return XMPIR_MODEL_OK;
-    if (!request_part_ok(m, rq, ncur)) return XMPIR_MODEL_EARG;
-    long *count, *displ;
-    int nid;
-    int rc = layout(m, rq, total, &count, &displ, &nid);
-    if (rc) return rc;
-    struct xmpi_partition next = {nid, count, displ};
-    rc = xmpi_predict_redist(net, rq->structs, rq->nstructs, &rq->part, &next, bytes, t);
+    /* The spares the current processes reported in the interval's records, where the caller
+     * gave none (one rank's record per process of the current partition). */
+    struct xmpi_partition from = rq->part;
+    double *spare = NULL;
+    const struct xmpi_interval *s = rq->interval;
+    if (!from.spare && s->ranks && s->nprocs == from.nprocs) {
+        spare = malloc((size_t)from.nprocs * XMPIR_SPARE_SLOTS * sizeof *spare);
+        if (!spare) return XMPIR_MODEL_ENOMEM;
+        for (int r = 0; r < from.nprocs; r++)
+            memcpy(spare + (size_t)r * XMPIR_SPARE_SLOTS, s->ranks[r].spare,
+                   sizeof s->ranks[r].spare);
+        from.spare = spare;
+    }
+    int rc = XMPIR_MODEL_OK;
+    long *count = NULL, *displ = NULL;
+    if (rq->next) {
+        rc = xmpi_predict_redist(net, rq->structs, rq->nstructs, &from, rq->next, bytes, t);
+    } else if (same_counts(m, rq->current, rq->candidate)) {
+        /* Keeping the configuration moves nothing: rebalancing is the load balancer's
+         * decision, not a consequence of this candidate. */
+    } else if (!request_part_ok(m, rq, ncur)) {
+        rc = XMPIR_MODEL_EARG;
+    } else {
+        int nid;
+        if (!(rc = layout(m, rq, total, &count, &displ, &nid))) {
+            struct xmpi_partition next = {nid, count, displ, NULL};
+            rc = xmpi_predict_redist(net, rq->structs, rq->nstructs, &from, &next, bytes, t);
+        }
+    }
     free(count);
     free(displ);
+    free(spare);
     return rc;
 }
 

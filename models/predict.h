@@ -36,6 +36,11 @@ struct xmpi_partition {
     int nprocs;
     const long *count;
     const long *displ;
+    /* Optional, on the partition a move starts from: the bytes of the buffers each process
+     * keeps from earlier moves (--xmpi-redist-spare), XMPIR_SPARE_SLOTS per process, 0 for an
+     * empty slot; NULL: none. A buffer the move takes from them is memory already mapped,
+     * not fresh (xmpi_predict_redist). */
+    const double *spare;
 };
 
 /* ---- model state */

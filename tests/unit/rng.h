@@ -45,6 +45,7 @@ static inline void rng_record(uint64_t *s, struct xmpi_rank_record *r)
         r->op[i].time = rng_unit(s);
         r->op[i].procs = rng_count(s, 1000000);
     }
+    for (int i = 0; i < XMPIR_SPARE_SLOTS; i++) r->spare[i] = rng_count(s, 1ULL << 30);
 }
 
 #endif

@@ -20,6 +20,8 @@ static void check_record(const struct xmpi_rank_record *got, const struct xmpi_r
     EQ(got->comm_time, want->comm_time, "comm_time");
     EQ(got->comm_bytes, want->comm_bytes, "comm_bytes");
     EQ(got->elapsed, want->elapsed, "elapsed");
+    for (int i = 0; i < XMPIR_SPARE_SLOTS; i++)
+        ck_assert_msg(got->spare[i] == want->spare[i], "%s spare %d", what, i);
     for (int i = 0; i < XMPIR_OP_COUNT; i++) {
         ck_assert_msg(got->op[i].calls == want->op[i].calls, "%s op %d calls", what, i);
         ck_assert_msg(got->op[i].bytes == want->op[i].bytes, "%s op %d bytes", what, i);
@@ -34,7 +36,7 @@ static void check_record(const struct xmpi_rank_record *got, const struct xmpi_r
 START_TEST(test_record_fields_all_checked)
 {
     ck_assert_msg(sizeof(struct xmpi_rank_record) ==
-                      (NAMED_SCALARS + 4 * XMPIR_OP_COUNT) * sizeof(double),
+                      (NAMED_SCALARS + 4 * XMPIR_OP_COUNT + XMPIR_SPARE_SLOTS) * sizeof(double),
                   "struct xmpi_rank_record has fields this suite does not compare");
 }
 END_TEST
@@ -66,6 +68,7 @@ START_TEST(test_record_add)
         want.comm_time = r.comm_time + d.comm_time;
         want.comm_bytes = r.comm_bytes + d.comm_bytes;
         want.elapsed = r.elapsed + d.elapsed;
+        for (int i = 0; i < XMPIR_SPARE_SLOTS; i++) want.spare[i] = r.spare[i] + d.spare[i];
         for (int i = 0; i < XMPIR_OP_COUNT; i++) {
             want.op[i].calls = r.op[i].calls + d.op[i].calls;
             want.op[i].bytes = r.op[i].bytes + d.op[i].bytes;
@@ -98,6 +101,7 @@ START_TEST(test_record_add_from_clear)
         want.comm_time += d[k].comm_time;
         want.comm_bytes += d[k].comm_bytes;
         want.elapsed += d[k].elapsed;
+        for (int i = 0; i < XMPIR_SPARE_SLOTS; i++) want.spare[i] += d[k].spare[i];
         for (int i = 0; i < XMPIR_OP_COUNT; i++) {
             want.op[i].calls += d[k].op[i].calls;
             want.op[i].bytes += d[k].op[i].bytes;

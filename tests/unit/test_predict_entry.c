@@ -61,13 +61,41 @@ START_TEST(test_predict_entry)
 
     /* An explicit new partition is used as given. */
     const long nc[3] = {50, 0, 50}, nd[3] = {0, 0, 50};
-    const struct xmpi_partition next = {3, nc, nd};
+    const struct xmpi_partition next = {3, nc, nd, NULL};
     rq.next = &next;
     const int three[1] = {3};
     rq.candidate = three;
     ck_assert_int_eq(xmpi_model_predict(&m, &rq, &out), 0);
     NEAR(out.redist_bytes, 50 * 800);
     NEAR(out.t_redist, 1 * A + 50 * 800 * B);
+
+    /* The spares the interval's records report (registry.c take_buffer: the smallest of at
+     * least the block's bytes and at most twice as large). The two blocks swap: each process
+     * receives a whole new block of 50 rows (40000 bytes) into a new buffer, fresh at 7e-10
+     * per byte unless a spare serves it. */
+    m.cal.net.copy = 7e-10;
+    const long wc[2] = {50, 50}, wd[2] = {50, 0};
+    const struct xmpi_partition swap = {2, wc, wd, NULL};
+    rq.next = &swap;
+    rq.candidate = cur;
+    ck_assert_int_eq(xmpi_model_predict(&m, &rq, &out), 0);
+    NEAR(out.t_redist, A + 50 * 800 * B + 50 * 800 * 7e-10);
+    r[0].spare[2] = 40000;   /* process 0's block is served, process 1 still fills 50 rows */
+    ck_assert_int_eq(xmpi_model_predict(&m, &rq, &out), 0);
+    NEAR(out.t_redist, A + 50 * 800 * B + 50 * 800 * 7e-10);
+    r[1].spare[7] = 80000;   /* and process 1's: nothing fresh */
+    ck_assert_int_eq(xmpi_model_predict(&m, &rq, &out), 0);
+    NEAR(out.t_redist, A + 50 * 800 * B);
+    /* Spares the caller gives on the partition stand instead of the records'. */
+    const double none[2 * XMPIR_SPARE_SLOTS] = {0};
+    rq.part.spare = none;
+    ck_assert_int_eq(xmpi_model_predict(&m, &rq, &out), 0);
+    NEAR(out.t_redist, A + 50 * 800 * B + 50 * 800 * 7e-10);
+    rq.part.spare = NULL;
+    memset(r[0].spare, 0, sizeof r[0].spare);
+    memset(r[1].spare, 0, sizeof r[1].spare);
+    m.cal.net.copy = 0;
+    rq.candidate = cand;
     rq.next = NULL;
 
     /* Keeping the configuration: no overheads, and the measured communication back. */

@@ -13,7 +13,7 @@ static const long new_c[4] = {25, 25, 25, 25}, new_d[4] = {0, 25, 50, 75};
 
 START_TEST(test_redist_dense_and_vector)
 {
-    const struct xmpi_partition from = {2, old_c, old_d}, to = {4, new_c, new_d};
+    const struct xmpi_partition from = {2, old_c, old_d, NULL}, to = {4, new_c, new_d, NULL};
     struct xmpi_struct_desc d[2] = {
         {XMPIR_STRUCT_VECTOR, 0, 8, 100, 0, 0, 0},
         {XMPIR_STRUCT_DENSE, 0, 8, 100, 100, 0, 0},
@@ -39,7 +39,7 @@ START_TEST(test_redist_dense_and_vector)
     /* Shrinking back is the mirror image; the removed processes may be listed with 0 rows
      * or left out. */
     const long zc[4] = {50, 50, 0, 0}, zd[4] = {0, 50, 0, 0};
-    const struct xmpi_partition back_z = {4, zc, zd};
+    const struct xmpi_partition back_z = {4, zc, zd, NULL};
     d[0].replicated = 0;
     ck_assert_int_eq(xmpi_predict_redist(&H, d, 1, &to, &back_z, &bytes, &t), 0);
     NEAR(t, 3 * A + 50 * 8 * B);
@@ -54,7 +54,7 @@ START_TEST(test_redist_dense_and_vector)
     NEAR(bytes, 0);
     /* A new process with no rows still needs a replicated array's copy. */
     const long one_more_c[3] = {50, 50, 0}, one_more_d[3] = {0, 50, 100};
-    const struct xmpi_partition grown = {3, one_more_c, one_more_d};
+    const struct xmpi_partition grown = {3, one_more_c, one_more_d, NULL};
     ck_assert_int_eq(xmpi_predict_redist(&H, d, 1, &from, &grown, &bytes, &t), 0);
     NEAR(bytes, 100 * 8 + 50 * 8 + 50 * 8);
     ck_assert(t > 0);
@@ -85,7 +85,7 @@ START_TEST(test_redist_dense_and_vector)
     ck_assert_int_eq(xmpi_predict_redist(&hc, d + 1, 1, &to, &back_z, &bytes, &t), 0);
     NEAR(t, 3 * A + 50 * 800 * B + 50 * 800 * 7e-10 * 1.5);
     const long all_c[2] = {100, 0}, all_d[2] = {0, 0};
-    const struct xmpi_partition one = {2, all_c, all_d};
+    const struct xmpi_partition one = {2, all_c, all_d, NULL};
     ck_assert_int_eq(xmpi_predict_redist(&hc, d + 1, 1, &from, &one, &bytes, &t), 0);
     NEAR(t, A + 50 * 800 * B + 50 * 800 * 7e-10);
     /* The three ways of the registry, 2 -> 2 with contention 0.5:
@@ -94,18 +94,18 @@ START_TEST(test_redist_dense_and_vector)
      * - [0, 60) + [60, 100) -> [0, 40) + [40, 100): process 1 keeps its 40 and grows by 20
      *   rows received in front of them; */
     const long c37[2] = {30, 70}, d37[2] = {0, 30};
-    const struct xmpi_partition p37 = {2, c37, d37};
+    const struct xmpi_partition p37 = {2, c37, d37, NULL};
     ck_assert_int_eq(xmpi_predict_redist(&hc, d + 1, 1, &from, &p37, &bytes, &t), 0);
     NEAR(t, A + 20 * 800 * B + 20 * 800 * 7e-10);
     const long c64[2] = {60, 40}, d64[2] = {0, 60}, c46[2] = {40, 60}, d46[2] = {0, 40};
-    const struct xmpi_partition p64 = {2, c64, d64}, p46 = {2, c46, d46};
+    const struct xmpi_partition p64 = {2, c64, d64, NULL}, p46 = {2, c46, d46, NULL};
     ck_assert_int_eq(xmpi_predict_redist(&hc, d + 1, 1, &p64, &p46, &bytes, &t), 0);
     NEAR(t, A + 20 * 800 * B + 20 * 800 * 7e-10);
     /* - [0, 50) + [50, 100) -> process 0 [40, 100), process 1 [0, 40): process 0 keeps 10 of
      *   its rows, receives 50 into a buffer and copies them into its block grown by 10: 60
      *   fresh; process 1 keeps none and receives 40 into a new buffer; 2 fillers. */
     const long csw[2] = {60, 40}, dsw[2] = {40, 0};
-    const struct xmpi_partition psw = {2, csw, dsw};
+    const struct xmpi_partition psw = {2, csw, dsw, NULL};
     ck_assert_int_eq(xmpi_predict_redist(&hc, d + 1, 1, &from, &psw, &bytes, &t), 0);
     NEAR(t, A + 50 * 800 * B + 60 * 800 * 7e-10 * 1.5);
     d[0].replicated = 1;   /* a replicated array: every filler copies the whole */
@@ -133,9 +133,74 @@ START_TEST(test_redist_dense_and_vector)
 }
 END_TEST
 
+/* The buffers a process keeps from earlier moves (the partition's spare, registry.c
+ * take_buffer): a new buffer one serves (the smallest of at least its bytes and at most
+ * twice as large) is memory already mapped, not fresh, and that process no longer contends;
+ * a block grown in place (realloc) is fresh whatever the spares. */
+START_TEST(test_redist_spares)
+{
+    struct xmpi_hockney hc = H;
+    hc.copy = 7e-10;
+    hc.copy_contention = 0.5;
+    const struct xmpi_struct_desc dense = {XMPIR_STRUCT_DENSE, 0, 8, 100, 100, 0, 0};
+    const long zc[4] = {50, 50, 0, 0}, zd[4] = {0, 50, 0, 0};
+    double spare[4 * XMPIR_SPARE_SLOTS] = {0};
+    struct xmpi_partition to = {4, new_c, new_d, spare};
+    const struct xmpi_partition back = {4, zc, zd, NULL};
+    double bytes, t;
+    /* 4 -> 2: process 0 keeps its 25 rows and grows by 25 in place; process 1 receives a new
+     * block of 50 rows (40000 bytes). Without spares: 2 fillers, 50 rows at 1.5 x copy. */
+    ck_assert_int_eq(xmpi_predict_redist(&hc, &dense, 1, &to, &back, &bytes, &t), 0);
+    NEAR(t, 3 * A + 50 * 800 * B + 50 * 800 * 7e-10 * 1.5);
+    /* Process 1 holds a spare of 40000 to 80000 bytes: only process 0's growth is fresh. The
+     * boundaries are take_buffer's (80001 / 2 rounds down to 40000). */
+    const double fits[] = {40000, 60000, 80000, 80001};
+    for (size_t k = 0; k < sizeof fits / sizeof fits[0]; k++) {
+        spare[XMPIR_SPARE_SLOTS + 3] = fits[k];
+        ck_assert_int_eq(xmpi_predict_redist(&hc, &dense, 1, &to, &back, &bytes, &t), 0);
+        NEAR(t, 3 * A + 50 * 800 * B + 25 * 800 * 7e-10);
+    }
+    const double misses[] = {39999, 80002, 0};
+    for (size_t k = 0; k < sizeof misses / sizeof misses[0]; k++) {
+        spare[XMPIR_SPARE_SLOTS + 3] = misses[k];
+        ck_assert_int_eq(xmpi_predict_redist(&hc, &dense, 1, &to, &back, &bytes, &t), 0);
+        NEAR(t, 3 * A + 50 * 800 * B + 50 * 800 * 7e-10 * 1.5);
+    }
+    /* Process 0's spares do nothing for its growth in place; its bytes stay the same. */
+    spare[0] = 20000;
+    spare[1] = 40000;
+    ck_assert_int_eq(xmpi_predict_redist(&hc, &dense, 1, &to, &back, &bytes, &t), 0);
+    NEAR(t, 3 * A + 50 * 800 * B + 50 * 800 * 7e-10 * 1.5);
+    NEAR(bytes, 75 * 800);
+    memset(spare, 0, sizeof spare);
+
+    /* A sparse structure, 2 -> 1: process 0's new block of 100 rows takes three buffers in
+     * the registry's order, IA (400 bytes), JA (4000) and A (8000). With all three kept
+     * nothing is fresh; with only one of 8000 bytes, JA takes it (at least 4000, at most
+     * twice), and IA and A are fresh. */
+    const struct xmpi_struct_desc sp = {XMPIR_STRUCT_SPARSE, 0, 8, 100, 0, 1000, 4};
+    const long all_c[2] = {100, 0}, all_d[2] = {0, 0};
+    const struct xmpi_partition one = {2, all_c, all_d, NULL};
+    double two[2 * XMPIR_SPARE_SLOTS] = {8000, 400, 4000};
+    struct xmpi_partition from = {2, old_c, old_d, two};
+    const double moved = (A + 50 * 4 * B) + (A + 50 * 40 * B) + (A + 50 * 80 * B);
+    hc.copy_contention = 0;
+    ck_assert_int_eq(xmpi_predict_redist(&hc, &sp, 1, &from, &one, &bytes, &t), 0);
+    NEAR(t, moved);
+    two[1] = two[2] = 0;
+    ck_assert_int_eq(xmpi_predict_redist(&hc, &sp, 1, &from, &one, &bytes, &t), 0);
+    NEAR(t, moved + 100 * (4 + 80) * 7e-10);
+    /* The same spare listed for process 1, which leaves: nothing of it helps process 0. */
+    two[0] = 0;
+    two[XMPIR_SPARE_SLOTS] = 8000;
+    ck_assert_int_eq(xmpi_predict_redist(&hc, &sp, 1, &from, &one, &bytes, &t), 0);
+    NEAR(t, moved + 100 * (4 + 40 + 80) * 7e-10);
+}
+END_TEST
+
 START_TEST(test_redist_sparse)
 {
-    const struct xmpi_partition from = {2, old_c, old_d}, to = {4, new_c, new_d};
+    const struct xmpi_partition from = {2, old_c, old_d, NULL}, to = {4, new_c, new_d, NULL};
     /* 1000 nonzeros, 10 per row; 4-byte indices, 8-byte values. */
     struct xmpi_struct_desc d = {XMPIR_STRUCT_SPARSE, 0, 8, 100, 0, 1000, 4};
     double bytes, t;
@@ -154,7 +219,7 @@ START_TEST(test_redist_sparse)
     hc.copy = 7e-10;
     d.replicated = 0;
     const long all_c[2] = {100, 0}, all_d[2] = {0, 0};
-    const struct xmpi_partition one = {2, all_c, all_d};
+    const struct xmpi_partition one = {2, all_c, all_d, NULL};
     ck_assert_int_eq(xmpi_predict_redist(&hc, &d, 1, &from, &one, &bytes, &t), 0);
     NEAR(t, (A + 50 * 4 * B) + (A + 50 * 40 * B) + (A + 50 * 80 * B) + 100 * (4 + 40 + 80) * 7e-10);
 }
@@ -162,17 +227,17 @@ END_TEST
 
 START_TEST(test_redist_invalid)
 {
-    const struct xmpi_partition from = {2, old_c, old_d}, to = {4, new_c, new_d};
+    const struct xmpi_partition from = {2, old_c, old_d, NULL}, to = {4, new_c, new_d, NULL};
     struct xmpi_struct_desc d = {XMPIR_STRUCT_VECTOR, 0, 8, 100, 0, 0, 0};
     double bytes, t;
     const long short_c[2] = {50, 49};
-    const struct xmpi_partition lost_row = {2, short_c, old_d};
+    const struct xmpi_partition lost_row = {2, short_c, old_d, NULL};
     ck_assert_int_eq(xmpi_predict_redist(&H, &d, 1, &from, &lost_row, &bytes, &t),
                      XMPIR_MODEL_EARG);
     const long neg_c[2] = {-50, 150};
-    const struct xmpi_partition neg = {2, neg_c, old_d};
+    const struct xmpi_partition neg = {2, neg_c, old_d, NULL};
     ck_assert_int_eq(xmpi_predict_redist(&H, &d, 1, &neg, &to, &bytes, &t), XMPIR_MODEL_EARG);
-    const struct xmpi_partition nulls = {2, NULL, old_d};
+    const struct xmpi_partition nulls = {2, NULL, old_d, NULL};
     ck_assert_int_eq(xmpi_predict_redist(&H, &d, 1, &nulls, &to, &bytes, &t), XMPIR_MODEL_EARG);
     ck_assert_int_eq(xmpi_predict_redist(&H, &d, 1, NULL, &to, &bytes, &t), XMPIR_MODEL_EARG);
     ck_assert_int_eq(xmpi_predict_redist(NULL, &d, 1, &from, &to, &bytes, &t), XMPIR_MODEL_EARG);
@@ -203,6 +268,7 @@ Suite *predict_redist_suite(void)
     TCase *tc = tcase_create("redist");
     tcase_add_test(tc, test_redist_dense_and_vector);
     tcase_add_test(tc, test_redist_sparse);
+    tcase_add_test(tc, test_redist_spares);
     tcase_add_test(tc, test_redist_invalid);
     suite_add_tcase(s, tc);
     return s;
