@@ -534,19 +534,20 @@ enum xmpi_map_status xmpi_map_cost_bound(enum xmpi_map_action action,
      * value (less its rounding) of every multiplier tried. */
     double slope, err, best = lagrangian(e, k, n, D, 0, &slope, &err) - err;
     if (slope > 0) {
+        /* The optimum lies beyond 0: double the multiplier until the slope turns (the need
+         * is feasible, so a large enough one orders by power alone), then halve the bracket. */
         double lo = 0, hi = 1;
-        for (int i = 0; i < 200; i++) {
-            double v = lagrangian(e, k, n, D, hi, &slope, &err) - err;
-            best = fmax(best, v);
-            if (slope <= 0) break;
-            lo = hi;
-            hi *= 2;
+        int bracketed = 0;
+        for (int i = 0; i < 200 && !bracketed; i++) {
+            best = fmax(best, lagrangian(e, k, n, D, hi, &slope, &err) - err);
+            if (slope <= 0) bracketed = 1;
+            else lo = hi, hi *= 2;
         }
-        for (int i = 0; i < 100 && slope <= 0; i++) {
-            double mid = 0.5 * (lo + hi), s;
-            if (!(mid > lo && mid < hi)) break;
-            best = fmax(best, lagrangian(e, k, n, D, mid, &s, &err) - err);
-            if (s > 0) lo = mid;
+        for (int i = 0; i < 100 && bracketed; i++) {
+            double mid = 0.5 * (lo + hi);
+            if (!(mid > lo && mid < hi)) break;   /* the bracket is as narrow as doubles go */
+            best = fmax(best, lagrangian(e, k, n, D, mid, &slope, &err) - err);
+            if (slope > 0) lo = mid;
             else hi = mid;
         }
     }
