@@ -386,11 +386,15 @@ static int take_spare(double *slots, double bytes)
  * number of processes filling any (*fillers): a block that keeps no rows is received whole
  * into a new buffer; one that keeps all it had grows by the rows that arrive, received in
  * place; one that keeps some receives the arrivals into a buffer and copies them into its
- * own, grown if it is larger; a sparse part (whole) always moves into a new buffer. A new
- * buffer a spare serves (pool: XMPIR_SPARE_SLOTS per process, NULL: none) is memory
- * already mapped, not fresh; the spares it takes are gone for the arrays after it. */
+ * own, grown if it is larger; a sparse part (whole) always moves into a new buffer, of
+ * `extra` bytes beyond its rows (IA's one more entry). A new buffer a spare serves (pool:
+ * XMPIR_SPARE_SLOTS per process, NULL: none) is memory already mapped, not fresh; the spares
+ * it takes are gone for the arrays after it. A block that grows is counted fresh by its new
+ * rows although its buffer may already have room for them (one taken from a larger spare):
+ * the records do not say how much room each block has. */
 static void fresh_of(const struct xmpi_partition *from, const struct xmpi_partition *to, int nid,
-                     double *pool, double row_bytes, int whole, long *most, int *fillers)
+                     double *pool, double row_bytes, double extra, int whole, long *most,
+                     int *fillers)
 {
     *most = 0;
     *fillers = 0;
@@ -402,7 +406,7 @@ static void fresh_of(const struct xmpi_partition *from, const struct xmpi_partit
         double *slots = pool ? pool + (size_t)i * XMPIR_SPARE_SLOTS : NULL;
         long keep = whole ? 0 : overlap(od, oc, nd, nc), fresh;
         if (keep == 0)
-            fresh = take_spare(slots, (double)nc * row_bytes) ? 0 : nc;
+            fresh = take_spare(slots, (double)nc * row_bytes + extra) ? 0 : nc;
         else if (keep == oc)
             fresh = nc - oc;
         else
@@ -421,8 +425,9 @@ static void fresh_of(const struct xmpi_partition *from, const struct xmpi_partit
  * What a process receives it then reads once in the move (registry.c touch_pages: the first
  * read of pages a receive wrote, h->touch per byte), the process receiving most. */
 static double array_cost(const struct xmpi_hockney *h, const struct moves *mv, double row_bytes,
-                         int replicated, int whole, long total, const struct xmpi_partition *from,
-                         const struct xmpi_partition *to, double *pool, double *bytes)
+                         double extra, int replicated, int whole, long total,
+                         const struct xmpi_partition *from, const struct xmpi_partition *to,
+                         double *pool, double *bytes)
 {
     if (replicated) {
         double copy = h->copy * (1 + h->copy_contention * (mv->fillers > 1 ? mv->fillers - 1 : 0));
@@ -433,7 +438,7 @@ static double array_cost(const struct xmpi_hockney *h, const struct moves *mv, d
     /* whole: the array always moves into new buffers, every block whole (a sparse one). */
     long most;
     int f;
-    fresh_of(from, to, mv->nid, pool, row_bytes, whole, &most, &f);
+    fresh_of(from, to, mv->nid, pool, row_bytes, extra, whole, &most, &f);
     double copy = h->copy * (1 + h->copy_contention * (f > 1 ? f - 1 : 0));
     *bytes += mv->received * row_bytes;
     return xmpi_hockney_alltoallv(h, mv->max_moved * row_bytes, mv->max_peers) +
@@ -465,21 +470,36 @@ int xmpi_predict_redist(const struct xmpi_hockney *h, const struct xmpi_struct_d
         const struct xmpi_struct_desc *s = &d[i];
         switch (s->kind) {
         case XMPIR_STRUCT_VECTOR:
-            sum += array_cost(h, &mv, s->elem_size, s->replicated, 0, tf, from, to, pool, &b);
+            sum += array_cost(h, &mv, s->elem_size, 0, s->replicated, 0, tf, from, to, pool, &b);
             break;
         case XMPIR_STRUCT_DENSE:
-            sum += array_cost(h, &mv, s->elem_size * s->row_len, s->replicated, 0, tf, from, to,
-                              pool, &b);
+            sum += array_cost(h, &mv, s->elem_size * s->row_len, 0, s->replicated, 0, tf, from,
+                              to, pool, &b);
             break;
         default: {
             /* Eq. 5.10: IA is always distributed; JA and A follow the scheme. Rows carry
              * the mean nonzeros per row: the description has no per-row counts. */
             double per_row = s->rows > 0 ? s->nnz / s->rows : 0;
-            sum += array_cost(h, &mv, s->index_size, 0, 1, tf, from, to, pool, &b);
-            sum += array_cost(h, &mv, per_row * s->index_size, s->replicated, 1, tf, from, to,
-                              pool, &b);
-            sum += array_cost(h, &mv, per_row * s->elem_size, s->replicated, 1, tf, from, to,
-                              pool, &b);
+            if (!s->replicated) {
+                sum += array_cost(h, &mv, s->index_size, s->index_size, 0, 1, tf, from, to, pool,
+                                  &b);
+                sum += array_cost(h, &mv, per_row * s->index_size, 0, 0, 1, tf, from, to, pool,
+                                  &b);
+                sum += array_cost(h, &mv, per_row * s->elem_size, 0, 0, 1, tf, from, to, pool,
+                                  &b);
+                break;
+            }
+            /* Replicated: priced as fresh memory, as before the spares were known; the
+             * registry's three whole-matrix buffers on every process still take spares. */
+            sum += array_cost(h, &mv, s->index_size, s->index_size, 0, 1, tf, from, to, NULL, &b);
+            sum += array_cost(h, &mv, per_row * s->index_size, 0, 1, 1, tf, from, to, NULL, &b);
+            sum += array_cost(h, &mv, per_row * s->elem_size, 0, 1, 1, tf, from, to, NULL, &b);
+            for (int p = 0; pool && p < mv.nid; p++) {
+                double *slots = pool + (size_t)p * XMPIR_SPARE_SLOTS;
+                take_spare(slots, (double)(tf + 1) * s->index_size);
+                take_spare(slots, s->nnz * s->index_size);
+                take_spare(slots, s->nnz * s->elem_size);
+            }
         }
         }
     }

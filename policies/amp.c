@@ -159,6 +159,8 @@ struct best {
     int n;                   /* -1: none yet */
     double power, cost, overhead, comm, t_need;
     double need;             /* the power it was mapped for (added, or that may go) */
+    int full;                /* cost constraint: 1 when cost is its full mapping's, 0 when it is
+                              * the first objective's alone (cost_offer) */
 };
 
 /* What a bound's rounding may be worth in cost: xmpi_map_cost_bound subtracts its own, this
@@ -168,30 +170,94 @@ static double bound_slack(const struct xmpi_map_slot *s, int k, int n)
     return 1e-12 * (n + 1) * max_cost(s, k);
 }
 
-/* Under cost, candidates are compared by the first objective alone
- * (xmpi_map_solve_first); the one kept is mapped again in full, so that its choice is the
- * lexicographic one of mapping.h (the cost, then the power). */
-static int solve_kept(enum xmpi_map_action action, const struct xmpi_amp_input *in,
-                      const struct xmpi_map_slot *s, int k, struct best *b,
-                      struct xmpi_amp_plan *out)
+/* The cost constraint's scan over candidate counts (grow's spawns, shrink_search's
+ * removals). The rule is the full mapping's cost (mapping.h: the cost, then the power within
+ * the tie): a spawn replaces the best when it costs less by more than the tie, a removal when
+ * it removes no less than the best's cost less the tie. The full mapping solves two integer
+ * programs; most candidates are settled without it: by the relaxation's bound
+ * (xmpi_map_cost_bound), or by the first objective alone (xmpi_map_solve_first), whose cost
+ * the tie-break moves by at most the mapping's tie (up for a spawn, down for a removal). Only
+ * a candidate that those leave undecided, and the best it is compared with, are mapped in
+ * full; the best is mapped in full at the end. The plan is the one a full mapping of every
+ * candidate gives. */
+struct cost_scan {
+    enum xmpi_map_action action;
+    const struct xmpi_map_slot *sl;
+    int k;
+    double tie;       /* XMPIR_AMP_TIE of the list's largest cost */
+    int *y;           /* k entries: scratch for the best's full mapping */
+};
+
+/* The range [*lo, *hi] of the full mapping's cost of a choice whose cost c is the first
+ * objective's alone (full 0) or the full mapping's (full 1). */
+static void full_range(const struct cost_scan *c, double cost, int full, int n, double *lo,
+                       double *hi)
 {
+    double slack = bound_slack(c->sl, c->k, n), band = XMPIR_MAP_TIE * max_cost(c->sl, c->k);
+    int spawn = c->action == XMPIR_MAP_SPAWN;
+    *lo = cost - (full ? 0 : spawn ? slack : band + slack);
+    *hi = cost + (full ? 0 : spawn ? band + slack : slack);
+}
+
+/* Maps the best in full, if it is not yet: its entries into out->count. */
+static int full_best(const struct cost_scan *c, struct best *b, struct xmpi_amp_plan *out)
+{
+    if (b->full) return 0;
     char msg[256];
     struct xmpi_map_result res;
-    enum xmpi_map_status st = xmpi_map_solve(action, in->constraint, s, k, b->n, b->need,
-                                             out->count, &res, msg, sizeof msg);
+    enum xmpi_map_status st = xmpi_map_solve(c->action, XMPIR_MAP_COST, c->sl, c->k, b->n,
+                                             b->need, c->y, &res, msg, sizeof msg);
     if (st != XMPIR_MAP_OK) {
         say(out, "amp: the mapping failed for a %s of %d it had found: %s",
-            action == XMPIR_MAP_SPAWN ? "spawn" : "removal", b->n, msg);
+            c->action == XMPIR_MAP_SPAWN ? "spawn" : "removal", b->n, msg);
         return -1;
     }
+    memcpy(out->count, c->y, (size_t)c->k * sizeof *c->y);
     b->power = res.power;
     b->cost = res.cost;
+    b->full = 1;
     return 0;
+}
+
+/* Offers n processes mapped for `need` to the scan: 1 when they become the best (x and res
+ * hold their mapping, *full says whether it is the full one), 0 when not (or infeasible),
+ * -1 when the mapping failed (*st and msg say how). */
+static int cost_compare(const struct cost_scan *c, struct best *b, int n, double need, int *x,
+                        struct xmpi_map_result *res, int *full, enum xmpi_map_status *st,
+                        char *msg, size_t len, struct xmpi_amp_plan *out)
+{
+    int spawn = c->action == XMPIR_MAP_SPAWN;
+    double slack = bound_slack(c->sl, c->k, n), blo = 0, bhi = 0, bound, lo, hi;
+    if (b->n >= 0) full_range(c, b->cost, b->full, b->n, &blo, &bhi);
+    *st = xmpi_map_cost_bound(c->action, c->sl, c->k, n, need, &bound, msg, len);
+    if (*st == XMPIR_MAP_INFEASIBLE) return 0;
+    if (*st != XMPIR_MAP_OK) return -1;
+    if (b->n >= 0 && (spawn ? bound - slack >= bhi - c->tie : bound + slack < blo - c->tie))
+        return 0;
+    *st = xmpi_map_solve_first(c->action, XMPIR_MAP_COST, c->sl, c->k, n, need, x, res, msg, len);
+    if (*st == XMPIR_MAP_INFEASIBLE) return 0;
+    if (*st != XMPIR_MAP_OK) return -1;
+    *full = 0;
+    if (b->n < 0) return 1;
+    full_range(c, res->cost, 0, n, &lo, &hi);
+    if (spawn ? hi < blo - c->tie : lo >= bhi - c->tie) return 1;   /* replaces it surely */
+    if (spawn ? lo >= bhi - c->tie : hi < blo - c->tie) return 0;   /* surely not */
+    /* Too close to tell: both mapped in full, compared exactly. */
+    if (full_best(c, b, out)) {
+        *st = XMPIR_MAP_ESOLVER;
+        snprintf(msg, len, "%s", out->why);
+        return -1;
+    }
+    *st = xmpi_map_solve(c->action, XMPIR_MAP_COST, c->sl, c->k, n, need, x, res, msg, len);
+    if (*st != XMPIR_MAP_OK) return -1;   /* the first objective was feasible */
+    *full = 1;
+    return spawn ? res->cost < b->cost - c->tie : res->cost >= b->cost - c->tie;
 }
 
 static void choose(struct best *b, int n, const struct xmpi_map_result *res, double ov,
                    double cm, double t_need, const int *x, int *count, int k)
 {
+    b->full = 1;
     b->n = n;
     b->power = res->power;
     b->cost = res->cost;
@@ -389,6 +455,29 @@ static int fastest(const struct xmpi_amp_input *in, const struct xmpi_amp_model 
     return 0;
 }
 
+/* cost_compare, and the candidate (n processes, `what` in messages, its overhead ov,
+ * communication cm and t_need) made the best when it wins: 0, or -1 with the plan's why
+ * saying which mapping failed. */
+static int cost_offer(const struct cost_scan *c, struct best *b, int n, double need, double ov,
+                      double cm, double t_need, int *x, const char *what,
+                      struct xmpi_amp_plan *out)
+{
+    char msg[256];
+    struct xmpi_map_result res;
+    enum xmpi_map_status st;
+    int full, r = cost_compare(c, b, n, need, x, &res, &full, &st, msg, sizeof msg, out);
+    if (r < 0) {
+        say(out, "amp: the mapping failed for a %s of %d: %s", what, n, msg);
+        return -1;
+    }
+    if (r > 0) {
+        choose(b, n, &res, ov, cm, t_need, x, out->count, c->k);
+        b->full = full;
+        b->need = need;
+    }
+    return 0;
+}
+
 static int shrink_search(const struct xmpi_amp_input *in, const struct xmpi_amp_model *m, int *x,
                          struct xmpi_amp_plan *out, int *found);
 
@@ -398,8 +487,14 @@ static int grow(const struct xmpi_amp_input *in, const struct xmpi_amp_model *m,
     int room = total(in->free, in->nfree);
     int S = in->max_spawn < room ? in->max_spawn : room;
     double left = in->goal - in->elapsed, tie = XMPIR_AMP_TIE * max_cost(in->free, in->nfree);
-    struct best b = {-1, 0, 0, 0, 0, 0, 0};
+    struct best b = {-1, 0, 0, 0, 0, 0, 0, 1};
     char msg[256];
+    int *y = NULL;
+    if (in->constraint == XMPIR_MAP_COST && !(y = malloc((size_t)(in->nfree + 1) * sizeof *y))) {
+        say(out, "amp: out of memory");
+        return -1;
+    }
+    struct cost_scan cs = {XMPIR_MAP_SPAWN, in->free, in->nfree, tie, y};
     for (int s = 1; s <= S; s++) {
         double ov, cm;
         if (overhead_of(m, s, &ov) || comm_of(m, in->nprocs + s, &cm)) continue;
@@ -414,33 +509,23 @@ static int grow(const struct xmpi_amp_input *in, const struct xmpi_amp_model *m,
             st = xmpi_map_solve(XMPIR_MAP_SPAWN, in->constraint, in->free, in->nfree, s, dp, x,
                                 &res, msg, sizeof msg);
         } else {
-            /* Cost: an s whose relaxation already costs no less than the best so far cannot
-             * replace it; the others by their cost alone, the one kept solved in full after
-             * the scan. */
-            double lb;
-            st = xmpi_map_cost_bound(XMPIR_MAP_SPAWN, in->free, in->nfree, s, dp, &lb, msg,
-                                     sizeof msg);
-            if (st == XMPIR_MAP_OK && b.n >= 0 && !(lb - bound_slack(in->free, in->nfree, s) <
-                                                    b.cost - tie))
-                continue;
-            if (st == XMPIR_MAP_OK)
-                st = xmpi_map_solve_first(XMPIR_MAP_SPAWN, in->constraint, in->free, in->nfree,
-                                          s, dp, x, &res, msg, sizeof msg);
+            if (cost_offer(&cs, &b, s, dp, ov, cm, t_need, x, "spawn", out)) {
+                free(y);
+                return -1;
+            }
+            continue;
         }
         if (st == XMPIR_MAP_INFEASIBLE) continue;
         if (st != XMPIR_MAP_OK) {
             say(out, "amp: the mapping failed for a spawn of %d: %s", s, msg);
             return -1;
         }
-        if (b.n < 0 || res.cost < b.cost - tie) {
-            choose(&b, s, &res, ov, cm, t_need, x, out->count, in->nfree);
-            b.need = dp;
-        }
-        if (in->constraint == XMPIR_MAP_EFFICIENCY) break;   /* the smallest s */
+        choose(&b, s, &res, ov, cm, t_need, x, out->count, in->nfree);
+        break;   /* efficiency: the smallest s */
     }
-    if (b.n >= 0 && in->constraint == XMPIR_MAP_COST &&
-        solve_kept(XMPIR_MAP_SPAWN, in, in->free, in->nfree, &b, out))
-        return -1;
+    int failed = b.n >= 0 && y && full_best(&cs, &b, out);
+    free(y);
+    if (failed) return -1;
     if (b.n < 0) {
         int found = 0;
         if (shrink_search(in, m, x, out, &found)) return -1;
@@ -489,8 +574,14 @@ static int shrink_search(const struct xmpi_amp_input *in, const struct xmpi_amp_
     double left = in->goal - in->elapsed,
            tie = XMPIR_AMP_TIE * max_cost(in->removable, in->nremovable);
     int eff = in->constraint == XMPIR_MAP_EFFICIENCY;
-    struct best b = {-1, 0, 0, 0, 0, 0, 0};
+    struct best b = {-1, 0, 0, 0, 0, 0, 0, 1};
     char msg[256];
+    int *y = NULL;
+    if (!eff && !(y = malloc((size_t)(in->nremovable + 1) * sizeof *y))) {
+        say(out, "amp: out of memory");
+        return -1;
+    }
+    struct cost_scan cs = {XMPIR_MAP_REMOVE, in->removable, in->nremovable, tie, y};
     /* Efficiency counts down and stops at the first (largest) feasible r; cost scans all. */
     for (int i = 1; i <= R; i++) {
         int r = eff ? R + 1 - i : i;
@@ -506,34 +597,26 @@ static int shrink_search(const struct xmpi_amp_input *in, const struct xmpi_amp_
             st = xmpi_map_solve(XMPIR_MAP_REMOVE, in->constraint, in->removable, in->nremovable,
                                 r, may_go, x, &res, msg, sizeof msg);
         } else {
-            /* Cost: an r whose relaxation removes less than the best so far less the tie
-             * cannot replace it (as in grow). */
-            double ub;
-            st = xmpi_map_cost_bound(XMPIR_MAP_REMOVE, in->removable, in->nremovable, r, may_go,
-                                     &ub, msg, sizeof msg);
-            if (st == XMPIR_MAP_OK && b.n >= 0 &&
-                ub + bound_slack(in->removable, in->nremovable, r) < b.cost - tie)
-                continue;
-            if (st == XMPIR_MAP_OK)
-                st = xmpi_map_solve_first(XMPIR_MAP_REMOVE, in->constraint, in->removable,
-                                          in->nremovable, r, may_go, x, &res, msg, sizeof msg);
+            /* Ascending r: an equal cost (within the tie) goes to the larger r. */
+            if (cost_offer(&cs, &b, r, may_go, ov, cm, t_need, x, "removal", out)) {
+                free(y);
+                return -1;
+            }
+            continue;
         }
         if (st == XMPIR_MAP_INFEASIBLE) continue;
         if (st != XMPIR_MAP_OK) {
             say(out, "amp: the mapping failed for a removal of %d: %s", r, msg);
             return -1;
         }
-        /* Ascending r under cost: an equal cost (within the tie) goes to the larger r. */
-        if (b.n < 0 || res.cost >= b.cost - tie) {
-            choose(&b, r, &res, ov, cm, t_need, x, out->count, in->nremovable);
-            b.need = may_go;
-        }
-        if (eff) break;
+        choose(&b, r, &res, ov, cm, t_need, x, out->count, in->nremovable);
+        break;   /* efficiency: the largest r */
     }
+    int failed = b.n >= 0 && y && full_best(&cs, &b, out);
+    free(y);
+    if (failed) return -1;
     *found = b.n >= 0;
     if (b.n < 0) return 0;
-    if (!eff && solve_kept(XMPIR_MAP_REMOVE, in, in->removable, in->nremovable, &b, out))
-        return -1;
     take(in, &b, -1, eff ? "efficiency: the most that keep it" : "cost: the dearest that keep it",
          out);
     return 0;

@@ -72,11 +72,12 @@
  * times when they differ by at most XMPIR_AMP_TIE times the larger of them.
  *
  * Cost of a decision: the efficiency constraint stops at the first suitable s (or r, counted
- * down). The cost constraint compares every candidate by its cost alone: one whose linear
- * relaxation (xmpi_map_cost_bound, no GLPK) cannot beat the best so far by more than the tie
- * is skipped, the others are mapped for their cost only (xmpi_map_solve_first), and the one
- * kept is mapped again in full (xmpi_map_solve), so the plan is the one a full mapping per
- * candidate gives (docs/architecture.md has the figures). */
+ * down). The cost constraint compares every candidate by its full mapping's cost, but maps
+ * in full only those that may replace the best so far: one whose linear relaxation
+ * (xmpi_map_cost_bound, no GLPK) or whose first objective alone (xmpi_map_solve_first: the
+ * least cost, which the full mapping's tie-break may raise by up to the tie) cannot beat it
+ * by more than the tie is done without the full mapping, so the plan is the one a full
+ * mapping per candidate gives (docs/architecture.md has the figures). */
 #ifndef XMPIR_AMP_H
 #define XMPIR_AMP_H
 

@@ -441,8 +441,8 @@ static int by_weight(const void *a, const void *b)
 {
     const struct lentry *x = a, *y = b;
     if (x->w != y->w) return x->w < y->w ? -1 : 1;
-    /* Equal weights: the more powerful first, so that the slope's sign errs towards a
-     * larger multiplier; the bound is valid either way. */
+    /* Equal weights: the more powerful first, which gives the smaller slope, so that the
+     * bisection errs towards the smaller multiplier; the bound is valid either way. */
     return x->p > y->p ? -1 : x->p < y->p;
 }
 

@@ -50,12 +50,13 @@ calibrate() {
     local cal="$OUT/calibration.txt" rc attempt
     # It takes about 20 s; one that runs into the known spawn hang (it spawns 3 times; one hung
     # for its whole 300 s on 2026-11-28 and left the runs on the defaults) is stopped after
-    # 180 s and made once more.
+    # 180 s and made once more (exit 124, or 137 where mpirun ignored the TERM and xmpirun's
+    # timeout killed it).
     for attempt in 1 2; do
         XMPIRUN_TIMEOUT=180 "$ROOT/scripts/xmpirun" -np 2 "$BIN/xmpi-calibrate" -o "$cal" --spawn=3 \
             "${COMMON[@]}" >"$OUT/calibrate.log" 2>&1
         rc=$?
-        [ $rc != 124 ] && break
+        [ $rc != 124 ] && [ $rc != 137 ] && break
         echo "bench-amp: xmpi-calibrate timed out after 180 s (attempt $attempt; the known spawn hang?)"
     done
     if [ $rc = 0 ]; then
@@ -75,7 +76,7 @@ run() {
         XMPIRUN_TIMEOUT=${RUN_TIMEOUT:-300} "$ROOT/scripts/xmpirun" -np 2 "$@" \
             "--xmpi-trace=$OUT/$name.trace.csv" >"$OUT/$name.log" 2>&1
         rc=$?
-        [ $rc -ne 124 ] && break
+        [ $rc -ne 124 ] && [ $rc -ne 137 ] && break
         echo "  $name: timed out (attempt $attempt; known Open MPI 4.1 + PMIx spawn hang?)"
     done
     [ $rc -eq 0 ] || echo "  $name: exit $rc (see $OUT/$name.log)"

@@ -57,13 +57,14 @@ printf '# hostname:class:PEs:cost:speed\n%s:full:2:1:1\n' "$H" >"$OUT/full.res"
 for setup in $SETUPS; do
     echo "== calibration ($setup): xmpi-calibrate on 2 processes of class $setup (spawn/remove: 3 cycles)"
     # A calibration takes under 30 s; one that runs into the known spawn hang is stopped after
-    # 180 s and made once more, as the runs below are.
+    # 180 s and made once more, as the runs below are (exit 124, or 137 where mpirun ignored
+    # the TERM and xmpirun's timeout killed it).
     for attempt in 1 2; do
         XMPIRUN_TIMEOUT=180 "$ROOT/scripts/xmpirun" -np 2 "$BIN/xmpi-calibrate" -o "$OUT/cal-$setup.txt" \
             --spawn=3 "--xmpi-resources=$OUT/$setup.res" --xmpi-initial=$setup:2 --xmpi-oversubscribe \
             >"$OUT/calibrate-$setup.log" 2>&1
         rc=$?
-        [ $rc != 124 ] && break
+        [ $rc != 124 ] && [ $rc != 137 ] && break
         echo "  calibration ($setup): timed out after 180 s (attempt $attempt; the known spawn hang?)"
     done
     if [ $rc = 0 ]; then
@@ -122,7 +123,7 @@ run() {
             --xmpi-spawn-async=off \
             "--xmpi-trace=$OUT/$name.trace.csv" >"$OUT/$name.log" 2>&1
         rc=$?
-        [ $rc != 124 ] && break
+        [ $rc != 124 ] && [ $rc != 137 ] && break
         echo "  $name: timed out after ${RUN_TIMEOUT:-180} s (attempt $attempt; the known spawn hang?)"
     done
     if [ $rc != 0 ] || ! grep -q '^result:' "$OUT/$name.log"; then

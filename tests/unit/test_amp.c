@@ -606,6 +606,33 @@ START_TEST(too_slow_grows_efficiency_powerful_cost_cheap)
 }
 END_TEST
 
+/* Under cost, candidates compare by their full mapping's cost (the cost, then the least
+ * power among costs within the tie). Need 1.2 more power: one PE of power 2 (cost 1) or 1.5
+ * (cost 1 + 5e-10, within the tie of 1) maps to the latter, the less power; two of power 0.8
+ * cost 0.9999999993, more than the tie below it, and win. Comparing s = 1 by its least cost
+ * (1) instead kept s = 1 at 1.0000000005 (found in review). */
+START_TEST(cost_compares_the_full_mappings_costs)
+{
+    static const struct xmpi_map_slot near_tie[3] = {
+        {1, 2, 1}, {1, 1.5, 1 + 5e-10}, {2, 0.8, 0.49999999965}};
+    struct tmodel tm = {0};
+    struct xmpi_amp_model m = model_of(&tm);
+    struct xmpi_amp_input in = {.goal = 1, .elapsed = 0, .intervals_left = 1, .tol = 0.01,
+                                .constraint = XMPIR_MAP_COST, .work = 2.2, .power_now = 1,
+                                .cost_now = 0, .nprocs = 1, .max_spawn = 4, .free = near_tie,
+                                .nfree = 3};
+    int count[3];
+    struct xmpi_amp_plan p = {.count = count};
+    ck_assert_int_eq(xmpi_policy_amp(&in, &m, &p), 0);
+    ck_assert_int_eq(p.action, XMPIR_PLAN_SPAWN);
+    ck_assert_int_eq(p.n, 2);
+    ck_assert_int_eq(count[0], 0);
+    ck_assert_int_eq(count[1], 0);
+    ck_assert_int_eq(count[2], 2);
+    near_eq(p.cost_rate, 0.9999999993);
+}
+END_TEST
+
 /* The overheads are spread over the rest of the run: 4 s of spawning overhead would blow a
  * 1 s interval (the thesis's test), but over 100 intervals it only asks for 0.96 s each. */
 START_TEST(overhead_is_amortised_over_the_rest_of_the_run)
@@ -1197,6 +1224,7 @@ Suite *amp_suite(void)
     tcase_add_loop_test(tc, random_cases_match_brute_force, 0, LOOPS);
     tcase_add_test(tc, random_cases_cover_every_outcome);
     tcase_add_test(tc, too_slow_grows_efficiency_powerful_cost_cheap);
+    tcase_add_test(tc, cost_compares_the_full_mappings_costs);
     tcase_add_test(tc, overhead_is_amortised_over_the_rest_of_the_run);
     tcase_add_test(tc, too_fast_shrinks_efficiency_most_cost_dearest);
     tcase_add_test(tc, a_single_fast_interval_waits_for_a_second);

@@ -70,27 +70,29 @@ START_TEST(test_predict_entry)
     NEAR(out.t_redist, 1 * A + 50 * 800 * B);
 
     /* The spares the interval's records report (registry.c take_buffer: the smallest of at
-     * least the block's bytes and at most twice as large). The two blocks swap: each process
-     * receives a whole new block of 50 rows (40000 bytes) into a new buffer, fresh at 7e-10
-     * per byte unless a spare serves it. */
+     * least the block's bytes and at most twice as large). Process 0 takes [50, 100) (50 rows,
+     * 40000 bytes) and process 1 [0, 30) (30 rows, 24000 bytes), each keeping none of its
+     * rows, and a new process [30, 50): fresh at 7e-10 per byte, the most by process 0 (50
+     * rows), unless a spare serves it. */
     m.cal.net.copy = 7e-10;
-    const long wc[2] = {50, 50}, wd[2] = {50, 0};
-    const struct xmpi_partition swap = {2, wc, wd, NULL};
-    rq.next = &swap;
-    rq.candidate = cur;
+    const long wc[3] = {50, 30, 20}, wd[3] = {50, 0, 30};
+    const struct xmpi_partition spread = {3, wc, wd, NULL};
+    const int three_now[1] = {3};
+    rq.next = &spread;
+    rq.candidate = three_now;
     ck_assert_int_eq(xmpi_model_predict(&m, &rq, &out), 0);
-    NEAR(out.t_redist, A + 50 * 800 * B + 50 * 800 * 7e-10);
-    r[0].spare[2] = 40000;   /* process 0's block is served, process 1 still fills 50 rows */
+    const double fresh50 = out.t_redist;
+    r[1].spare[2] = 40000;   /* fits process 1's 24000 bytes (at most twice), not process 0's */
     ck_assert_int_eq(xmpi_model_predict(&m, &rq, &out), 0);
-    NEAR(out.t_redist, A + 50 * 800 * B + 50 * 800 * 7e-10);
-    r[1].spare[7] = 80000;   /* and process 1's: nothing fresh */
+    NEAR(out.t_redist, fresh50);
+    r[0].spare[7] = 40000;   /* and process 0's: the new process's 20 rows are the most */
     ck_assert_int_eq(xmpi_model_predict(&m, &rq, &out), 0);
-    NEAR(out.t_redist, A + 50 * 800 * B);
+    NEAR(fresh50 - out.t_redist, 30 * 800 * 7e-10);
     /* Spares the caller gives on the partition stand instead of the records'. */
     const double none[2 * XMPIR_SPARE_SLOTS] = {0};
     rq.part.spare = none;
     ck_assert_int_eq(xmpi_model_predict(&m, &rq, &out), 0);
-    NEAR(out.t_redist, A + 50 * 800 * B + 50 * 800 * 7e-10);
+    NEAR(out.t_redist, fresh50);
     rq.part.spare = NULL;
     memset(r[0].spare, 0, sizeof r[0].spare);
     memset(r[1].spare, 0, sizeof r[1].spare);

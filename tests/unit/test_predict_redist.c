@@ -166,7 +166,8 @@ START_TEST(test_redist_spares)
         ck_assert_int_eq(xmpi_predict_redist(&hc, &dense, 1, &to, &back, &bytes, &t), 0);
         NEAR(t, 3 * A + 50 * 800 * B + 50 * 800 * 7e-10 * 1.5);
     }
-    /* Process 0's spares do nothing for its growth in place; its bytes stay the same. */
+    /* Process 0's spares do nothing for its growth in place (the model does not know how
+     * much room its buffer has beyond its rows); its bytes stay the same. */
     spare[0] = 20000;
     spare[1] = 40000;
     ck_assert_int_eq(xmpi_predict_redist(&hc, &dense, 1, &to, &back, &bytes, &t), 0);
@@ -175,21 +176,42 @@ START_TEST(test_redist_spares)
     memset(spare, 0, sizeof spare);
 
     /* A sparse structure, 2 -> 1: process 0's new block of 100 rows takes three buffers in
-     * the registry's order, IA (400 bytes), JA (4000) and A (8000). With all three kept
-     * nothing is fresh; with only one of 8000 bytes, JA takes it (at least 4000, at most
-     * twice), and IA and A are fresh. */
+     * the registry's order, IA (101 entries, 404 bytes), JA (4000) and A (8000). With all
+     * three kept nothing is fresh; with only one of 8000 bytes, JA takes it (at least 4000,
+     * at most twice), and IA and A are fresh; one of 400 bytes is one entry short for IA. */
     const struct xmpi_struct_desc sp = {XMPIR_STRUCT_SPARSE, 0, 8, 100, 0, 1000, 4};
     const long all_c[2] = {100, 0}, all_d[2] = {0, 0};
     const struct xmpi_partition one = {2, all_c, all_d, NULL};
-    double two[2 * XMPIR_SPARE_SLOTS] = {8000, 400, 4000};
+    double two[2 * XMPIR_SPARE_SLOTS] = {8000, 404, 4000};
     struct xmpi_partition from = {2, old_c, old_d, two};
     const double moved = (A + 50 * 4 * B) + (A + 50 * 40 * B) + (A + 50 * 80 * B);
     hc.copy_contention = 0;
     ck_assert_int_eq(xmpi_predict_redist(&hc, &sp, 1, &from, &one, &bytes, &t), 0);
     NEAR(t, moved);
+    two[1] = 400;
+    ck_assert_int_eq(xmpi_predict_redist(&hc, &sp, 1, &from, &one, &bytes, &t), 0);
+    NEAR(t, moved + 100 * 4 * 7e-10);
     two[1] = two[2] = 0;
     ck_assert_int_eq(xmpi_predict_redist(&hc, &sp, 1, &from, &one, &bytes, &t), 0);
     NEAR(t, moved + 100 * (4 + 80) * 7e-10);
+    /* A replicated sparse structure takes whole-matrix buffers on every process (IA of 101
+     * entries, JA and A of all 5000 nonzeros: 404, 20000 and 40000 bytes), priced as fresh
+     * as before, but what it takes is gone for the arrays after it: process 1's spare of
+     * 40000 bytes goes to its A, and the dense block after it (4 -> 2, process 1's new block
+     * of 50 rows, 40000 bytes) is fresh again. */
+    {
+        const struct xmpi_struct_desc both[2] = {{XMPIR_STRUCT_SPARSE, 1, 8, 100, 0, 5000, 4},
+                                                 dense};
+        double sp4[4 * XMPIR_SPARE_SLOTS] = {0}, alone_t, both_t, sparse_t;
+        sp4[XMPIR_SPARE_SLOTS] = 40000;
+        struct xmpi_partition to4 = {4, new_c, new_d, sp4};
+        hc.copy_contention = 0;
+        ck_assert_int_eq(xmpi_predict_redist(&hc, &dense, 1, &to4, &back, &bytes, &alone_t), 0);
+        NEAR(alone_t, 3 * A + 50 * 800 * B + 25 * 800 * 7e-10);   /* served */
+        ck_assert_int_eq(xmpi_predict_redist(&hc, both, 1, &to4, &back, &bytes, &sparse_t), 0);
+        ck_assert_int_eq(xmpi_predict_redist(&hc, both, 2, &to4, &back, &bytes, &both_t), 0);
+        NEAR(both_t - sparse_t, 3 * A + 50 * 800 * B + 50 * 800 * 7e-10);   /* fresh */
+    }
     /* The same spare listed for process 1, which leaves: nothing of it helps process 0. */
     two[0] = 0;
     two[XMPIR_SPARE_SLOTS] = 8000;
