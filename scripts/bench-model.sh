@@ -153,13 +153,17 @@ for setup in $SETUPS; do
 done
 
 # The table: per phase, the mean of |relative error| and the standard deviation of the relative
-# errors (thesis Table 6.8), over every action; then per setup and program.
+# errors (thesis Table 6.8), over every action; then per setup and program, per kind of action,
+# and a run's first spawn (onto a link the job has never measured) apart from the others.
 table() {
     awk -F, '
         NR == 1 || $10 == "nan" { next }
-        { e = $10 + 0; a = e < 0 ? -e : e
+        { e = $10 + 0; a = e < 0 ? -e : e; run = $1 SUBSEP $2 SUBSEP $3 SUBSEP $4
+          first = $5 == "spawn" && !(run in spawned) ? "yes" : "no"
+          if ($5 == "spawn") spawned[run] = 1
           ks[1] = $1; ks[2] = $1 SUBSEP $2 SUBSEP $3; ks[3] = $1 SUBSEP "after" SUBSEP $5
-          for (j = 1; j <= 3; j++) { k = ks[j]; if (!(k in n)) order[++no] = k; n[k]++; s[k] += a; s2[k] += e; q[k] += e * e } }
+          ks[4] = $1 SUBSEP "first" SUBSEP first
+          for (j = 1; j <= 4; j++) { k = ks[j]; if (!(k in n)) order[++no] = k; n[k]++; s[k] += a; s2[k] += e; q[k] += e * e } }
         END {
             split("comp comm reconf redist", ph, " ")
             name["comp"] = "computation"; name["comm"] = "communication"
@@ -170,12 +174,14 @@ table() {
                 if (!(ph[i] in n)) continue
                 k = ph[i]; m = s2[k] / n[k]; v = q[k] / n[k] - m * m; if (v < 0) v = 0
                 printf "%-28s %6d %14.1f%% %13.1f%% %+12.1f%% %8s\n", name[k], n[k], 100 * s[k] / n[k], 100 * sqrt(v), 100 * m, thesis[k]
-                for (pass = 1; pass <= 2; pass++)
+                for (pass = 1; pass <= 3; pass++)
                     for (o = 1; o <= no; o++) {
                         k = order[o]; if (split(k, f, SUBSEP) < 3 || f[1] != ph[i]) continue
-                        if ((f[2] == "after") != (pass == 2)) continue
+                        if ((f[2] == "after" ? 2 : f[2] == "first" ? 3 : 1) != pass) continue
                         m = s2[k] / n[k]; v = q[k] / n[k] - m * m; if (v < 0) v = 0
-                        label = f[2] == "after" ? "  after a " f[3] : "  " f[2] ", " (f[3] == "cg" ? "CG" : "Jacobi")
+                        if (f[2] == "after") label = "  after a " f[3]
+                        else if (f[2] == "first") label = f[3] == "yes" ? "  a run'"'"'s first spawn" : "  every other action"
+                        else label = "  " f[2] ", " (f[3] == "cg" ? "CG" : "Jacobi")
                         printf "%-28s %6d %14.1f%% %13.1f%% %+12.1f%%\n", label, n[k], 100 * s[k] / n[k], 100 * sqrt(v), 100 * m
                     }
             }
