@@ -2,6 +2,7 @@
  * Pure functions over the plain structs of interval.h. */
 #include "interval.h"
 
+#include <stddef.h>
 #include <string.h>
 
 static const char *const op_names[XMPIR_OP_COUNT] = {
@@ -14,6 +15,9 @@ static const char *const op_names[XMPIR_OP_COUNT] = {
 
 _Static_assert(sizeof(struct xmpi_rank_record) % sizeof(double) == 0,
                "a record must travel as a whole number of MPI_DOUBLEs");
+_Static_assert(offsetof(struct xmpi_rank_record, spare) + XMPIR_SPARE_SLOTS * sizeof(double) ==
+                   sizeof(struct xmpi_rank_record),
+               "the spares close the record: xmpi_record_add stops before them");
 
 const char *xmpi_op_name(int op)
 {
@@ -27,10 +31,12 @@ void xmpi_record_clear(struct xmpi_rank_record *r)
 
 void xmpi_record_add(struct xmpi_rank_record *r, const struct xmpi_rank_record *d)
 {
-    /* The record is all doubles by construction (checked above), so add it as an array. */
+    /* The record is all doubles by construction (checked above), so add it as an array, up to
+     * the spares: a snapshot set when the interval closes, not a sum (and 8 additions fewer
+     * in the per-iteration monitor). */
     double *a = (double *)r;
     const double *b = (const double *)d;
-    for (size_t i = 0; i < XMPIR_RECORD_DOUBLES; i++)
+    for (size_t i = 0; i < offsetof(struct xmpi_rank_record, spare) / sizeof(double); i++)
         a[i] += b[i];
 }
 

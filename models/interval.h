@@ -67,7 +67,7 @@ struct xmpi_interval {
 };
 
 void xmpi_record_clear(struct xmpi_rank_record *r);
-/* r += d */
+/* r += d, every field but the spares (left as r has them) */
 void xmpi_record_add(struct xmpi_rank_record *r, const struct xmpi_rank_record *d);
 /* out = a - b for each operation (a later snapshot minus an earlier one). */
 void xmpi_opstat_diff(struct xmpi_opstat *out, const struct xmpi_opstat *a,

@@ -503,18 +503,16 @@ static int grow(const struct xmpi_amp_input *in, const struct xmpi_amp_model *m,
         double p_need = in->work / den;
         if (!isfinite(p_need)) continue;
         double dp = p_need - in->power_now;
-        struct xmpi_map_result res;
-        enum xmpi_map_status st;
-        if (in->constraint == XMPIR_MAP_EFFICIENCY) {
-            st = xmpi_map_solve(XMPIR_MAP_SPAWN, in->constraint, in->free, in->nfree, s, dp, x,
-                                &res, msg, sizeof msg);
-        } else {
+        if (y) {   /* cost: every s */
             if (cost_offer(&cs, &b, s, dp, ov, cm, t_need, x, "spawn", out)) {
                 free(y);
                 return -1;
             }
             continue;
         }
+        struct xmpi_map_result res;
+        enum xmpi_map_status st = xmpi_map_solve(XMPIR_MAP_SPAWN, in->constraint, in->free,
+                                                 in->nfree, s, dp, x, &res, msg, sizeof msg);
         if (st == XMPIR_MAP_INFEASIBLE) continue;
         if (st != XMPIR_MAP_OK) {
             say(out, "amp: the mapping failed for a spawn of %d: %s", s, msg);
@@ -523,7 +521,7 @@ static int grow(const struct xmpi_amp_input *in, const struct xmpi_amp_model *m,
         choose(&b, s, &res, ov, cm, t_need, x, out->count, in->nfree);
         break;   /* efficiency: the smallest s */
     }
-    int failed = b.n >= 0 && y && full_best(&cs, &b, out);
+    int failed = b.n >= 0 && y && full_best(&cs, &b, out);   /* cost: the best's full mapping */
     free(y);
     if (failed) return -1;
     if (b.n < 0) {
@@ -591,19 +589,17 @@ static int shrink_search(const struct xmpi_amp_input *in, const struct xmpi_amp_
         if (!(den > 0)) continue;
         double may_go = in->power_now - in->work / den;
         if (!isfinite(may_go) || may_go < 0) continue;
-        struct xmpi_map_result res;
-        enum xmpi_map_status st;
-        if (eff) {
-            st = xmpi_map_solve(XMPIR_MAP_REMOVE, in->constraint, in->removable, in->nremovable,
-                                r, may_go, x, &res, msg, sizeof msg);
-        } else {
-            /* Ascending r: an equal cost (within the tie) goes to the larger r. */
+        if (y) {   /* cost, ascending r: an equal cost (within the tie) goes to the larger r */
             if (cost_offer(&cs, &b, r, may_go, ov, cm, t_need, x, "removal", out)) {
                 free(y);
                 return -1;
             }
             continue;
         }
+        struct xmpi_map_result res;
+        enum xmpi_map_status st = xmpi_map_solve(XMPIR_MAP_REMOVE, in->constraint, in->removable,
+                                                 in->nremovable, r, may_go, x, &res, msg,
+                                                 sizeof msg);
         if (st == XMPIR_MAP_INFEASIBLE) continue;
         if (st != XMPIR_MAP_OK) {
             say(out, "amp: the mapping failed for a removal of %d: %s", r, msg);

@@ -86,8 +86,20 @@ static long long total_avail(const struct xmpi_map_slot *slots, int nslots)
     return t;
 }
 
-/* The most (want_max) or least power n processes of the slots give: for the message only,
- * n <= total_avail. */
+/* The largest power and cost of the slots (a cost scale of 1 when every cost is 0: the cost
+ * objective is then constant), by which powers and costs are normalised. */
+static void scales(const struct xmpi_map_slot *slots, int nslots, double *pscale, double *cscale)
+{
+    *pscale = *cscale = 0;
+    for (int i = 0; i < nslots; i++) {
+        *pscale = fmax(*pscale, slots[i].power);
+        *cscale = fmax(*cscale, slots[i].cost);
+    }
+    if (*cscale == 0) *cscale = 1;
+}
+
+/* The most (want_max) or least power n processes of the slots give (for the messages and the
+ * cost bound's feasibility), n <= total_avail. */
 static double extreme_power(const struct xmpi_map_slot *slots, int nslots, int n, int want_max)
 {
     double p = 0;
@@ -229,12 +241,8 @@ static enum xmpi_map_status solve(enum xmpi_map_action action,
                                                : infeasible(action, slots, nslots, n, need, why, len);
     }
 
-    double pscale = 0, cscale = 0;
-    for (int i = 0; i < nslots; i++) {
-        if (slots[i].power > pscale) pscale = slots[i].power;
-        if (slots[i].cost > cscale) cscale = slots[i].cost;
-    }
-    if (cscale == 0) cscale = 1;   /* every cost 0: the cost objective is constant */
+    double pscale, cscale;
+    scales(slots, nslots, &pscale, &cscale);
 
     size_t k = (size_t)nslots;
     int *ia = malloc((2 * k + 1) * sizeof *ia), *ja = malloc((2 * k + 1) * sizeof *ja);
@@ -391,12 +399,8 @@ enum xmpi_map_status xmpi_map_best(enum xmpi_map_action action,
             }
         }
     } else {
-        double pscale = 0, cscale = 0;
-        for (int i = 0; i < nslots; i++) {
-            if (slots[i].power > pscale) pscale = slots[i].power;
-            if (slots[i].cost > cscale) cscale = slots[i].cost;
-        }
-        if (cscale == 0) cscale = 1;
+        double pscale, cscale;
+        scales(slots, nslots, &pscale, &cscale);
         for (int n = 0; n <= top; n++) {
             struct xmpi_map_result r;
             st = xmpi_map_solve(action, constraint, slots, nslots, n, need, x, &r, why, len);
@@ -485,23 +489,23 @@ enum xmpi_map_status xmpi_map_cost_bound(enum xmpi_map_action action,
     if (bad) return bad;
     if (n > total_avail(slots, nslots)) return infeasible(action, slots, nslots, n, need, why, len);
 
-    double pscale = 0, cscale = 0;
-    for (int i = 0; i < nslots; i++) {
-        pscale = fmax(pscale, slots[i].power);
-        cscale = fmax(cscale, slots[i].cost);
-    }
-    if (cscale == 0) cscale = 1;
+    double pscale, cscale;
+    scales(slots, nslots, &pscale, &cscale);
     /* The need as xmpi_map_solve accepts it (meets(): within XMPIR_MAP_TIE of the largest
      * power), and a removal as the minimisation of -cost with -power >= -need. */
     double sign = action == XMPIR_MAP_SPAWN ? 1 : -1;
-    double slack = XMPIR_MAP_TIE * (pscale > 0 ? pscale : 1);
-    double D = sign * (action == XMPIR_MAP_SPAWN ? need - slack : need + slack) /
-               (pscale > 0 ? pscale : 1);
+    double ps = pscale > 0 ? pscale : 1, slack = XMPIR_MAP_TIE * ps;
+    double D = sign * (action == XMPIR_MAP_SPAWN ? need - slack : need + slack) / ps;
     if (n == 0) {
         if (!(0 >= D)) return infeasible(action, slots, nslots, n, need, why, len);
         *bound = 0;
         return XMPIR_MAP_OK;
     }
+    /* Short of the need even with the most (spawn) or least (remove) power n processes give,
+     * by more than the sums' rounding: infeasible, as xmpi_map_solve would say. */
+    double reach = extreme_power(slots, nslots, n, action == XMPIR_MAP_SPAWN);
+    if (sign * reach / ps < D - 1e-12 * n)
+        return infeasible(action, slots, nslots, n, need, why, len);
     struct lentry *e = malloc((size_t)nslots * sizeof *e);
     if (!e) {
         say(why, len, "mapping: out of memory for %d slots", nslots);
@@ -510,25 +514,8 @@ enum xmpi_map_status xmpi_map_cost_bound(enum xmpi_map_action action,
     int k = 0;
     for (int i = 0; i < nslots; i++) {
         if (slots[i].avail == 0) continue;
-        e[k++] = (struct lentry){0, sign * slots[i].power / pscale, sign * slots[i].cost / cscale,
+        e[k++] = (struct lentry){0, sign * slots[i].power / ps, sign * slots[i].cost / cscale,
                                  slots[i].avail};
-    }
-    /* The most power n processes give: the slope at a multiplier large enough that power
-     * alone orders the weights. Short of D: infeasible, as xmpi_map_solve would say. */
-    double most = 0;
-    {
-        for (int i = 0; i < k; i++) e[i].w = -e[i].p;
-        qsort(e, (size_t)k, sizeof *e, by_weight);
-        int left = n;
-        for (int i = 0; i < k && left > 0; i++) {
-            int t = e[i].u < left ? e[i].u : left;
-            most += t * e[i].p;
-            left -= t;
-        }
-    }
-    if (most < D - 1e-12 * n) {   /* short by more than the sums' rounding */
-        free(e);
-        return infeasible(action, slots, nslots, n, need, why, len);
     }
     /* max over lambda >= 0 of the concave L: bisection on the slope's sign, keeping the best
      * value (less its rounding) of every multiplier tried. */
