@@ -78,6 +78,16 @@ void xmpi_rtmodel_start(struct xmpi_ctx *cx, const struct xmpi_pool *pool, int s
     }
     xmpi_model_init(&md->m, &md->cal, spawn_group);
     md->m.spawn_async = cx->async;   /* rank 0's helper thread spawns: the job pays the join */
+    /* The cores the job's processes share, for the spawned link's crowding (hockney.h): this
+     * host's, times the distinct hosts of the pool (taken to be alike). */
+    int distinct = 0;
+    for (int h = 0; h < pool->nhosts; h++) {
+        int seen = 0;
+        for (int k = 0; k < h && !seen; k++)
+            seen = !strcmp(pool->hosts[k].name, pool->hosts[h].name);
+        distinct += !seen;
+    }
+    md->m.cal.spawned.cores = (double)xmpi_local_pes() * (distinct > 0 ? distinct : 1);
     /* Speed 0 in the resource file is a real, whole core: next to emulated classes it is
      * speed 1, so that a class never measured is priced relative to the measured ones. */
     int emulated = 0;

@@ -185,6 +185,24 @@ static int is_collective(int op)
  * it sends more, so the cost is the least over all sizes >= n: the chosen algorithm at n,
  * or any later algorithm at the start of its range (each algorithm alone grows with n).
  * Where the jumps go up, as with the thesis's cluster parameters, this is MPICH's cost. */
+/* More processes than cores. Across Open MPI's TCP link between spawns, on this 2-core VM
+ * (2026-11-28; a loop of MPI_Allgather over 2 mpirun processes and 0-4 spawned ones, 16 KiB
+ * to 4 MiB in all): 1-4 MiB took 0.6 times the ping-pong's beta per byte of the whole on 2
+ * processes, 2.1-2.5 times on 3 and 4, 6.2-6.4 times on 6, where the algorithms price
+ * (p - 1)/p of it. CG's communication per iteration, every class at full speed, grew with
+ * p - 1 at one rate per byte of its vector: 1.4 ms on 4 processes and 2.5 ms on 6 for a
+ * 1 MB vector, 0.12 ms on 2 of one spawn. With more processes than cores, the bytes each
+ * process receives wait for the cores the others' transfers hold: the bandwidth term is
+ * then all that the processes receive, p (p - 1) n beta, one transfer after another. */
+static double crowded(const struct xmpi_hockney *h, int op, double n, int p, double c)
+{
+    if (!(h->cores > 0) || !(p > h->cores) ||
+        (op != XMPIR_OP_ALLGATHER && op != XMPIR_OP_ALLGATHERV))
+        return c;
+    double q = p, serial = (q - 1) * h->alpha + q * (q - 1) * n * h->beta;
+    return serial > c ? serial : c;
+}
+
 static double op_cost(const struct xmpi_hockney *h, int op, double n, int p)
 {
     if (is_collective(op) && p == 1) return 0;
@@ -197,7 +215,7 @@ static double op_cost(const struct xmpi_hockney *h, int op, double n, int p)
         double c = alg_cost(select_alg(op, nextafter(t[i], INFINITY), p), h, t[i], p);
         if (c < best) best = c;
     }
-    return best;
+    return crowded(h, op, n, p, best);
 }
 
 static double checked(const struct xmpi_hockney *h, int op, double n, int p)

@@ -26,6 +26,10 @@ struct xmpi_hockney {
                                * fresh memory at the same time (0: they do not disturb) */
     double touch;   /* seconds per byte a process first reads of memory an MPI receive filled
                      * (a page fault each under shadow paging; 0: not counted) */
+    double cores;   /* the cores the processes share (0: not considered). An Allgather(v) of
+                     * more processes than cores moves its bytes one transfer at a time: the
+                     * bandwidth term of its algorithm becomes every process's, p (p - 1) n
+                     * beta (hockney.c says where this was measured). */
 };
 
 /* MPICH's algorithm switch points, in bytes, as its defaults ship (MPIR_CVAR_* of MPICH

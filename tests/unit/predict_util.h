@@ -10,7 +10,7 @@
 #include "../../models/predict.h"
 #include "near.h"
 
-static const struct xmpi_hockney H = {1e-5, 1e-9, 1e-9, 0, 0, 0};
+static const struct xmpi_hockney H = {1e-5, 1e-9, 1e-9, 0, 0, 0, 0};
 static const double A = 1e-5, B = 1e-9, G = 1e-9;
 
 static inline void interval_init(struct xmpi_interval *s, int index, int nprocs,

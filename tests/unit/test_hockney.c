@@ -8,7 +8,7 @@
 
 /* alpha / beta = 10^4 bytes: every switch point tested below jumps up, so the costs are
  * MPICH's algorithms unchanged (the thesis's cluster had alpha / beta = 1.2 x 10^4). */
-static const struct xmpi_hockney H = {1e-5, 1e-9, 1e-9, 0, 0, 0};
+static const struct xmpi_hockney H = {1e-5, 1e-9, 1e-9, 0, 0, 0, 0};
 
 START_TEST(test_lg)
 {
@@ -205,7 +205,7 @@ END_TEST
  * the larger message's. */
 START_TEST(test_envelope)
 {
-    const struct xmpi_hockney fast = {1e-6, 1e-9, 1e-9, 0, 0, 0};
+    const struct xmpi_hockney fast = {1e-6, 1e-9, 1e-9, 0, 0, 0, 0};
     double above = 6e-6 + 2 * 7.0 / 8 * 12288e-9;   /* 27.504 us */
     ck_assert(3 * (1e-6 + 12287e-9) > above);          /* raw binomial: 39.861 us */
     NEAR(xmpi_hockney_bcast(&fast, 12287, 8), above);
@@ -216,9 +216,44 @@ START_TEST(test_envelope)
 }
 END_TEST
 
+/* More processes than cores: an Allgather(v) pays every byte the processes receive, one
+ * transfer after another, p (p - 1) n beta, where that is above its algorithm's price; up to
+ * the cores, and for the other operations, the algorithm's price stands. */
+START_TEST(test_crowded_allgather)
+{
+    const double a = 1e-6, b = 1e-9, n = 1e6;   /* 1 MB blocks: the ring */
+    struct xmpi_hockney h = {a, b, 1e-9, 0, 0, 0, 2};
+    struct xmpi_hockney free_ = h;
+    free_.cores = 0;
+    for (int p = 2; p <= 8; p++) {
+        double ring = (p - 1) * a + (p - 1) * n * b;
+        double serial = (p - 1) * a + (double)p * (p - 1) * n * b;
+        NEAR(xmpi_hockney_allgather(&free_, n, p), ring);
+        NEAR(xmpi_hockney_allgather(&h, n, p), p > 2 ? serial : ring);
+        NEAR(xmpi_hockney_allgatherv(&h, n, p), p > 2 ? serial : ring);
+        /* Other operations are not crowded. */
+        NEAR(xmpi_hockney_bcast(&h, n, p), xmpi_hockney_bcast(&free_, n, p));
+        NEAR(xmpi_hockney_allreduce(&h, n, p), xmpi_hockney_allreduce(&free_, n, p));
+        NEAR(xmpi_hockney_alltoall(&h, n, p), xmpi_hockney_alltoall(&free_, n, p));
+    }
+    /* Small blocks: the latency terms of Bruck or recursive doubling can exceed the serial
+     * bound's; the larger of the two is the price. */
+    h.alpha = 1e-3;
+    free_.alpha = 1e-3;
+    NEAR(xmpi_hockney_allgather(&h, 8, 8), xmpi_hockney_allgather(&free_, 8, 8) > 7e-3 + 56 * 8e-9
+                                              ? xmpi_hockney_allgather(&free_, 8, 8)
+                                              : 7e-3 + 56 * 8e-9);
+    /* 3 cores: 3 processes are not crowded, 4 are. */
+    h.alpha = free_.alpha = a;
+    h.cores = 3;
+    NEAR(xmpi_hockney_allgather(&h, n, 3), 2 * a + 2 * n * b);
+    NEAR(xmpi_hockney_allgather(&h, n, 4), 3 * a + 12 * n * b);
+}
+END_TEST
+
 START_TEST(test_invalid)
 {
-    const struct xmpi_hockney neg = {-1e-6, 1e-9, 0, 0, 0, 0}, nan_beta = {1e-6, NAN, 0, 0, 0, 0};
+    const struct xmpi_hockney neg = {-1e-6, 1e-9, 0, 0, 0, 0, 0}, nan_beta = {1e-6, NAN, 0, 0, 0, 0, 0};
     ck_assert(xmpi_hockney_p2p(NULL, 1) < 0);
     ck_assert(xmpi_hockney_p2p(&H, -1) < 0);
     ck_assert(xmpi_hockney_p2p(&H, INFINITY) < 0);
@@ -271,8 +306,8 @@ START_TEST(test_more_bytes_never_cheaper)
 {
     /* alpha / beta from 10 to 10^6 bytes: both sides of every MPICH tuning. */
     const struct xmpi_hockney params[] = {
-        {1e-8, 1e-9, 1e-9, 0, 0, 0}, {1e-6, 1e-9, 1e-9, 0, 0, 0}, {5e-7, 3.7e-10, 2.6e-10, 0, 0, 0},
-        {1e-5, 1e-9, 1e-9, 0, 0, 0}, {1e-4, 8.483e-12, 1.6e-11, 0, 0, 0}, {1e-3, 1e-9, 0, 0, 0, 0},
+        {1e-8, 1e-9, 1e-9, 0, 0, 0, 0}, {1e-6, 1e-9, 1e-9, 0, 0, 0, 0}, {5e-7, 3.7e-10, 2.6e-10, 0, 0, 0, 0},
+        {1e-5, 1e-9, 1e-9, 0, 0, 0, 0}, {1e-4, 8.483e-12, 1.6e-11, 0, 0, 0, 0}, {1e-3, 1e-9, 0, 0, 0, 0, 0},
     };
     const int ps[] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 12, 15, 16, 17, 31, 32, 33, 64, 100, 128, 1000, 1024};
     double n[400];
@@ -310,6 +345,7 @@ Suite *hockney_suite(void)
     tcase_add_test(tc, test_op_dispatch);
     tcase_add_test(tc, test_one_process_is_free);
     tcase_add_test(tc, test_envelope);
+    tcase_add_test(tc, test_crowded_allgather);
     tcase_add_test(tc, test_invalid);
     tcase_add_test(tc, test_more_bytes_never_cheaper);
     suite_add_tcase(s, tc);

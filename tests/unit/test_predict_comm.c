@@ -81,7 +81,7 @@ END_TEST
  * the true time, and for the last configuration it is exactly what was measured. */
 START_TEST(test_lambda_series)
 {
-    const struct xmpi_hockney truth = {3 * A, 3 * B, 3 * G, 0, 0, 0};
+    const struct xmpi_hockney truth = {3 * A, 3 * B, 3 * G, 0, 0, 0, 0};
     const int series[] = {2, 4, 8, 3, 6};
     struct xmpi_model m;
     model_with_net(&m, 0);

@@ -129,7 +129,7 @@ START_TEST(test_predict_mixed_link)
     struct xmpi_rank_record r[2];
     jacobi_like(&m, &s, r);
     const double A2 = 10 * A, B2 = 3 * B;
-    m.cal.spawned = (struct xmpi_hockney){A2, B2, G, 0, 0, 0};
+    m.cal.spawned = (struct xmpi_hockney){A2, B2, G, 0, 0, 0, 0};
     const int cur[1] = {2}, cand[1] = {4};
     const long pc[2] = {50, 50}, pd[2] = {0, 50};
     const int rank_class[2] = {0, 0};
@@ -169,7 +169,7 @@ START_TEST(test_predict_link_lambda)
     struct xmpi_rank_record r[2];
     jacobi_like(&m, &s, r);
     const double A2 = 10 * A, B2 = 3 * B;
-    m.cal.spawned = (struct xmpi_hockney){A2, B2, G, 0, 0, 0};
+    m.cal.spawned = (struct xmpi_hockney){A2, B2, G, 0, 0, 0, 0};
     const int cur[1] = {2}, cand[1] = {4};
     struct xmpi_predict_request rq = {.interval = &s, .current = cur, .candidate = cand,
                                       .mixed_now = 0, .mixed_next = 1};
