@@ -382,8 +382,9 @@ static int take_spare(double *slots, double bytes)
 }
 
 /* The fresh memory of one distributed array (row_bytes per row) in rows, as the registry
- * allocates it (prepare in libxmpi/registry.c), for the process filling most (*most) and the
- * number of processes filling any (*fillers): a block that keeps no rows is received whole
+ * allocates it (prepare in libxmpi/registry.c): the most rows a process copies from its own
+ * old block into a fresh new one (*self), the most it receives into fresh memory (*recv), and
+ * the number of processes filling any (*fillers). A block that keeps no rows in place is received whole
  * into a new buffer; one that keeps all it had grows by the rows that arrive, received in
  * place; one that keeps some receives the arrivals into a buffer and copies them into its
  * own, grown if it is larger; a sparse part (whole) always moves into a new buffer, of
@@ -393,10 +394,10 @@ static int take_spare(double *slots, double bytes)
  * rows although its buffer may already have room for them (one taken from a larger spare):
  * the records do not say how much room each block has. */
 static void fresh_of(const struct xmpi_partition *from, const struct xmpi_partition *to, int nid,
-                     double *pool, double row_bytes, double extra, int whole, long *most,
-                     int *fillers)
+                     double *pool, double row_bytes, double extra, int whole, long *self,
+                     long *recv, int *fillers)
 {
-    *most = 0;
+    *self = *recv = 0;
     *fillers = 0;
     for (int i = 0; i < nid; i++) {
         long oc, od, nc, nd;
@@ -404,23 +405,28 @@ static void fresh_of(const struct xmpi_partition *from, const struct xmpi_partit
         rows_of(to, i, &nc, &nd);
         if (nc == 0) continue;
         double *slots = pool ? pool + (size_t)i * XMPIR_SPARE_SLOTS : NULL;
-        long keep = whole ? 0 : overlap(od, oc, nd, nc), fresh;
-        if (keep == 0)
+        long keep = whole ? 0 : overlap(od, oc, nd, nc), fresh, own = 0;
+        if (keep == 0) {
             fresh = take_spare(slots, (double)nc * row_bytes + extra) ? 0 : nc;
-        else if (keep == oc)
+            /* A new buffer for the whole block: the rows it had are copied into it by the
+             * exchange's part to itself, which MPI makes before any send. */
+            if (fresh) own = overlap(od, oc, nd, nc);
+        } else if (keep == oc) {
             fresh = nc - oc;
-        else
+        } else {
             fresh = (nc > oc ? nc - oc : 0) +
                     (take_spare(slots, (double)(nc - keep) * row_bytes) ? 0 : nc - keep);
-        if (fresh > *most) *most = fresh;
+        }
+        if (own > *self) *self = own;
+        if (fresh - own > *recv) *recv = fresh - own;
         if (fresh > 0) ++*fillers;
     }
 }
 
 /* Eq. 5.9 for one array of row_bytes per row, plus what the thesis leaves out and this
- * library's move costs: filling fresh memory, page faults and all (h->copy per byte), for
- * the process filling most (moves_of; a replicated array: every process the whole array),
- * all of them at once: where page faults contend (on this VM two processes faulting 34 MiB
+ * library's move costs: filling fresh memory, page faults and all (h->copy per byte), its own
+ * rows and then what arrives (fresh_of; a replicated array: every process the whole array),
+ * all processes at once: where page faults contend (on this VM two processes faulting 34 MiB
  * each took 0.14-0.16 s, one alone 0.12 s), each other filler adds h->copy_contention x copy.
  * What a process receives it then reads once in the move (registry.c touch_pages: the first
  * read of pages a receive wrote, h->touch per byte), the process receiving most. */
@@ -436,13 +442,19 @@ static double array_cost(const struct xmpi_hockney *h, const struct moves *mv, d
                (double)total * row_bytes * (copy + h->touch);
     }
     /* whole: the array always moves into new buffers, every block whole (a sparse one). */
-    long most;
+    long self, recv;
     int f;
-    fresh_of(from, to, mv->nid, pool, row_bytes, extra, whole, &most, &f);
+    fresh_of(from, to, mv->nid, pool, row_bytes, extra, whole, &self, &recv, &f);
     double copy = h->copy * (1 + h->copy_contention * (f > 1 ? f - 1 : 0));
     *bytes += mv->received * row_bytes;
+    /* The fills in sequence: a process copying its own rows into a fresh buffer sends only
+     * after that copy, and its receivers fill theirs as the rows arrive (a CG spawn 1 -> 2
+     * moved its matrix in 5.3 ms with the parent's new buffer fresh, 3.7 ms with it taken
+     * from the spares, the new process filling fresh memory in both). The most rows any
+     * process copies into a fresh buffer of its own, then the most any receives into one:
+     * at least what the process filling most fills, which does both on its own time. */
     return xmpi_hockney_alltoallv(h, mv->max_moved * row_bytes, mv->max_peers) +
-           (double)most * row_bytes * copy + (double)mv->max_recv * row_bytes * h->touch;
+           (double)(self + recv) * row_bytes * copy + (double)mv->max_recv * row_bytes * h->touch;
 }
 
 int xmpi_predict_redist(const struct xmpi_hockney *h, const struct xmpi_struct_desc *d, int nd,

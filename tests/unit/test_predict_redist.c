@@ -244,6 +244,28 @@ START_TEST(test_redist_sparse)
     const struct xmpi_partition one = {2, all_c, all_d, NULL};
     ck_assert_int_eq(xmpi_predict_redist(&hc, &d, 1, &from, &one, &bytes, &t), 0);
     NEAR(t, (A + 50 * 4 * B) + (A + 50 * 40 * B) + (A + 50 * 80 * B) + 100 * (4 + 40 + 80) * 7e-10);
+
+    /* 1 -> 2: process 0 copies its 50 remaining rows into new buffers before it sends the
+     * other 50, which process 1 then receives into new ones: both fills in sequence, 100
+     * rows of each array. With process 0's new buffers served by its spares (IA of 51
+     * entries, JA and A of 500 nonzeros: 204, 2000 and 4000 bytes), only process 1's 50. */
+    const long sc1[2] = {100, 0}, sd1[2] = {0, 100};
+    double sp[2 * XMPIR_SPARE_SLOTS] = {0};
+    struct xmpi_partition single = {1, sc1, sd1, NULL};
+    const double sent = (A + 50 * 4 * B) + (A + 50 * 40 * B) + (A + 50 * 80 * B);
+    ck_assert_int_eq(xmpi_predict_redist(&hc, &d, 1, &single, &from, &bytes, &t), 0);
+    NEAR(t, sent + (50 + 50) * (4 + 40 + 80) * 7e-10);
+    sp[0] = 204;
+    sp[1] = 2000;
+    sp[2] = 4000;
+    single.spare = sp;
+    ck_assert_int_eq(xmpi_predict_redist(&hc, &d, 1, &single, &from, &bytes, &t), 0);
+    NEAR(t, sent + 50 * (4 + 40 + 80) * 7e-10);
+    /* Only the spare of 4000 bytes left: JA (2000 bytes, moved before A) takes it, as the
+     * registry would (at most twice what it needs), so IA and A fill 50 + 50 rows, JA 50. */
+    sp[0] = sp[1] = 0;
+    ck_assert_int_eq(xmpi_predict_redist(&hc, &d, 1, &single, &from, &bytes, &t), 0);
+    NEAR(t, sent + 100 * (4 + 80) * 7e-10 + 50 * 40 * 7e-10);
 }
 END_TEST
 
