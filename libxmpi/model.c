@@ -88,6 +88,7 @@ void xmpi_rtmodel_start(struct xmpi_ctx *cx, const struct xmpi_pool *pool, int s
         distinct += !seen;
     }
     md->m.cal.spawned.cores = (double)xmpi_local_pes() * (distinct > 0 ? distinct : 1);
+    md->m.lb_tolerance = (double)cx->opts.lb_th1 / 100;
     /* Speed 0 in the resource file is a real, whole core: next to emulated classes it is
      * speed 1, so that a class never measured is priced relative to the measured ones. */
     int emulated = 0;

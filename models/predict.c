@@ -695,6 +695,15 @@ int xmpi_model_predict(const struct xmpi_model *m, const struct xmpi_predict_req
          * instead, the new link's transfers priced as they are: a guess on the low side that
          * the next interval corrects (observe_link). */
         double wait = meas - est_last;
+        /* From 1 process, which waits for nobody: the balancer's tolerance. It rebalances
+         * beyond an imbalance of lb_tolerance, so a spread of up to that share of the slowest
+         * process's compute time stays; spread evenly, a process waits for half of it, and
+         * the spread is anywhere from 0 to the tolerance: lb_tolerance / 4 of the computation
+         * on average. A Jacobi of 2 processes on whole cores (-n 3000, started by mpirun,
+         * 2026-11-28), which the balancer left alone, spent 0.5-1.3 ms per 40 iterations in
+         * its calls on one rank and 2.5-8 ms on the other, of 108 ms of computation each;
+         * after a spawn 1 -> 2, 3.4-19.6 ms on average over the two (make bench-model). */
+        if (s->nprocs == 1 && ncand > 1 && m->lb_tolerance > 0) wait = m->lb_tolerance / 4 * p.t_comp;
         p.lambda = 1;
         p.t_comm = raw + (wait > 0 ? wait : 0);
     }

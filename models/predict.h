@@ -89,6 +89,11 @@ struct xmpi_model {
      * processes, below XMPIR_MODEL_SIZES), from its whole intervals (observe_link), waiting
      * included; 0: never measured. A size met before is priced by what it took there. */
     double size_comm[2][XMPIR_MODEL_SIZES];
+    /* The load balancer's tolerance, --xmpi-lb-th1 as a fraction (0: none): it leaves an
+     * imbalance of up to this share of the slowest process's compute time. A job of 1
+     * process measures no waiting; its first larger configuration is priced with the mean
+     * wait of that tolerance, tolerance / 4 of the computation (xmpi_model_predict). */
+    double lb_tolerance;
 };
 
 /* cal NULL: the defaults. */

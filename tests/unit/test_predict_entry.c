@@ -146,6 +146,11 @@ START_TEST(test_predict_mixed_link)
     NEAR(out.lambda, 1);
     NEAR(out.t_comm, 100 * (2 * A2 + 16 * 2 * B2 + 16 * 2 * G) + 100 * (A + 16 * B + 16 * G));
     NEAR(out.t_redist, 3 * A2 + 50 * 800 * B2);
+    /* 2 processes measured their waiting: the balancer's tolerance does not replace it. */
+    m.lb_tolerance = 0.1;
+    ck_assert_int_eq(xmpi_model_predict(&m, &rq, &out), 0);
+    NEAR(out.t_comm, 100 * (2 * A2 + 16 * 2 * B2 + 16 * 2 * G) + 100 * (A + 16 * B + 16 * G));
+    m.lb_tolerance = 0;
 
     rq.mixed_now = 1;
     ck_assert_int_eq(xmpi_model_predict(&m, &rq, &out), 0);
@@ -156,6 +161,47 @@ START_TEST(test_predict_mixed_link)
     rq.mixed_now = rq.mixed_next = 0;
     ck_assert_int_eq(xmpi_model_predict(&m, &rq, &out), 0);
     NEAR(out.t_redist, 3 * A + 50 * 800 * B);
+}
+END_TEST
+
+/* From 1 process, which waits for nobody, the first larger configuration on a link never
+ * measured waits as the balancer's tolerance allows: lb_tolerance / 4 of its computation, on
+ * top of its transfers; nothing without a tolerance, and a job of 2 processes carries the
+ * waiting it measured instead (test_predict_mixed_link). */
+START_TEST(test_predict_from_one_process)
+{
+    struct xmpi_model m;
+    model_with_net(&m, 0);
+    const double A2 = 10 * A, B2 = 3 * B;
+    m.cal.spawned = (struct xmpi_hockney){A2, B2, G, 0, 0, 0, 0};
+    ck_assert_int_eq(xmpi_model_add_class(&m, "node", 1), 0);
+    struct xmpi_rank_record r[1];
+    memset(r, 0, sizeof r);
+    r[0].work = 1e6, r[0].t_real = 10, r[0].comm_time = 0.001;
+    struct xmpi_interval s;
+    interval_init(&s, 1, 1, 100, 1e6);
+    s.ranks = r;
+    set_op(&s, XMPIR_OP_ALLREDUCE, 100, 16, 1, 0.001);
+    const int rank_class[1] = {0};
+    ck_assert_int_eq(xmpi_model_observe(&m, &s, rank_class), 0);
+    const int cur[1] = {1}, cand[1] = {2};
+    struct xmpi_predict_request rq = {.interval = &s, .current = cur, .candidate = cand,
+                                      .mixed_now = 0, .mixed_next = 1};
+    struct xmpi_prediction out;
+    /* An Allreduce of 16 bytes on 2 processes: one round of alpha + n beta + n gamma. */
+    double raw2 = 100 * (A2 + 16 * B2 + 16 * G);
+    ck_assert_int_eq(xmpi_model_predict(&m, &rq, &out), 0);
+    NEAR(out.t_comp, 1e6 / (2 * (1e6 / (10 - 0.001))));
+    /* No tolerance: what 1 process spent in its calls (0.001 s, its estimate 0 on 1 process)
+     * is the waiting carried. */
+    NEAR(out.t_comm, raw2 + 0.001);
+    m.lb_tolerance = 0.1;
+    ck_assert_int_eq(xmpi_model_predict(&m, &rq, &out), 0);
+    NEAR(out.t_comm, raw2 + 0.1 / 4 * out.t_comp);
+    /* A size measured before over that link is priced by what it took there. */
+    m.size_comm[1][2] = 0.002;
+    ck_assert_int_eq(xmpi_model_predict(&m, &rq, &out), 0);
+    NEAR(out.t_comm, 0.002 * 100);
 }
 END_TEST
 
@@ -460,6 +506,7 @@ Suite *predict_entry_suite(void)
     TCase *tc = tcase_create("entry");
     tcase_add_test(tc, test_predict_entry);
     tcase_add_test(tc, test_predict_mixed_link);
+    tcase_add_test(tc, test_predict_from_one_process);
     tcase_add_test(tc, test_predict_link_lambda);
     tcase_add_test(tc, test_predict_size_seen);
     tcase_add_test(tc, test_predict_remove_layout);
