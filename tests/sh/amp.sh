@@ -110,5 +110,25 @@ set -- $(paste -d'|' <(col "$TMP/amp.csv" action) <(col "$TMP/amp.csv" why) |
          awk -F'|' 'prev ~ /spawn/ { n++; if ($2 !~ /warm-up/) bad++ } { prev = $1 } END { print n + 0, bad + 0 }')
 check "amp: each interval after a spawn is a warm-up, nothing decided ($1 spawns, $2 decided on)" \
     test "$2" = 0
+# A goal in seconds needs no estimate, but the first decision still waits for a balanced
+# interval (three at most): the first interval is also the coldest. The run starts on one
+# slow and one fast process with rows split evenly, so that its first interval is far from
+# balanced; the first row decided on is within the balancer's threshold (10%) of compute
+# imbalance, or comes after 3 waits.
+goal_s=$(col "$TMP/static.csv" elapsed | tail -n 1 | awk '{ printf "%.3f", $1 * 0.8 }')
+RETRY_HOOK="rm -f '$TMP/sec.csv'" launch_retry "$TMP/sec.out" -np 2 "$J" -n 1200 -i 400 -d \
+    --xmpi-si=40 --xmpi-policy=amp "--xmpi-goal=$goal_s" "--xmpi-resources=$TMP/res" \
+    --xmpi-initial=slow:1,fast:1 --xmpi-oversubscribe "--xmpi-trace=$TMP/sec.csv"
+check "amp, goal in seconds ($goal_s s): jacobi exits 0" test $? = 0
+set -- $(paste -d'|' <(col "$TMP/sec.csv" why) <(col "$TMP/sec.csv" t_real_ranks) \
+             <(col "$TMP/sec.csv" comm_time_ranks) | awk -F'|' '
+    $1 ~ /^waiting for a balanced interval before deciding/ { w++; next }
+    $1 ~ /^waiting/ { odd++; next }
+    { n = split($2, t, ";"); split($3, c, ";"); lo = hi = t[1] - c[1]
+      for (i = 2; i <= n; i++) { x = t[i] - c[i]; if (x < lo) lo = x; if (x > hi) hi = x }
+      printf "%d %.4f %d\n", w + 0, (hi > 0 ? (hi - lo) / hi : 0), odd + 0; exit }')
+check "amp, goal in seconds: decides first on an interval within 10% of compute imbalance, or after 3 waits ($1 waits, imbalance $2)" \
+    awk -v w="${1:-9}" -v imb="${2:-1}" 'BEGIN { exit !(w == 3 || (w < 3 && imb <= 0.10)) }'
+check "amp, goal in seconds: the waits say they wait before deciding, not estimating" test "${3:-1}" = 0
 grown=$(col "$TMP/amp.csv" procs_by_class | grep -c 'fast=')
 echo "# amp grew onto the fast class in $grown of $rows intervals; sizes: $(col "$TMP/amp.csv" nprocs | tr '\n' ' ')"
