@@ -205,10 +205,11 @@ static void decide_amp(struct xmpi_ctx *cx, struct pricing *pr, struct xmpi_reco
      * static estimate from a first Jacobi interval on speeds 1 : 0.4 came out 64% too long,
      * from the interval right after the first move 12% too long). It waits for an interval
      * within the balancer's threshold that no move preceded, three intervals at most. A goal
-     * in seconds needs no estimate, but its first decision waits too: the first interval is
-     * also the coldest (make bench-amp, GOAL_MODE=seconds: Jacobi's first interval predicted
-     * 1.23 s where the next ones took 0.8, AMP found the goal out of reach, spawned 6 and
-     * removed 5 two intervals later). */
+     * in seconds needs no estimate, but its first decision waits as well: the model prices
+     * the next interval from the last one, and an unbalanced one is as slow as its slowest
+     * process (make bench-amp, GOAL_MODE=seconds: a first Jacobi interval 64% imbalanced was
+     * priced at 1.23 s where the next ones took 0.8, AMP found the goal out of reach, spawned
+     * 6 and removed 5 two intervals later). */
     double sec = 0, pct = 0;
     xmpi_options_goal(cx->opts.goal, &sec, &pct);
     /* Where the iterations began (the first interval's end minus its span): a PCT% goal is

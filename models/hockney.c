@@ -192,8 +192,12 @@ static int is_collective(int op)
  * (p - 1)/p of it. CG's communication per iteration, every class at full speed, grew with
  * p - 1 at one rate per byte of its vector: 1.4 ms on 4 processes and 2.5 ms on 6 for a
  * 1 MB vector, 0.12 ms on 2 of one spawn. With more processes than cores, the bytes each
- * process receives wait for the cores the others' transfers hold: the bandwidth term is
- * then all that the processes receive, p (p - 1) n beta, one transfer after another. */
+ * process receives wait for the cores the others' transfers hold. The price is then that of
+ * every process's messages one after another: a message per other process, (p - 1) alpha,
+ * and all that the processes receive, p (p - 1) n beta for blocks of n. It is never below
+ * the algorithms' own (at most (p - 1) alpha + (p - 1) n beta). n is the op's, which for an
+ * Allgatherv is the largest block (hockney.h): with uneven blocks this is a bound, and
+ * xmpi_hockney_crowded_gather prices the bytes of the whole instead. */
 static double crowded(const struct xmpi_hockney *h, int op, double n, int p, double c)
 {
     if (!(h->cores > 0) || !(p > h->cores) ||
@@ -201,6 +205,14 @@ static double crowded(const struct xmpi_hockney *h, int op, double n, int p, dou
         return c;
     double q = p, serial = (q - 1) * h->alpha + q * (q - 1) * n * h->beta;
     return serial > c ? serial : c;
+}
+
+double xmpi_hockney_crowded_gather(const struct xmpi_hockney *h, double total, int p)
+{
+    if (!params_ok(h) || !bytes_ok(total) || p < 1) return XMPIR_MODEL_EARG;
+    if (!(h->cores > 0) || !(p > h->cores)) return 0;
+    double q = p;
+    return (q - 1) * h->alpha + (q - 1) * total * h->beta;
 }
 
 static double op_cost(const struct xmpi_hockney *h, int op, double n, int p)

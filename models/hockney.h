@@ -27,9 +27,9 @@ struct xmpi_hockney {
     double touch;   /* seconds per byte a process first reads of memory an MPI receive filled
                      * (a page fault each under shadow paging; 0: not counted) */
     double cores;   /* the cores the processes share (0: not considered). An Allgather(v) of
-                     * more processes than cores moves its bytes one transfer at a time: the
-                     * bandwidth term of its algorithm becomes every process's, p (p - 1) n
-                     * beta (hockney.c says where this was measured). */
+                     * more processes than cores moves its messages one after another: it
+                     * costs at least (p - 1) alpha + p (p - 1) n beta (hockney.c says where
+                     * this was measured) */
 };
 
 /* MPICH's algorithm switch points, in bytes, as its defaults ship (MPIR_CVAR_* of MPICH
@@ -87,6 +87,11 @@ double xmpi_hockney_alltoall(const struct xmpi_hockney *h, double n, int p);
 /* nmax: bytes the busiest process sends or receives; peers: how many processes it
  * exchanges with (the profiler does not know: p - 1 then). 0 peers cost 0. */
 double xmpi_hockney_alltoallv(const struct xmpi_hockney *h, double nmax, int peers);
+/* An Allgather(v) of `total` bytes in all on p processes, more than h->cores: its messages one
+ * after another, (p - 1) alpha + (p - 1) total beta; 0 where it is not crowded (cores 0, or
+ * p <= cores). The price with the whole's bytes, where an Allgatherv's blocks are uneven and
+ * the op's price takes the largest. */
+double xmpi_hockney_crowded_gather(const struct xmpi_hockney *h, double total, int p);
 
 /* The cost of one call of `op` (enum xmpi_op) with the profiler's bytes n on p processes:
  * 0 or XMPIR_MODEL_EARG (*cost untouched). */

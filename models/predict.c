@@ -438,8 +438,13 @@ static double array_cost(const struct xmpi_hockney *h, const struct moves *mv, d
     if (replicated) {
         double copy = h->copy * (1 + h->copy_contention * (mv->fillers > 1 ? mv->fillers - 1 : 0));
         *bytes += mv->replicas * row_bytes;
-        return xmpi_hockney_allgatherv(h, mv->max_new * row_bytes, mv->nid) +
-               (double)total * row_bytes * (copy + h->touch);
+        /* More processes than cores: the whole's bytes one transfer after another, not the
+         * largest block's (hockney.c, crowded). */
+        struct xmpi_hockney free_ = *h;
+        free_.cores = 0;
+        double ag = xmpi_hockney_allgatherv(&free_, mv->max_new * row_bytes, mv->nid);
+        double crowd = xmpi_hockney_crowded_gather(h, (double)total * row_bytes, mv->nid);
+        return (crowd > ag ? crowd : ag) + (double)total * row_bytes * (copy + h->touch);
     }
     /* whole: the array always moves into new buffers, every block whole (a sparse one). */
     long self, recv;

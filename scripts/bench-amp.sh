@@ -167,9 +167,11 @@ for prog in $BENCHES; do
             # or "-". A goal found out of reach only later was missed by drift, and counts.
             unr=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) h[$i] = i; next }
                 $h["why"] ~ /^interval needs/ { if ($h["why"] ~ /unreachable|no spawn of/) {
-                    # The completion predicted, where the trace kept it (a long why is cut).
-                    s = $h["why"]; sub(/.*(completion|sooner than) /, "", s); sub(/ s.*/, "", s)
-                    print (s ~ /^[0-9.e+-]+$/ ? s : "?") }
+                    # The completion predicted, where the trace kept it whole (a long why is cut).
+                    s = "?"
+                    if (match($h["why"], /(completion|sooner than) [0-9.e+-]+ s/)) {
+                        s = substr($h["why"], RSTART, RLENGTH); sub(/^[a-z ]+ /, "", s); sub(/ s$/, "", s) }
+                    print s }
                     else print "-"; exit }' "$OUT/$name.trace.csv")
             line=$(awk -v p=$prog -v r=$r -v g=$g -v c=$c -v goal="$goal" -v el=$el -v st=$st_el -v np=$np \
                 -v byc="$byc" -v cost=$cost -v sc=$st_cost -v same=$same -v unr="${unr:--}" 'BEGIN {

@@ -151,8 +151,8 @@ static const struct optdef table[] = {
      "estimate, 0 < PCT < 100)",
      "amp's completion-time goal. PCT% is taken off the iterations' static estimate, the "
      "start-up excluded: the pace of the first balanced interval (one that no move of rows "
-     "preceded, at the latest the fourth) for all of maxit; SECONDS act from that same "
-     "interval end (the first one is also the coldest)", valid_goal, NULL},
+     "preceded, at the latest the fourth) for all of maxit; SECONDS are acted on from that "
+     "same interval end", valid_goal, NULL},
     {"constraint", K_CHOICE, 0, 0, INTF(constraint), 0, "efficiency", "efficiency or cost",
      "what amp minimises while it meets the goal: processes (efficiency: the most powerful PEs "
      "first) or cost (the resource file's cost per PE-hour)", NULL, amp_constraints},

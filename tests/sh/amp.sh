@@ -111,7 +111,7 @@ set -- $(paste -d'|' <(col "$TMP/amp.csv" action) <(col "$TMP/amp.csv" why) |
 check "amp: each interval after a spawn is a warm-up, nothing decided ($1 spawns, $2 decided on)" \
     test "$2" = 0
 # A goal in seconds needs no estimate, but the first decision still waits for a balanced
-# interval (three at most): the first interval is also the coldest. The run starts on one
+# interval (three at most): the model prices the next interval from the last. The run starts on one
 # slow and one fast process with rows split evenly, so that its first interval is far from
 # balanced; the first row decided on is within the balancer's threshold (10%) of compute
 # imbalance, or comes after 3 waits.

@@ -236,18 +236,25 @@ START_TEST(test_crowded_allgather)
         NEAR(xmpi_hockney_allreduce(&h, n, p), xmpi_hockney_allreduce(&free_, n, p));
         NEAR(xmpi_hockney_alltoall(&h, n, p), xmpi_hockney_alltoall(&free_, n, p));
     }
-    /* Small blocks: the latency terms of Bruck or recursive doubling can exceed the serial
-     * bound's; the larger of the two is the price. */
+    /* Small blocks, where MPICH takes recursive doubling: the serial price, a message per
+     * other process and every byte received, is still above it. */
     h.alpha = 1e-3;
     free_.alpha = 1e-3;
-    NEAR(xmpi_hockney_allgather(&h, 8, 8), xmpi_hockney_allgather(&free_, 8, 8) > 7e-3 + 56 * 8e-9
-                                              ? xmpi_hockney_allgather(&free_, 8, 8)
-                                              : 7e-3 + 56 * 8e-9);
+    NEAR(xmpi_hockney_allgather(&free_, 8, 8), 3 * 1e-3 + 7 * 8 * 1e-9);
+    NEAR(xmpi_hockney_allgather(&h, 8, 8), 7 * 1e-3 + 8 * 7 * 8 * 1e-9);
     /* 3 cores: 3 processes are not crowded, 4 are. */
     h.alpha = free_.alpha = a;
     h.cores = 3;
     NEAR(xmpi_hockney_allgather(&h, n, 3), 2 * a + 2 * n * b);
     NEAR(xmpi_hockney_allgather(&h, n, 4), 3 * a + 12 * n * b);
+    /* The whole's bytes, for uneven blocks: (p - 1) alpha + (p - 1) total beta, 0 where the
+     * processes do not outnumber the cores; bad input refused. */
+    NEAR(xmpi_hockney_crowded_gather(&h, 4 * n, 4), 3 * a + 3 * 4 * n * b);
+    NEAR(xmpi_hockney_crowded_gather(&h, 4 * n, 3), 0);
+    NEAR(xmpi_hockney_crowded_gather(&free_, 4 * n, 8), 0);
+    ck_assert(xmpi_hockney_crowded_gather(NULL, n, 4) < 0);
+    ck_assert(xmpi_hockney_crowded_gather(&h, -1, 4) < 0);
+    ck_assert(xmpi_hockney_crowded_gather(&h, n, 0) < 0);
 }
 END_TEST
 

@@ -130,6 +130,23 @@ START_TEST(test_redist_dense_and_vector)
     NEAR(t, 2 * A + 3 * 200 * B + 100 * 8 * (7e-10 + 3e-10));
     ck_assert_int_eq(xmpi_predict_redist(&hc, d, 2, &to, &to, &bytes, &t), 0);
     NEAR(t, 0);
+
+    /* More processes than cores (2): a replicated array's Allgatherv sends the whole's bytes
+     * one message after another, (p - 1) alpha + (p - 1) x the whole x beta, with even blocks
+     * (2 -> 4: 100 rows of 8 bytes) and uneven ones (10, 20, 30, 40 rows: the largest block
+     * does not set it); a distributed array is not an Allgatherv and stays as it was. */
+    struct xmpi_hockney crowd = H;
+    crowd.cores = 2;
+    d[0].replicated = 1;
+    ck_assert_int_eq(xmpi_predict_redist(&crowd, d, 1, &from, &to, &bytes, &t), 0);
+    NEAR(t, 3 * A + 3 * 800 * B);
+    const long uc[4] = {10, 20, 30, 40}, ud[4] = {0, 10, 30, 60};
+    const struct xmpi_partition uneven = {4, uc, ud, NULL};
+    ck_assert_int_eq(xmpi_predict_redist(&crowd, d, 1, &from, &uneven, &bytes, &t), 0);
+    NEAR(t, 3 * A + 3 * 800 * B);
+    d[0].replicated = 0;
+    ck_assert_int_eq(xmpi_predict_redist(&crowd, d, 1, &from, &to, &bytes, &t), 0);
+    NEAR(t, 3 * A + 50 * 8 * B);
 }
 END_TEST
 
