@@ -8,7 +8,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "../models/trace.h"
 #include "context.h"
@@ -63,16 +62,6 @@ void xmpi_rtmodel_describe(const struct xmpi_rtmodel *md, char *buf, size_t len)
     else snprintf(buf, len, "calibration: %s", md->source);
 }
 
-/* A resource file's host name for this host: its name, its short name (up to the first dot)
- * either way round, or localhost. */
-static int same_host(const char *name, const char *me)
-{
-    if (!strcmp(name, "localhost") || !strcmp(name, "127.0.0.1")) return 1;
-    if (!me[0]) return 0;
-    size_t a = strcspn(name, "."), b = strcspn(me, ".");
-    return !strcmp(name, me) || (a == b && !strncmp(name, me, a) && (!name[a] || !me[b]));
-}
-
 void xmpi_rtmodel_start(struct xmpi_ctx *cx, const struct xmpi_pool *pool, int spawn_group)
 {
     struct xmpi_rtmodel *md = &cx->model;
@@ -90,22 +79,15 @@ void xmpi_rtmodel_start(struct xmpi_ctx *cx, const struct xmpi_pool *pool, int s
     xmpi_model_init(&md->m, &md->cal, spawn_group);
     md->m.spawn_async = cx->async;   /* rank 0's helper thread spawns: the job pays the join */
     /* The cores the job's processes share, for the spawned link's crowding (hockney.h): this
-     * host's, times the distinct hosts of the pool (taken to be alike; this host under any
-     * of its names, or as localhost, counts once). */
-    char me[256] = "";
-    if (gethostname(me, sizeof me - 1) != 0) me[0] = '\0';
-    int distinct = 0, local = 0;
+     * host's, times the distinct host names of the pool (taken to be alike; names compared as
+     * the scheduler and --xmpi-yield compare them). */
+    int distinct = 0;
     for (int h = 0; h < pool->nhosts; h++) {
-        const char *name = pool->hosts[h].name;
-        if (same_host(name, me)) {
-            local = 1;
-            continue;
-        }
         int seen = 0;
-        for (int k = 0; k < h && !seen; k++) seen = !strcmp(pool->hosts[k].name, name);
+        for (int k = 0; k < h && !seen; k++)
+            seen = !strcmp(pool->hosts[k].name, pool->hosts[h].name);
         distinct += !seen;
     }
-    distinct += local;
     md->m.cal.spawned.cores = (double)xmpi_local_pes() * (distinct > 0 ? distinct : 1);
     md->m.lb_tolerance = (double)cx->opts.lb_th1 / 100;
     /* Speed 0 in the resource file is a real, whole core: next to emulated classes it is

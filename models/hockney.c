@@ -203,8 +203,8 @@ static double crowded(const struct xmpi_hockney *h, int op, double n, int p, dou
     if (!(h->cores > 0) || !(p > h->cores) ||
         (op != XMPIR_OP_ALLGATHER && op != XMPIR_OP_ALLGATHERV))
         return c;
-    double q = p, serial = (q - 1) * h->alpha + q * (q - 1) * n * h->beta;
-    return serial > c ? serial : c;
+    double q = p;
+    return (q - 1) * h->alpha + q * (q - 1) * n * h->beta;
 }
 
 double xmpi_hockney_crowded_gather(const struct xmpi_hockney *h, double total, int p)

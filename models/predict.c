@@ -440,11 +440,9 @@ static double array_cost(const struct xmpi_hockney *h, const struct moves *mv, d
         *bytes += mv->replicas * row_bytes;
         /* More processes than cores: the whole's bytes one transfer after another, not the
          * largest block's (hockney.c, crowded). */
-        struct xmpi_hockney free_ = *h;
-        free_.cores = 0;
-        double ag = xmpi_hockney_allgatherv(&free_, mv->max_new * row_bytes, mv->nid);
-        double crowd = xmpi_hockney_crowded_gather(h, (double)total * row_bytes, mv->nid);
-        return (crowd > ag ? crowd : ag) + (double)total * row_bytes * (copy + h->touch);
+        double ag = xmpi_hockney_crowded_gather(h, (double)total * row_bytes, mv->nid);
+        if (!(ag > 0)) ag = xmpi_hockney_allgatherv(h, mv->max_new * row_bytes, mv->nid);
+        return ag + (double)total * row_bytes * (copy + h->touch);
     }
     /* whole: the array always moves into new buffers, every block whole (a sparse one). */
     long self, recv;
