@@ -16,6 +16,7 @@
 
 #define BENCH_NAME "cg"
 #include "bench_util.h"
+#include "bench_timed.h"
 
 /* This program's part of where the two builds differ; bench_util.h holds the part all benchmarks share. */
 #ifdef XMPI_PLAIN
@@ -956,6 +957,8 @@ struct run {
     int in_iter;            /* inside a monitored iteration not ended yet */
     int left;               /* -d removed this process */
     int warned;             /* monitor_check's first warning given */
+    double t0;              /* the start of the timed region */
+    struct timed tm;        /* the timed: line's record */
 };
 
 /* How uneven the matrix is, per rank (the load) and per row (the shape), in rank 0's first
@@ -1064,6 +1067,7 @@ static void solve(struct problem *P, const struct options *o, struct run *R, str
             break;
         monitor_check(MONITOR_ADD_WORK(work), "XMPI_Monitor_add_work", R->rank, f, &R->warned);
         R->done_iters++;
+        timed_stamp(&R->tm, MPI_Wtime() - R->t0);
         if (o->verbose && R->done_iters % o->verbose == 0 && R->rank == 0) {
             printf("cg: iteration %d: relative residual %.6e\n", R->done_iters, sqrt(R->rr) / R->bnorm);
             fflush(stdout);
@@ -1129,6 +1133,8 @@ int main(int argc, char **argv)
     if (JOINING()) {
         /* Started by -d: the parents accepted these options and wait for it in XMPI_Eval_reconfig. */
         stop = join(&P, &opt, &R.rank, &R.nprocs, &R.first, &R.rr, &R.bb, &f) != 0;
+        timed_prepare(&R.tm, opt.maxit - R.first);
+        timed_start(&R.tm);
     } else {
         if (stop_after_options(&f, R.rank, R.nprocs, opt.help, usage, &status))
             goto done;
@@ -1137,10 +1143,13 @@ int main(int argc, char **argv)
             goto done;
         R.bb = describe(&P, &opt, R.rank, R.nprocs);
         R.rr = R.bb; /* r = b since x starts at 0 */
+        timed_prepare(&R.tm, opt.maxit);
         MPI_Barrier(COMM);
         t0 = MPI_Wtime();
+        timed_start(&R.tm);
     }
     R.bnorm = sqrt(R.bb);
+    R.t0 = t0;
     if (!stop)
         solve(&P, &opt, &R, &f);
     /* A removed process is no member of XMPI_COMM_WORLD any more: nothing to report. */
@@ -1151,12 +1160,14 @@ int main(int argc, char **argv)
     /* A stop in the middle of a change may leave rank and size stale. */
     MPI_Comm_rank(COMM, &R.rank);
     MPI_Comm_size(COMM, &R.nprocs);
-    double elapsed;
+    double elapsed, mine_t = MPI_Wtime() - t0;
     if ((status = elapsed_agreed(t0, &f, R.rank, R.nprocs, &elapsed)))
         goto done;
+    timed_report(&R.tm, mine_t, R.rank, R.nprocs, NULL);
     report(&P, &opt, &R, elapsed);
 
 done:
+    free(R.tm.stamp);
     release(&P);
     MPI_Finalize();
     return status;

@@ -15,6 +15,7 @@
 
 #define BENCH_NAME "epidemic"
 #include "bench_util.h"
+#include "bench_timed.h"
 
 /* This program's part of where the two builds differ; bench_util.h holds the part all benchmarks share. */
 #ifdef XMPI_PLAIN
@@ -99,6 +100,8 @@ struct sim {
     int *sendbuf, *recvbuf;
     size_t capsend, caprecv;
     int *sc, *sd, *rc, *rd;
+    double t0;               /* the start of the timed region */
+    struct timed tm;         /* the timed: line's record */
 };
 
 /* One row of the epidemic's history. */
@@ -760,6 +763,7 @@ static void shuffled_partition(uint64_t seed, int day, int shuffles, int n, int 
 
 static void release(struct sim *s)
 {
+    free(s->tm.stamp);
     free(s->ia);
     free(s->ja);
     free(s->w);
@@ -1004,6 +1008,7 @@ static int run_days(struct sim *s, const struct options *o, struct history *hist
         if (one_day(s, o, day, hist, warned, f))
             break;
         done_days = day;
+        timed_stamp(&s->tm, MPI_Wtime() - s->t0);
         /* -M: XMPI_Eval_reconfig ends the day's monitored iteration. */
         *began = !o->dynamic;
         if (move_after_day(s, o, day, &shuffles, status, left, f))
@@ -1058,6 +1063,8 @@ int main(int argc, char **argv)
          * it is never rank 0, which alone keeps the history and prints the result. */
         if (join(&s, &opt, &first, &status, &f))
             goto done;
+        timed_prepare(&s.tm, opt.days - first);
+        timed_start(&s.tm);
     } else {
         if (stop_after_options(&f, rank, nprocs, opt.help, usage, &status))
             goto done;
@@ -1069,9 +1076,12 @@ int main(int argc, char **argv)
         seed_infection(&s, opt.seed, opt.initial);
         set_weights(&s);
         edges = day_zero(&s, &opt, &hist);
+        timed_prepare(&s.tm, opt.days);
         MPI_Barrier(COMM);
         t0 = MPI_Wtime();
+        timed_start(&s.tm);
     }
+    s.t0 = t0;
     const int done_days = run_days(&s, &opt, &hist, first, &began, &warned, &status, &left, &f);
     /* A removed process is no member of XMPI_COMM_WORLD any more: nothing to report. */
     if (left)
@@ -1080,9 +1090,10 @@ int main(int argc, char **argv)
     nprocs = s.nprocs;
     if (began) /* with -d 0 no day began, and there is nothing to end */
         monitor_check(MONITOR_END(), "XMPI_Monitor_iter_end", rank, &f, &warned);
-    double elapsed;
+    double elapsed, mine_t = MPI_Wtime() - t0;
     if (status || (status = elapsed_agreed(t0, &f, rank, nprocs, &elapsed)))
         goto done;
+    timed_report(&s.tm, mine_t, rank, nprocs, NULL);
     if (rank == 0)
         status = report(&s, &opt, &hist, edges, done_days, elapsed);
 

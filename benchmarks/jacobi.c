@@ -18,6 +18,7 @@
 
 #define BENCH_NAME "jacobi"
 #include "bench_util.h"
+#include "bench_timed.h"
 
 /* This program's part of where the two builds differ; bench_util.h holds the part all benchmarks share. */
 #ifdef XMPI_PLAIN
@@ -645,120 +646,6 @@ static int join(struct problem *p, const struct options *o, int *rank, int *npro
 }
 #endif
 
-/* What happened inside the timed region, for the "timed:" line that lets bench-overhead judge
- * whether the two builds' clocks saw the same work and the same memory behaviour: when each
- * iteration ended, the main thread's CPU time, the page faults and the preemptions. */
-#define TIMED_MAX_STAMPS (1L << 20)
-
-struct timed {
-    double *stamp; /* end of iteration k since t0; written once before the clock starts */
-    long cap, n;
-    double cpu0;
-    struct rusage ru0;
-};
-
-static double thread_cpu(void)
-{
-    struct timespec ts;
-    if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts)) return 0.0;
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-/* Before the clock: the stamps' memory is touched here, not by the first iterations. Without
- * memory the line still comes, with first=, steady= and fastest= 0. */
-static void timed_prepare(struct timed *t, long iterations)
-{
-    *t = (struct timed){0};
-    t->cap = iterations < TIMED_MAX_STAMPS ? iterations : TIMED_MAX_STAMPS;
-    t->stamp = t->cap > 0 ? malloc((size_t)t->cap * sizeof *t->stamp) : NULL;
-    if (!t->stamp) t->cap = 0;
-    for (long k = 0; k < t->cap; k++) t->stamp[k] = 0.0;
-}
-
-/* Right after t0. */
-static void timed_start(struct timed *t)
-{
-    getrusage(RUSAGE_SELF, &t->ru0);
-    t->cpu0 = thread_cpu();
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-/* This rank's allowed CPUs as the kernel lists them ("0", "0-1"), or "?". */
-static void allowed_cpus(char *out, size_t len)
-{
-    snprintf(out, len, "?");
-    FILE *f = fopen("/proc/self/status", "r");
-    if (!f) return;
-    char line[512];
-    while (fgets(line, sizeof line, f))
-        if (strncmp(line, "Cpus_allowed_list:", 18) == 0) {
-            char *v = line + 18;
-            v += strspn(v, " \t");
-            snprintf(out, len, "%s", chomp(v));
-            break;
-        }
-    fclose(f);
-}
-
-/* After the clock stopped at `wall` (this rank's timed seconds); collective over COMM. Rank 0
- * prints the timed: line: the first iteration, the median and the fastest of the others (each
- * the slowest rank's), the page faults, involuntary context switches (preempted) and voluntary
- * ones (waits: the process blocked) in the timed region (the worst rank's), each rank's CPUs,
- * and offcpu, the time the ranks' main threads were off their CPU (wall minus thread CPU time:
- * preempted by other programs, or blocked), summed over the ranks: the ranks wait for each
- * other every iteration, so each rank's lost time delays them all. */
-static void timed_report(struct timed *t, double wall, int rank, int nprocs, const char *stamps)
-{
-    FILE *sf = rank == 0 && stamps ? fopen(stamps, "w") : NULL;
-    if (rank == 0 && stamps && !sf) fprintf(stderr, "jacobi: -T %s: %s\n", stamps, strerror(errno));
-    for (long k = 0; sf && k < t->n; k++) fprintf(sf, "%.9f\n", t->stamp[k]);
-    if (sf) fclose(sf);
-    struct rusage ru;
-    getrusage(RUSAGE_SELF, &ru);
-    double cpu = thread_cpu() - t->cpu0;
-    double first = t->n > 0 ? t->stamp[0] : 0.0, steady = 0.0, fastest = 0.0;
-    if (t->n > 1) {
-        double *d = malloc((size_t)(t->n - 1) * sizeof *d);
-        if (d) {
-            for (long k = 1; k < t->n; k++) d[k - 1] = t->stamp[k] - t->stamp[k - 1];
-            qsort(d, (size_t)(t->n - 1), sizeof *d, cmp_double);
-            long m = t->n - 1;
-            steady = m % 2 ? d[m / 2] : 0.5 * (d[m / 2 - 1] + d[m / 2]);
-            fastest = d[0];
-            free(d);
-        }
-    }
-    double mine[7] = {first, steady, fastest, 0.0,
-                      (double)(ru.ru_minflt - t->ru0.ru_minflt + ru.ru_majflt - t->ru0.ru_majflt),
-                      (double)(ru.ru_nivcsw - t->ru0.ru_nivcsw), (double)(ru.ru_nvcsw - t->ru0.ru_nvcsw)},
-           worst[7];
-    MPI_Allreduce(mine, worst, 7, MPI_DOUBLE, MPI_MAX, COMM);
-    double off = wall - cpu;
-    MPI_Allreduce(&off, &worst[3], 1, MPI_DOUBLE, MPI_SUM, COMM);
-    enum { CPUS_LEN = 32 };
-    char cpus[CPUS_LEN];
-    allowed_cpus(cpus, sizeof cpus);
-    char *all = rank == 0 ? malloc((size_t)nprocs * CPUS_LEN) : NULL;
-    MPI_Gather(cpus, CPUS_LEN, MPI_CHAR, all, CPUS_LEN, MPI_CHAR, 0, COMM);
-    if (rank == 0) {
-        char list[256] = "?";
-        for (int r = 0, used = 0; all && r < nprocs && used < (int)sizeof list - CPUS_LEN - 4; r++)
-            used += snprintf(list + used, sizeof list - (size_t)used, "%s%s", r ? "/" : "",
-                             all + (size_t)r * CPUS_LEN);
-        printf("timed: iterations=%ld first=%.6f steady=%.6f fastest=%.6f offcpu=%.6f faults=%.0f preempted=%.0f "
-               "waits=%.0f cpus=%s\n",
-               t->n, worst[0], worst[1], worst[2], worst[3], worst[4], worst[5], worst[6], list);
-    }
-    free(all);
-    free(t->stamp);
-    t->stamp = NULL;
-}
-
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -840,7 +727,7 @@ int main(int argc, char **argv)
             break;
         monitor_check(MONITOR_END(), "XMPI_Monitor_iter_end", rank, &f, &warned);
         done_iters++;
-        if (tm.n < tm.cap) tm.stamp[tm.n++] = MPI_Wtime() - t0;
+        timed_stamp(&tm, MPI_Wtime() - t0);
         if (opt.balance || opt.dynamic) {
             int a = rebalance(&p, opt.dynamic, &rank, &nprocs, done_iters - 1, (int)opt.iterations, &f);
             if (a) {
