@@ -86,13 +86,16 @@ static int same_events(const struct xmpi_monitor *mon, char *events[])
     return n == mon->nevents;
 }
 
-/* Decides once which events are counted and says which work source is used. */
-static int configure(struct xmpi_ctx *cx, char *events[])
+/* Chooses the events to count (`events`, else --xmpi-events, else the first of the default
+ * chain this machine counts) and starts counting them; mon->why says why none are counted. */
+static int choose(struct xmpi_ctx *cx, char *events[])
 {
     static const char *const chain[] = {"PAPI_DP_OPS", "PAPI_FP_OPS"};
     struct xmpi_monitor *mon = &cx->mon;
-    char why[512] = "";
+    char *why = mon->why;
     size_t used = 0;
+    why[0] = '\0';
+    mon->papi = 0;
 
     if (events && events[0]) {
         for (int n = 0; events[n]; n++) {
@@ -109,26 +112,33 @@ static int configure(struct xmpi_ctx *cx, char *events[])
 
     if (mon->joined_declared) {
         /* One work source per job: the balancer compares the ranks' work. */
-        snprintf(why, sizeof why, "as the processes it joined, which count no PAPI events");
+        snprintf(why, sizeof mon->why, "as the processes it joined, which count no PAPI events");
     } else if (mon->nevents > 0) {
-        mon->papi = xmpi_hwcount_start(&cx->hw, mon->names, mon->nevents, why, sizeof why) == 0;
+        mon->papi = xmpi_hwcount_start(&cx->hw, mon->names, mon->nevents, why, sizeof mon->why) == 0;
     } else {
         /* Default chain: count the first preset this machine has. */
         char first[256] = "";
         mon->nevents = 1;
         for (int i = 0; i < 2 && !mon->papi; i++) {
             mon->names[0] = (char *)chain[i];
-            mon->papi = xmpi_hwcount_start(&cx->hw, mon->names, 1, why, sizeof why) == 0;
-            if (i == 0) snprintf(first, sizeof first, "%s", why);
+            mon->papi = xmpi_hwcount_start(&cx->hw, mon->names, 1, why, sizeof mon->why) == 0;
+            if (i == 0) snprintf(first, sizeof first, "%.255s", why);
         }
         if (!mon->papi) {
             char second[256];
-            snprintf(second, sizeof second, "%s", why);
-            snprintf(why, sizeof why, "%s; %s", first, second);
+            snprintf(second, sizeof second, "%.255s", why);
+            snprintf(why, sizeof mon->why, "%s; %s", first, second);
         }
     }
+    return XMPI_SUCCESS;
+}
 
+/* Says once which work source is used; the choice is final from here on. */
+static void announce(struct xmpi_ctx *cx)
+{
+    struct xmpi_monitor *mon = &cx->mon;
     if (mon->papi) {
+        size_t used;
         used = (size_t)snprintf(mon->source, sizeof mon->source, "papi:%s", mon->names[0]);
         for (int i = 1; i < mon->nevents && used < sizeof mon->source; i++)
             used += (size_t)snprintf(mon->source + used, sizeof mon->source - used, "+%s",
@@ -136,10 +146,34 @@ static int configure(struct xmpi_ctx *cx, char *events[])
         xmpi_note(cx, 0, "work source: %s", mon->source);
     } else {
         strcpy(mon->source, "declared");
-        xmpi_note(cx, 0, "work source: declared by the program with XMPI_Monitor_add_work (%s)", why);
+        xmpi_note(cx, 0, "work source: declared by the program with XMPI_Monitor_add_work (%s)",
+                  mon->why);
     }
     mon->configured = 1;
+}
+
+/* At the first monitored iteration: the events chosen at MPI_Init serve unless the program
+ * names others. */
+static int configure(struct xmpi_ctx *cx, char *events[])
+{
+    struct xmpi_monitor *mon = &cx->mon;
+    int named = events && events[0];
+    if (!mon->prechosen || (named && !same_events(mon, events))) {
+        if (mon->prechosen) xmpi_hwcount_stop(&cx->hw);
+        mon->prechosen = 0;
+        int rc = choose(cx, events);
+        if (rc) return rc;
+    }
+    announce(cx);
     return XMPI_SUCCESS;
+}
+
+void xmpi_monitor_prechoose(struct xmpi_ctx *cx)
+{
+    /* Only the default chain: an event the options name may be a software-defined one that a
+     * library registers after MPI_Init. */
+    if (cx->opts.events[0]) return;
+    cx->mon.prechosen = choose(cx, NULL) == XMPI_SUCCESS;
 }
 
 /* A read failed mid-run (the event set is gone): declared work from here on. */
@@ -150,9 +184,10 @@ static void papi_stopped(struct xmpi_ctx *cx)
     xmpi_note(cx, 0, "PAPI stopped counting (%s); work source: declared", cx->hw.why);
 }
 
-int XMPI_Monitor_iter_begin(char *events[])
+/* Opens an iteration; `from`, when not NULL, holds the readings (wall, CPU, counters) the
+ * iteration just ended took, to start from instead of reading the clocks again. */
+static int begin(struct xmpi_ctx *cx, char *events[], const struct xmpi_monitor *from)
 {
-    struct xmpi_ctx *cx = xmpi_ctx;
     struct xmpi_monitor *mon = &cx->mon;
     int rc = xmpi_member(cx);
     if (rc) return rc;
@@ -166,17 +201,36 @@ int XMPI_Monitor_iter_begin(char *events[])
         return XMPI_ERR_ARG;
     }
     mon->declared = 0;
-    if (mon->papi && xmpi_hwcount_read(&cx->hw, mon->hw0)) papi_stopped(cx);
+    if (from) memcpy(mon->hw0, from->end_hw, sizeof mon->hw0);
+    else if (mon->papi && xmpi_hwcount_read(&cx->hw, mon->hw0)) papi_stopped(cx);
     memcpy(mon->snap, cx->profile, sizeof mon->snap);
     mon->in_iter = 1;
     if (cx->status == XMPI_NEWLY_SPAWNED) cx->status = XMPI_RUNNING;
+    mon->lib_real = mon->lib_cpu = 0;
+    if (from) {
+        mon->t_real0 = from->end_real;
+        mon->t_cpu0 = from->end_cpu;
+        return XMPI_SUCCESS;
+    }
     /* The wall-clock window encloses the CPU-clock reads: a process held back by a CPU quota
      * is stopped at a system call such as this CPU-clock read, and that wait must count in
      * the iteration's wall time (else a throttled rank looks as fast as the others). */
     mon->t_real0 = PMPI_Wtime();
     mon->t_cpu0 = cpu_now();
-    mon->lib_real = mon->lib_cpu = 0;
     return XMPI_SUCCESS;
+}
+
+int XMPI_Monitor_iter_begin(char *events[])
+{
+    return begin(xmpi_ctx, events, NULL);
+}
+
+/* XMPI_Monitor_si_init's second half when nothing ran since the iteration ended: the next one
+ * starts where it ended. Reading the process CPU clock is a system call (about 0.55 us where
+ * the clock has no vDSO path, twice per iteration otherwise: overhead-micro's monitor figure). */
+int xmpi_monitor_begin_next(struct xmpi_ctx *cx)
+{
+    return begin(cx, NULL, cx->mon.end_valid ? &cx->mon : NULL);
 }
 
 void xmpi_monitor_lib_begin(double *mark)
@@ -238,6 +292,7 @@ int xmpi_monitor_end_iteration(struct xmpi_ctx *cx, long long *counts, int *clos
     if (!mon->in_iter) return XMPI_ERR_STATE;
     *closed = 0;
     mon->in_iter = 0;
+    mon->end_valid = 0;
 
     struct xmpi_rank_record *it = &mon->iter;
     long long hw[XMPIR_MAX_EVENTS];
@@ -267,6 +322,12 @@ int xmpi_monitor_end_iteration(struct xmpi_ctx *cx, long long *counts, int *clos
     for (int i = 0; counts && i < mon->nevents; i++)
         counts[i] = counted ? hw[i] - mon->hw0[i] : -1;
     if (mon->papi && !counted) papi_stopped(cx);
+    /* The readings the next iteration may start from (xmpi_monitor_begin_next). Under dilation
+     * the end settled the emulated sleep, and the next iteration reads its clocks anew. */
+    mon->end_real = t_real;
+    mon->end_cpu = t_cpu;
+    if (counted) memcpy(mon->end_hw, hw, sizeof mon->end_hw);
+    mon->end_valid = !cx->emu.dilate && (counted || !mon->papi);
 
     xmpi_record_add(&mon->acc, it);
     mon->iterations++;

@@ -20,9 +20,14 @@ struct xmpi_monitor {
     int joined_declared;                 /* spawned into a job that counts declared work: PAPI
                                           * is neither loaded nor tried */
     char source[XMPIR_EVENTS_MAX + 8];
+    char why[512];                       /* why no events are counted */
+    int prechosen;                       /* events chosen and started at MPI_Init */
     double declared;                     /* work declared in the current iteration */
     double t_real0, t_cpu0;
     double lib_real, lib_cpu;            /* the library's own time inside the open iteration */
+    double end_real, end_cpu;            /* the readings that ended the last iteration */
+    long long end_hw[XMPIR_MAX_EVENTS];
+    int end_valid;                       /* ... and the next may start from them */
     long long hw0[XMPIR_MAX_EVENTS];
     struct xmpi_opstat snap[XMPIR_OP_COUNT];
     struct xmpi_rank_record iter;        /* last complete iteration */
@@ -38,6 +43,11 @@ struct xmpi_monitor {
 };
 
 void xmpi_monitor_init(struct xmpi_ctx *cx);
+/* At MPI_Init of the processes mpirun started, when --xmpi-events names none: chooses and
+ * starts the default chain's event now, so that PAPI's probing (about 30 page faults, 1-2 ms) is not the
+ * first monitored iteration's; that iteration only says which source is used, and chooses
+ * again if the program names other events. */
+void xmpi_monitor_prechoose(struct xmpi_ctx *cx);
 /* Library work inside an open iteration (an interval end reached from an evaluation call
  * between XMPI_Monitor_si_init's marks: moves, checkpoints, rank 0's decisions) is not the
  * program's computation: lib_begin marks its start (mark: 2 doubles), lib_end takes it out
@@ -47,6 +57,9 @@ void xmpi_monitor_lib_begin(double *mark);
 void xmpi_monitor_lib_end(struct xmpi_ctx *cx, const double *mark);
 void xmpi_monitor_free(struct xmpi_ctx *cx);
 
+/* Begins the next iteration from the readings that ended the last one (XMPI_Monitor_si_init
+ * when nothing ran in between); reads the clocks when those cannot serve. */
+int xmpi_monitor_begin_next(struct xmpi_ctx *cx);
 /* Ends the current iteration (an XMPI code); *closed is 1 when it closed a sampling interval
  * (the record waits in `closed`, due, for xmpi_monitor_gather). */
 int xmpi_monitor_end_iteration(struct xmpi_ctx *cx, long long *counts, int *closed);

@@ -574,10 +574,19 @@ int XMPI_Monitor_iter_end(long long *counts)
 
 int XMPI_Monitor_si_init(void)
 {
-    int rc = xmpi_member(xmpi_ctx);
+    struct xmpi_ctx *cx = xmpi_ctx;
+    int rc = xmpi_member(cx);
     if (rc) return rc;
-    if (xmpi_ctx->mon.in_iter && (rc = XMPI_Monitor_iter_end(NULL))) return rc;
-    return XMPI_Monitor_iter_begin(NULL);
+    if (!cx->mon.in_iter) return XMPI_Monitor_iter_begin(NULL);
+    catch_up(cx);
+    int closed = 0;
+    if ((rc = xmpi_monitor_end_iteration(cx, NULL, &closed))) return rc;
+    /* An interval closed here runs its end between the two iterations, outside both. */
+    if (closed && !cx->evaluates) {
+        xmpi_pipeline_interval_end(cx, NULL);
+        return XMPI_Monitor_iter_begin(NULL);
+    }
+    return xmpi_monitor_begin_next(cx);
 }
 
 static int eval_lbalance_call(int rank, int nprocs, int it, int maxit, int *count, int *displ,

@@ -181,7 +181,10 @@ static void start(int *argc, char ***argv)
      * than in their first monitored iteration. A spawned process pays it only if its parents
      * count events (a job works from one source): as soon as it is started (world.c, before
      * an asynchronous spawn's join), or after the join below. */
-    if (parent == MPI_COMM_NULL) xmpi_hwcount_load();
+    if (parent == MPI_COMM_NULL) {
+        xmpi_hwcount_load();
+        if (!err[0]) xmpi_monitor_prechoose(cx);
+    }
     xmpi_emulate_init(&cx->emu);
     xmpi_watchdog_init(&cx->watch);
     atexit(release_at_exit);
