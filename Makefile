@@ -60,7 +60,7 @@ PAPI_LIBS = $(if $(filter yes,$(PAPI)),$(shell pkg-config --libs papi 2>/dev/nul
 HWLOC_LIBS = $(shell pkg-config --libs hwloc 2>/dev/null || echo -lhwloc)
 # GLPK (policies/mapping.c): Debian's libglpk-dev ships no .pc file, hence the fallback.
 GLPK_LIBS = $(shell pkg-config --libs glpk 2>/dev/null || echo -lglpk)
-# zlib: the CRC-32 of checkpoint files (libxmpi/checkpoint.c).
+# zlib: the CRC-32 of checkpoint files (libxmpi/ckpt.c).
 ZLIB_LIBS = $(shell pkg-config --libs zlib 2>/dev/null || echo -lz)
 DEP_LIBS = $(PAPI_LIBS) $(HWLOC_LIBS) $(GLPK_LIBS) $(ISAL_LIBS) $(ZLIB_LIBS) -lm -pthread
 # The example programs and their plain-MPI twins: hot loops aligned to 32 bytes in both builds,
@@ -71,9 +71,10 @@ EXAMPLE_CFLAGS ?= -falign-loops=32
 CHECK_CFLAGS = $(shell pkg-config --cflags check 2>/dev/null)
 CHECK_LIBS = $(shell pkg-config --libs check 2>/dev/null || echo -lcheck)
 
-# The pure layers (models/formats -> models -> policies) build with the plain C compiler into
-# one archive that the library, the unit tests and the tools link; libxmpi/ is the MPI runtime.
-PURE_SRC := $(wildcard models/formats/*.c models/*.c policies/*.c)
+# The pure layers (io -> models -> policies; docs/architecture.md) build with the plain C
+# compiler into one archive that the library, the unit tests and the tools link; libxmpi/ is
+# the MPI runtime.
+PURE_SRC := $(wildcard io/*.c models/*.c policies/*.c)
 PURE_OBJ := $(PURE_SRC:%.c=$(BUILD)/obj/%.o)
 RT_SRC   := $(wildcard libxmpi/*.c)
 RT_OBJ   := $(RT_SRC:%.c=$(BUILD)/obj/%.o)
@@ -83,25 +84,29 @@ LIBPURE = $(BUILD)/lib/libxmpi-pure.a
 UNIT_RT_OBJ = $(addprefix $(BUILD)/obj/libxmpi/,errors.o emulate.o crc.o)
 LIBA  = $(BUILD)/lib/libxmpi.a
 LIBSO = $(BUILD)/lib/libxmpi.so.$(VERSION)
-BENCH = $(BUILD)/bin/jacobi $(BUILD)/bin/jacobi-plain $(BUILD)/bin/cg $(BUILD)/bin/cg-plain \
-        $(BUILD)/bin/epidemic $(BUILD)/bin/epidemic-plain $(BUILD)/bin/overhead-micro \
-        $(BUILD)/bin/xmpi-spawnbench $(BUILD)/bin/xmpi-spawnbench-child $(BUILD)/bin/xmpi-redistbench \
-        $(BUILD)/bin/xmpi-calibrate $(BUILD)/bin/xmpi-opmodel $(BUILD)/bin/xmpi-spmd \
+# examples/: the applications users run and read, each with its plain-MPI twin.
+EXAMPLES = $(BUILD)/bin/jacobi $(BUILD)/bin/jacobi-plain $(BUILD)/bin/cg $(BUILD)/bin/cg-plain \
+           $(BUILD)/bin/epidemic $(BUILD)/bin/epidemic-plain $(BUILD)/bin/xmpi-spmd
+# benchmarks/: what only measures.
+BENCH = $(BUILD)/bin/overhead-micro $(BUILD)/bin/xmpi-redistbench $(BUILD)/bin/xmpi-opmodel \
         $(BUILD)/bin/xmpi-ampdecide $(BUILD)/bin/xmpi-crbench
-TOOLS = $(patsubst tools/%.c,$(BUILD)/bin/%,$(wildcard tools/*.c))
+# tools/: the installed programs; the pure ones link only the pure archive (no MPI).
+PURE_TOOLS = $(BUILD)/bin/xmpi-info $(BUILD)/bin/xmpi-interfere $(BUILD)/bin/xmpi-rms
+MPI_TOOLS = $(BUILD)/bin/xmpi-calibrate $(BUILD)/bin/xmpi-spawnbench $(BUILD)/bin/xmpi-spawnbench-child
+TOOLS = $(PURE_TOOLS) $(MPI_TOOLS)
 UNIT_SRC := $(wildcard tests/unit/*.c)
 MPI_TESTS := $(patsubst tests/mpi/%.c,$(BUILD)/tests/%,$(wildcard tests/mpi/*.c))
 # Programs link the shared library and find it next to them, in the tree or installed.
 LINK_XMPI = -L$(BUILD)/lib -lxmpi -Wl,-rpath,'$$ORIGIN/../lib'
 
-.PHONY: FORCE all lib bench tools tests check check-cluster check-slurm demo demo-classes install uninstall clean bench-overhead bench-spawn bench-redist bench-cr bench-dlb bench-model bench-policies bench-amp soak deps
-all: lib bench tools
+.PHONY: FORCE all lib examples bench tools tests check check-cluster check-slurm demo demo-classes install uninstall clean bench-overhead bench-spawn bench-redist bench-cr bench-dlb bench-model bench-policies bench-amp soak deps
+all: lib examples bench tools
 
 # The MPI compiler a build directory was made with: what MPI compiles is made again when it
 # changes (another MPICC into the same BUILD), so that two MPI libraries never mix in one tree.
 $(BUILD)/mpi-id: FORCE
 	@mkdir -p $(@D); echo '$(MPICC)' | cmp -s - $@ || echo '$(MPICC)' >$@
-$(RT_OBJ) $(BENCH) $(MPI_TESTS) $(BUILD)/tests/unit: $(BUILD)/mpi-id
+$(RT_OBJ) $(EXAMPLES) $(BENCH) $(MPI_TOOLS) $(MPI_TESTS) $(BUILD)/tests/unit: $(BUILD)/mpi-id
 
 lib: $(LIBA) $(LIBSO) $(LIBPURE)
 
@@ -128,80 +133,82 @@ $(LIBSO): $(LIB_OBJ)
 	ln -sf libxmpi.so.$(VERSION) $(BUILD)/lib/libxmpi.so.$(SOMAJOR)
 	ln -sf libxmpi.so.$(VERSION) $(BUILD)/lib/libxmpi.so
 
+examples: $(EXAMPLES)
+
 bench: $(BENCH)
 
 tools: $(TOOLS)
 
 # Command-line tools use only the pure archive (no MPI), and the linker takes from it only
 # the modules a tool calls.
-$(BUILD)/bin/%: tools/%.c $(LIBPURE)
+$(PURE_TOOLS): $(BUILD)/bin/%: tools/%.c $(LIBPURE)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(XCFLAGS) -o $@ $< $(LIBPURE) $(HWLOC_LIBS) $(GLPK_LIBS) -lm
 
-$(BUILD)/bin/jacobi: benchmarks/jacobi.c benchmarks/bench_util.h benchmarks/bench_timed.h benchmarks/bench_cli.h include/xmpi.h $(LIBSO)
+$(BUILD)/bin/jacobi: examples/jacobi.c examples/example_util.h examples/example_timed.h tools/cli.h include/xmpi.h $(LIBSO)
 	@mkdir -p $(@D)
 	$(MPICC) $(CFLAGS) $(EXAMPLE_CFLAGS) $(XCFLAGS) -o $@ $< $(LINK_XMPI) -lm
 
-$(BUILD)/bin/cg: benchmarks/cg.c benchmarks/bench_util.h benchmarks/bench_timed.h benchmarks/bench_cli.h include/xmpi.h $(LIBSO)
+$(BUILD)/bin/cg: examples/cg.c examples/example_util.h examples/example_timed.h tools/cli.h include/xmpi.h $(LIBSO)
 	@mkdir -p $(@D)
 	$(MPICC) $(CFLAGS) $(EXAMPLE_CFLAGS) $(XCFLAGS) -o $@ $< $(LINK_XMPI) -lm
 
-$(BUILD)/bin/epidemic: benchmarks/epidemic.c benchmarks/bench_util.h benchmarks/bench_timed.h benchmarks/bench_cli.h include/xmpi.h $(LIBSO)
+$(BUILD)/bin/epidemic: examples/epidemic.c examples/example_util.h examples/example_timed.h tools/cli.h include/xmpi.h $(LIBSO)
 	@mkdir -p $(@D)
 	$(MPICC) $(CFLAGS) $(EXAMPLE_CFLAGS) $(XCFLAGS) -o $@ $< $(LINK_XMPI) -lm
 
 # The thesis's malleable SPMD example (Fig. 5.14): XMPI_Eval_reconfig is all it calls.
-$(BUILD)/bin/xmpi-spmd: benchmarks/spmd.c include/xmpi.h $(LIBSO)
+$(BUILD)/bin/xmpi-spmd: examples/spmd.c include/xmpi.h $(LIBSO)
 	@mkdir -p $(@D)
 	$(MPICC) $(CFLAGS) $(XCFLAGS) -o $@ $< $(LINK_XMPI)
 
-$(BUILD)/bin/overhead-micro: benchmarks/overhead_micro.c benchmarks/bench_median.h include/xmpi.h $(LIBSO)
+$(BUILD)/bin/overhead-micro: benchmarks/overhead_micro.c tools/median.h include/xmpi.h $(LIBSO)
 	@mkdir -p $(@D)
 	$(MPICC) $(CFLAGS) $(XCFLAGS) -o $@ $< $(LINK_XMPI)
 
-$(BUILD)/bin/xmpi-spawnbench: benchmarks/spawnbench.c benchmarks/bench_median.h include/xmpi.h $(LIBSO)
+$(BUILD)/bin/xmpi-spawnbench: tools/xmpi-spawnbench.c tools/median.h include/xmpi.h $(LIBSO)
 	@mkdir -p $(@D)
 	$(MPICC) $(CFLAGS) $(XCFLAGS) -o $@ $< $(LINK_XMPI)
 
-$(BUILD)/bin/xmpi-redistbench: benchmarks/redistbench.c benchmarks/bench_median.h include/xmpi.h $(LIBSO)
+$(BUILD)/bin/xmpi-redistbench: benchmarks/redistbench.c tools/median.h include/xmpi.h $(LIBSO)
 	@mkdir -p $(@D)
 	$(MPICC) $(CFLAGS) $(XCFLAGS) -o $@ $< $(LINK_XMPI)
 
-$(BUILD)/bin/xmpi-crbench: benchmarks/crbench.c benchmarks/bench_median.h include/xmpi.h $(LIBSO)
+$(BUILD)/bin/xmpi-crbench: benchmarks/crbench.c tools/median.h include/xmpi.h $(LIBSO)
 	@mkdir -p $(@D)
 	$(MPICC) $(CFLAGS) $(XCFLAGS) -o $@ $< $(LINK_XMPI)
 
 # The calibration file's writer and parser are hidden inside libxmpi.so: the binary takes
 # them from the pure archive and links the library for MPI_Init, XMPI_Spawn and XMPI_Remove.
-$(BUILD)/bin/xmpi-calibrate: benchmarks/calibrate.c benchmarks/bench_cli.h benchmarks/bench_median.h include/xmpi.h models/calibration.h $(LIBPURE) $(LIBSO)
+$(BUILD)/bin/xmpi-calibrate: tools/xmpi-calibrate.c tools/cli.h tools/median.h include/xmpi.h io/calibration.h $(LIBPURE) $(LIBSO)
 	@mkdir -p $(@D)
 	$(MPICC) $(CFLAGS) $(XCFLAGS) -o $@ $< $(LIBPURE) $(LINK_XMPI) $(GLPK_LIBS) -lm
 
 # Plain MPI, without libxmpi: the model's own objects predict, so the prediction is judged
 # against MPI alone.
-$(BUILD)/bin/xmpi-opmodel: benchmarks/opmodel.c benchmarks/bench_cli.h benchmarks/bench_median.h models/hockney.h models/calibration.h $(LIBPURE)
+$(BUILD)/bin/xmpi-opmodel: benchmarks/opmodel.c tools/cli.h tools/median.h models/hockney.h io/calibration.h $(LIBPURE)
 	@mkdir -p $(@D)
 	$(MPICC) $(CFLAGS) $(XCFLAGS) -o $@ $< $(LIBPURE) $(GLPK_LIBS) -lm
 
 # No MPI: AMP's decision timed from the pure archive, with the plain C compiler. Not installed.
-$(BUILD)/bin/xmpi-ampdecide: benchmarks/ampdecide.c benchmarks/bench_cli.h benchmarks/bench_median.h policies/amp.h policies/mapping.h $(LIBPURE)
+$(BUILD)/bin/xmpi-ampdecide: benchmarks/ampdecide.c tools/cli.h tools/median.h policies/amp.h policies/mapping.h $(LIBPURE)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(XCFLAGS) -o $@ $< $(LIBPURE) $(GLPK_LIBS) -lm
 
 # The raw-MPI child of the spawn benchmark must not link libxmpi.
-$(BUILD)/bin/xmpi-spawnbench-child: benchmarks/spawnbench_child.c
+$(BUILD)/bin/xmpi-spawnbench-child: tools/xmpi-spawnbench-child.c
 	@mkdir -p $(@D)
 	$(MPICC) $(CFLAGS) $(XCFLAGS) -o $@ $<
 
-$(BUILD)/bin/jacobi-plain: benchmarks/jacobi.c benchmarks/bench_util.h benchmarks/bench_timed.h benchmarks/bench_cli.h
+$(BUILD)/bin/jacobi-plain: examples/jacobi.c examples/example_util.h examples/example_timed.h tools/cli.h
 	@mkdir -p $(@D)
 	$(MPICC) $(CFLAGS) $(EXAMPLE_CFLAGS) $(XCFLAGS) -DXMPI_PLAIN -o $@ $< -lm
 
-$(BUILD)/bin/cg-plain: benchmarks/cg.c benchmarks/bench_util.h benchmarks/bench_timed.h benchmarks/bench_cli.h
+$(BUILD)/bin/cg-plain: examples/cg.c examples/example_util.h examples/example_timed.h tools/cli.h
 	@mkdir -p $(@D)
 	$(MPICC) $(CFLAGS) $(EXAMPLE_CFLAGS) $(XCFLAGS) -DXMPI_PLAIN -o $@ $< -lm
 
-$(BUILD)/bin/epidemic-plain: benchmarks/epidemic.c benchmarks/bench_util.h benchmarks/bench_timed.h benchmarks/bench_cli.h
+$(BUILD)/bin/epidemic-plain: examples/epidemic.c examples/example_util.h examples/example_timed.h tools/cli.h
 	@mkdir -p $(@D)
 	$(MPICC) $(CFLAGS) $(EXAMPLE_CFLAGS) $(XCFLAGS) -DXMPI_PLAIN -o $@ $< -lm
 
@@ -266,7 +273,7 @@ soak: all tests
 bench-overhead: all
 	MPIRUN="$(MPIRUN)" scripts/bench-overhead.sh $(BUILD)/bin
 
-# docs/options.md is generated from the option table (models/formats/options.c), so that it
+# docs/options.md is generated from the option table (io/options.c), so that it
 # cannot drift from the code; tests/sh/docs.sh fails when it differs.
 .PHONY: docs
 docs: $(BUILD)/bin/xmpi-info
@@ -275,7 +282,7 @@ docs: $(BUILD)/bin/xmpi-info
 
 # What install puts in bin/ besides the renamed benchmarks, and the man pages; uninstall removes
 # the same list, line for line.
-INSTALL_TOOLS = $(TOOLS) $(BUILD)/bin/xmpi-spawnbench $(BUILD)/bin/xmpi-spawnbench-child $(BUILD)/bin/xmpi-calibrate
+INSTALL_TOOLS = $(TOOLS)
 MAN1 = $(wildcard docs/man/man1/*.1)
 MAN3 = $(wildcard docs/man/man3/*.3)
 
@@ -296,7 +303,7 @@ install: all
 	install -m 755 $(BUILD)/bin/cg-plain $(DESTDIR)$(PREFIX)/bin/xmpi-cg-plain
 	install -m 755 $(BUILD)/bin/epidemic $(DESTDIR)$(PREFIX)/bin/xmpi-epidemic
 	$(foreach t,$(INSTALL_TOOLS),install -m 755 $(t) $(DESTDIR)$(PREFIX)/bin/;)
-	install -m 755 scripts/xmpi-resume $(DESTDIR)$(PREFIX)/bin/
+	install -m 755 tools/xmpi-resume $(DESTDIR)$(PREFIX)/bin/
 	install -m 644 $(MAN1) $(DESTDIR)$(PREFIX)/share/man/man1/
 	install -m 644 $(MAN3) $(DESTDIR)$(PREFIX)/share/man/man3/
 

@@ -12,8 +12,8 @@
 #include "../policies/amp.h"
 #define BENCH_NAME "xmpi-ampdecide"
 #define BENCH_NO_MPI
-#include "bench_cli.h"
-#include "bench_median.h"
+#include "../tools/cli.h"
+#include "../tools/median.h"
 
 enum { MAX_CLASSES = 64, DEFAULT_CLASSES = 8, DEFAULT_DECISIONS = 2000, MAX_DECISIONS = 1000000 };
 #define TARGET_MS 10.0

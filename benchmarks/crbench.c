@@ -6,7 +6,7 @@
 #include <unistd.h>
 
 #include "xmpi.h"
-#include "bench_median.h"
+#include "../tools/median.h"
 
 #define MIB (1024.0 * 1024.0)
 enum { MAXREPS = 50 };

@@ -7,11 +7,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../models/calibration.h"
+#include "../io/calibration.h"
 #include "../models/hockney.h"
 #define BENCH_NAME "xmpi-opmodel"
-#include "bench_cli.h"
-#include "bench_median.h"
+#include "../tools/cli.h"
+#include "../tools/median.h"
 
 enum { MAX_REPS = 1000, MAX_SIZES = 32, TAG = 61, DEFAULT_REPS = 11 };
 #define MIN_BYTES 8L   /* one double, the smallest Allreduce */
@@ -74,7 +74,7 @@ static void usage(FILE *f)
             "back-to-back calls, below the latency of one.\n"
             "\n"
             "Options:\n"
-            "  -c CALFILE   calibration file giving alpha, beta and gamma (format: models/calibration.h;\n"
+            "  -c CALFILE   calibration file giving alpha, beta and gamma (format: io/calibration.h;\n"
             "               xmpi-calibrate writes one). Keys it lacks keep their defaults. Without -c,\n"
             "               the library's defaults: alpha %g s, beta %g s/byte, gamma %g s/byte.\n"
             "  -o CSV       file rank 0 writes (default %s), one row per operation and size:\n"

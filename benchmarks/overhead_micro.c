@@ -5,7 +5,7 @@
 #include <stdlib.h>
 
 #include "xmpi.h"
-#include "bench_median.h"
+#include "../tools/median.h"
 
 /* BLOCKS is odd, so the median is one block's value. */
 enum { CALLS = 4000, BLOCKS = 41 };

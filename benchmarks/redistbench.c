@@ -7,7 +7,7 @@
 #include <sys/resource.h>
 
 #include "xmpi.h"
-#include "bench_median.h"
+#include "../tools/median.h"
 
 enum { DENSE, VECTOR, CSR, NKIND };
 static const char *const kind_name[NKIND] = {"dense", "vector", "csr"};

@@ -8,18 +8,18 @@
 #include <stdio.h>
 
 #include "../models/cost.h"
-#include "../models/formats/options.h"
-#include "../models/interval.h"
-#include "balancer.h"
-#include "checkpoint.h"
+#include "../io/options.h"
+#include "../io/interval.h"
+#include "balance.h"
+#include "ckpt.h"
 #include "emulate.h"
 #include "hwcount.h"
-#include "model.h"
+#include "predict.h"
 #include "monitor.h"
 #include "registry.h"
-#include "relaunch.h"
+#include "resize.h"
 #include "rms.h"
-#include "sink.h"
+#include "journal.h"
 #include "watchdog.h"
 #include "world.h"
 
@@ -54,9 +54,9 @@ struct xmpi_ctx {
     struct xmpi_world world;
     struct xmpi_emulation emu;
     struct xmpi_rms rms;
-    struct xmpi_rtmodel model;
-    struct xmpi_balancer lb;
-    struct xmpi_sink sink;
+    struct xmpi_predict_rt predict;
+    struct xmpi_balance_rt balance;
+    struct xmpi_journal journal;
     /* AMP's state across interval ends (rank 0 decides; said_maxit on every process). */
     struct {
         double goal;             /* seconds since MPI_Init; 0 until resolved */
@@ -75,7 +75,7 @@ struct xmpi_ctx {
      * every interval end and closed at MPI_Finalize. */
     struct xmpi_cost cost;
     struct xmpi_ckpt_state ckpt;   /* checkpoint and restart (checkpoint.h) */
-    struct xmpi_relaunch relaunch; /* resizing by checkpoint and restart (relaunch.h) */
+    struct xmpi_resize_rt resize;  /* resizing by checkpoint and restart (resize.h) */
 };
 
 /* The process's context: always valid (zeroed before MPI_Init). */

@@ -4,8 +4,8 @@
 #ifndef XMPIR_MONITOR_H
 #define XMPIR_MONITOR_H
 
-#include "../models/formats/options.h"
-#include "../models/interval.h"
+#include "../io/options.h"
+#include "../io/interval.h"
 #include "hwcount.h"
 
 struct xmpi_ctx;

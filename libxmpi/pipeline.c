@@ -13,10 +13,10 @@
 
 #include "../models/config.h"
 #include "../models/partition.h"
-#include "../models/trace.h"
+#include "../io/trace.h"
 #include "../policies/resize.h"
 #include "context.h"
-#include "policy.h"
+#include "malleability.h"
 #include "xmpi.h"
 
 static int spawn_processes(struct xmpi_ctx *cx, const char *command, char *argv[], int nprocs,
@@ -73,11 +73,11 @@ static void record(struct xmpi_ctx *cx, const struct xmpi_interval *s,
                    const struct xmpi_reconfig_plan *plan, int decided, double t_decide,
                    const char *classes, double rate, int rate_procs)
 {
-    char action[sizeof cx->sink.action];
-    xmpi_sink_take_action(&cx->sink, action, sizeof action);
+    char action[sizeof cx->journal.action];
+    xmpi_journal_take_action(&cx->journal, action, sizeof action);
     if (cx->rank != 0) return;
     struct xmpi_trace_model tm;
-    xmpi_rtmodel_row(cx, s, action, &tm);
+    xmpi_predict_row(cx, s, action, &tm);
     if (decided) {
         tm.policy = xmpi_policy_name(cx->opts.policy);
         snprintf(tm.event, sizeof tm.event, "%s", plan->event);
@@ -127,8 +127,8 @@ static int rebalance(struct xmpi_ctx *cx, const struct xmpi_interval *s,
     *app->displ = blocks[p + me];
     double t = xmpi_registry_stats(cx)->seconds, tmax = t;
     PMPI_Allreduce(&t, &tmax, 1, MPI_DOUBLE, MPI_MAX, cx->comm);
-    xmpi_balancer_moved(cx, tmax);
-    xmpi_sink_did(&cx->sink, "rebalance", 1);
+    xmpi_balance_moved(cx, tmax);
+    xmpi_journal_did(&cx->journal, "rebalance", 1);
     xmpi_note(cx, 1, "interval %d: rebalanced in %.3f s", s->index, tmax);
     return XMPI_SUCCESS;
 }
@@ -136,17 +136,17 @@ static int rebalance(struct xmpi_ctx *cx, const struct xmpi_interval *s,
 /* ---- act: a new processor configuration ------------------------------------------------ */
 
 /* --xmpi-lb=time, collective over the processes there: rank 0's map of the cost per row
- * (balancer.h), on every process, when it has one for the rows registered; else NULL. */
+ * (balance.h), on every process, when it has one for the rows registered; else NULL. */
 static double *share_costmap(struct xmpi_ctx *cx)
 {
     int n = xmpi_registry_size(cx);
-    int have = cx->opts.lb == XMPIR_LB_TIME && n > 0 && cx->rank == 0 && cx->lb.costmap &&
-               cx->lb.costmap_n == n;
+    int have = cx->opts.lb == XMPIR_LB_TIME && n > 0 && cx->rank == 0 && cx->balance.costmap &&
+               cx->balance.costmap_n == n;
     PMPI_Bcast(&have, 1, MPI_INT, 0, cx->comm);
     if (!have) return NULL;
     double *map = malloc(sizeof *map * (size_t)n);
     if (!map) xmpi_die_nomem(cx, "XMPI_Eval_reconfig");
-    if (cx->rank == 0) memcpy(map, cx->lb.costmap, sizeof *map * (size_t)n);
+    if (cx->rank == 0) memcpy(map, cx->balance.costmap, sizeof *map * (size_t)n);
     PMPI_Bcast(map, n, MPI_DOUBLE, 0, cx->comm);
     return map;
 }
@@ -176,11 +176,11 @@ static void powers_before_spawn(struct xmpi_ctx *cx, const struct xmpi_interval 
         }
     /* Classes are known on rank 0: the model's index of each rank, and of each new one. */
     if (cx->rank == 0) {
-        if (xmpi_rtmodel_rank_classes(&cx->model, &cx->world.sched, klass, p))
+        if (xmpi_predict_rank_classes(&cx->predict, &cx->world.sched, klass, p))
             for (int i = 0; i < p; i++) klass[i] = 0;
         for (int k = 0; k < nnew; k++) {
             int h = xmpi_pool_find_class(&cx->world.pool, cls[k]);
-            klass[p + k] = h >= 0 && cx->model.host_class ? cx->model.host_class[h] : 0;
+            klass[p + k] = h >= 0 && cx->predict.host_class ? cx->predict.host_class[h] : 0;
         }
     }
     PMPI_Bcast(klass, p + nnew, MPI_INT, 0, cx->comm);
@@ -241,7 +241,7 @@ static int spread_after_spawn(struct xmpi_ctx *cx, const struct xmpi_app *app,
     if (rc == XMPI_SUCCESS) {
         *app->count = nc[me];
         *app->displ = nd[me];
-        xmpi_sink_action(&cx->sink, "redistribute");
+        xmpi_journal_action(&cx->journal, "redistribute");
     }
     free(nc);
     return rc < 0 ? XMPI_ERR_STATE : rc;
@@ -326,7 +326,7 @@ static int spawn_async_begin(struct xmpi_ctx *cx, const char *command, char *arg
     free(hosts);
     if ((rc = agree(cx, rc, "XMPI_Eval_reconfig", why))) return rc;
     cx->world.pending = nprocs;
-    xmpi_sink_action(&cx->sink, "spawning");
+    xmpi_journal_action(&cx->journal, "spawning");
     xmpi_note(cx, 2, "spawning %d process(es) asynchronously; the job computes meanwhile", nprocs);
     return XMPI_SUCCESS;
 }
@@ -383,15 +383,15 @@ static int relaunch(struct xmpi_ctx *cx, const struct xmpi_interval *s,
                      const char *classes, double rate, int rate_procs)
 {
     int n = plan->action == XMPIR_PLAN_SPAWN ? cx->size + plan->count : cx->size - plan->count;
-    if (xmpi_relaunch_prepare(cx) != XMPI_SUCCESS) return 0;
-    xmpi_sink_action(&cx->sink, "relaunch");
+    if (xmpi_resize_prepare(cx) != XMPI_SUCCESS) return 0;
+    xmpi_journal_action(&cx->journal, "relaunch");
     record(cx, s, plan, decided, t_decide, classes, rate, rate_procs);
     /* The row is written: this interval's end records nothing more, whatever follows. */
-    if (xmpi_relaunch_commit(cx, n) != XMPI_SUCCESS) return 1;
+    if (xmpi_resize_commit(cx, n) != XMPI_SUCCESS) return 1;
     xmpi_note(cx, 0, "resizing from %d to %d processes by checkpoint and restart (%s): the job "
               "ends with exit status %d for xmpi-resume to relaunch it from %s/%s", cx->size, n,
               plan->why, XMPIR_RESIZE_EXIT, cx->opts.checkpoint, cx->ckpt.last_leaf);
-    xmpi_relaunch_exit(cx);
+    xmpi_resize_exit(cx);
 }
 
 /* ---- the interval ---------------------------------------------------------------------------- */
@@ -404,7 +404,7 @@ int xmpi_pipeline_interval_end(struct xmpi_ctx *cx, const struct xmpi_app *app)
     xmpi_monitor_gather(cx);
     const struct xmpi_interval *s = xmpi_monitor_summary(cx);
     /* model */
-    if (cx->rank == 0) xmpi_rtmodel_observe(cx, s);
+    if (cx->rank == 0) xmpi_predict_feed(cx, s);
     /* decide: an interval measured on other processes says nothing of these */
     int rc = XMPI_SUCCESS, *blocks = NULL, decided = 0, recorded = 0;
     char why[400] = "", classes[256] = "";
@@ -448,13 +448,13 @@ int xmpi_pipeline_interval_end(struct xmpi_ctx *cx, const struct xmpi_app *app)
                      "earlier one", plan.count);
         }
         if (plan.action == XMPIR_PLAN_KEEP) {
-            rc = xmpi_balancer_decide(cx, s, app, &blocks, why, sizeof why);
+            rc = xmpi_balance_step(cx, s, app, &blocks, why, sizeof why);
             if (rc) xmpi_note(cx, 0, "%s: %s", app->reconfig ? "XMPI_Eval_reconfig" :
                               "XMPI_Eval_lbalance", why);
         }
     }
     t_decide = PMPI_Wtime() - t_decide;
-    cx->model.warmup = 0;   /* decided on the warm-up interval, if this was one */
+    cx->predict.warmup = 0;   /* decided on the warm-up interval, if this was one */
     /* act */
     if (plan.action != XMPIR_PLAN_KEEP && plan.restart) {
         /* By checkpoint and restart: the job ends here and is relaunched at the new size. */
@@ -467,7 +467,7 @@ int xmpi_pipeline_interval_end(struct xmpi_ctx *cx, const struct xmpi_app *app)
         /* MPI refused the spawn and started nothing: a job that can be relaunched grows that
          * way instead (an MPI library that cannot spawn at all, Debian's MPICH 4.0.2). */
         if (plan.action == XMPIR_PLAN_SPAWN && rc == XMPI_ERR_SPAWN && cx->size == before &&
-            xmpi_relaunch_possible(cx) && cx->opts.resize == XMPIR_RESIZE_AUTO) {
+            xmpi_resize_possible(cx) && cx->opts.resize == XMPIR_RESIZE_AUTO) {
             cx->world.spawn_refused = 1;
             snprintf(plan.why, sizeof plan.why, "MPI refused the spawn of %d: by checkpoint and "
                      "restart instead", plan.count);
@@ -496,7 +496,7 @@ int xmpi_pipeline_interval_end(struct xmpi_ctx *cx, const struct xmpi_app *app)
     }
     free(blocks);
     /* checkpoint: the data as the act step left it (--xmpi-checkpoint) */
-    if (!recorded && xmpi_checkpoint_interval(cx, s)) xmpi_sink_action(&cx->sink, "checkpoint");
+    if (!recorded && xmpi_ckpt_interval(cx, s)) xmpi_journal_action(&cx->journal, "checkpoint");
     /* record */
     if (!recorded) record(cx, s, &plan, decided, t_decide, classes, rate, rate_procs);
     xmpi_monitor_lib_end(cx, mark);
@@ -599,7 +599,7 @@ static int eval_lbalance_call(int rank, int nprocs, int it, int maxit, int *coun
     cx->evaluates = 1;
     struct xmpi_app app = {rank, nprocs, it, maxit, count, displ, weight, 0, NULL, NULL};
     /* --xmpi-lb's data is checked at once, not at the first imbalanced interval. */
-    if (first && (rc = xmpi_balancer_check(cx, &app))) return rc;
+    if (first && (rc = xmpi_balance_check(cx, &app))) return rc;
     /* Between interval ends the call costs nothing. */
     if (!cx->mon.due) return XMPI_SUCCESS;
     return xmpi_pipeline_interval_end(cx, &app);
@@ -622,7 +622,7 @@ static int eval_reconfig_call(int rank, int nprocs, int it, int maxit, int *coun
     }
     struct xmpi_app app = {rank, nprocs, it, maxit, count, displ, weight, 1, argv, command};
     /* --xmpi-lb's data is checked at once: the balancer runs whenever the policy keeps. */
-    if (first && (rc = xmpi_balancer_check(cx, &app))) return rc;
+    if (first && (rc = xmpi_balance_check(cx, &app))) return rc;
     if (!cx->mon.due) return XMPI_SUCCESS;
     /* AMP lands on a completion time: it must know how many iterations are left. */
     if (cx->opts.policy == XMPIR_POLICY_AMP && maxit <= 0) {
@@ -644,7 +644,7 @@ static int redistribute_data_call(int scount, int sdispl, int rcount, int rdispl
                            "XMPI_Redistribute_data"};
     rc = xmpi_registry_move(cx, &mv);
     if (rc < 0) return XMPI_ERR_STATE;
-    if (rc == XMPI_SUCCESS) xmpi_sink_action(&cx->sink, "redistribute");
+    if (rc == XMPI_SUCCESS) xmpi_journal_action(&cx->journal, "redistribute");
     return rc;
 }
 
@@ -657,7 +657,7 @@ static int get_data_call(int *it)
     if (cx->ckpt.restarting) {
         /* --xmpi-restart: the rows come from the checkpoint, for every process of the job. */
         long resume = 0;
-        rc = xmpi_checkpoint_restore(cx, &resume);
+        rc = xmpi_ckpt_restore(cx, &resume);
         if (rc == XMPI_SUCCESS && it) *it = (int)resume;
         return rc;
     }
@@ -678,19 +678,19 @@ static void predict(struct xmpi_ctx *cx, const char *action, const int *new_host
     enum { MAXD = 32 };
     struct xmpi_struct_desc d[MAXD];
     int p = cx->size;
-    int ready = cx->rank == 0 && cx->world.have_sched && cx->model.on;
+    int ready = cx->rank == 0 && cx->world.have_sched && cx->predict.on;
     long *part = ready ? malloc(sizeof *part * 2 * (size_t)p) : NULL;
     int nd = xmpi_registry_describe(cx, d, MAXD, part, part ? part + p : NULL);
     int *rank_class = part ? malloc(sizeof *rank_class * 2 * (size_t)p) : NULL;
     int *new_class = part ? malloc(sizeof *new_class * ((size_t)nnew + 1)) : NULL;
     int *group = rank_class ? rank_class + p : NULL;
     if (rank_class && new_class &&
-        xmpi_rtmodel_rank_classes(&cx->model, &cx->world.sched, rank_class, p) == 0) {
+        xmpi_predict_rank_classes(&cx->predict, &cx->world.sched, rank_class, p) == 0) {
         for (int i = 0; i < p; i++) group[i] = cx->world.sched.procs[i].group;
-        for (int i = 0; i < nnew; i++) new_class[i] = cx->model.host_class[new_hosts[i]];
+        for (int i = 0; i < nnew; i++) new_class[i] = cx->predict.host_class[new_hosts[i]];
         struct xmpi_config_change ch;
         if (xmpi_config_change(p, rank_class, group, new_class, nnew, leaving, nleave, &ch) == 0)
-            xmpi_rtmodel_plan(cx, action, xmpi_monitor_summary(cx), cx->mon.iterations, &ch,
+            xmpi_predict_plan(cx, action, xmpi_monitor_summary(cx), cx->mon.iterations, &ch,
                               rank_class, d, nd, nd ? part : NULL, nd ? part + p : NULL);
     }
     free(new_class);
@@ -806,11 +806,11 @@ static void after_spawn(struct xmpi_ctx *cx, const int *hosts, int n, int done, 
                       "XMPI_COMM_WORLD goes on with %d: %s", done, n, cx->size, hint);
         }
         xmpi_note(cx, 2, "spawned %d process(es); XMPI_COMM_WORLD has %d", done, cx->size);
-        if (done == n) xmpi_sink_reconfigured(&cx->sink, seconds);
+        if (done == n) xmpi_journal_reconfigured(&cx->journal, seconds);
     }
     if (done > 0) {
-        xmpi_sink_did(&cx->sink, "spawn", done);
-        cx->model.warmup = 1;   /* the next interval warms them up (model.h) */
+        xmpi_journal_did(&cx->journal, "spawn", done);
+        cx->predict.warmup = 1;   /* the next interval warms them up (model.h) */
     }
 }
 
@@ -868,7 +868,7 @@ static int remove_processes(struct xmpi_ctx *cx, int nprocs, char *node_class[])
     PMPI_Bcast(ranks, n, MPI_INT, 0, cx->comm);
     catch_up(cx);
     predict(cx, "remove", NULL, 0, ranks, n);
-    double t0 = PMPI_Wtime(), moved0 = cx->sink.redist_seconds;
+    double t0 = PMPI_Wtime(), moved0 = cx->journal.redist_seconds;
     /* The leaving processes' rows go to the others first; if they cannot, nobody leaves. */
     int sc = 0, sd = 0;
     xmpi_registry_own_block(cx, &sc, &sd);
@@ -882,12 +882,12 @@ static int remove_processes(struct xmpi_ctx *cx, int nprocs, char *node_class[])
         for (int i = 0; i < n; i++) hosts[i] = cx->world.sched.procs[ranks[i]].host;
     xmpi_world_remove(cx, ranks, n);
     xmpi_registry_after_remove(cx, ranks, n);
-    xmpi_sink_did(&cx->sink, "remove", n);
+    xmpi_journal_did(&cx->journal, "remove", n);
     if (cx->rank == 0) {
         if (hosts) xmpi_rms_removed(cx, hosts, n);
         xmpi_note(cx, 2, "removed %d process(es); XMPI_COMM_WORLD has %d", n, cx->size);
-        xmpi_sink_reconfigured(&cx->sink,
-                               PMPI_Wtime() - t0 - (cx->sink.redist_seconds - moved0));
+        xmpi_journal_reconfigured(&cx->journal,
+                               PMPI_Wtime() - t0 - (cx->journal.redist_seconds - moved0));
     }
     free(hosts);
     free(ranks);
@@ -951,7 +951,7 @@ int XMPI_Checkpoint(const char *name)
     lib_enter();
     double mark[2];
     xmpi_monitor_lib_begin(mark);
-    int rc = xmpi_checkpoint_call(name);
+    int rc = xmpi_ckpt_call(name);
     xmpi_monitor_lib_end(xmpi_ctx, mark);
     lib_leave();
     return rc;

@@ -3,7 +3,7 @@
 #ifndef XMPIR_PIPELINE_H
 #define XMPIR_PIPELINE_H
 
-#include "balancer.h"
+#include "balance.h"
 
 struct xmpi_ctx;
 

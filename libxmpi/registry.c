@@ -809,7 +809,7 @@ int xmpi_registry_move(struct xmpi_ctx *cx, struct xmpi_move *mv)
         R->stats.seconds_total += R->stats.seconds;
         R->stats.bytes_sent_total += R->stats.bytes_sent;
         R->stats.bytes_recv_total += R->stats.bytes_recv;
-        if (cx->rank == 0) xmpi_sink_moved(&cx->sink, PMPI_Wtime() - t_all);
+        if (cx->rank == 0) xmpi_journal_moved(&cx->journal, PMPI_Wtime() - t_all);
         mv->resume = 0;
         for (int i = 0; i < pl.p; i++)
             if (!pl.d[i].joining) {

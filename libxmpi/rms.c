@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../models/formats/rms_state.h"
+#include "../io/rms_state.h"
 #include "../policies/malleability.h"
 #include "context.h"
 #include "rms_slurm.h"
@@ -77,33 +77,33 @@ int xmpi_rms_start(struct xmpi_ctx *cx, char *err, size_t errlen)
     memset(r, 0, sizeof *r);
     if (!spec[0] || !strcmp(spec, "none")) return 0;
     if (!strcmp(spec, "slurm")) {
-        r->kind = RMS_SLURM;
+        r->kind = XMPIR_RMS_SLURM;
         if (xmpi_rms_slurm_start(cx, err, errlen)) {
-            r->kind = RMS_NONE;
+            r->kind = XMPIR_RMS_NONE;
             return -1;
         }
         r->path = xmpi_rms_slurm_label(cx);
         return 0;
     }
     if (!strncmp(spec, "schedule:", 9)) {
-        r->kind = RMS_SCHEDULE;
+        r->kind = XMPIR_RMS_SCHEDULE;
         r->path = spec + 9;
         if (xmpi_rms_schedule_load(&r->schedule, r->path, err, errlen)) return -1;
         /* A file is checked whole before any work: an event the job could never act on is a
          * mistake in the file, not something to discover at its iteration after hours. */
-        int from_lines = xmpi_relaunch_possible(cx) ? XMPIR_SCHED_CHECK_RELAUNCH
+        int from_lines = xmpi_resize_possible(cx) ? XMPIR_SCHED_CHECK_RELAUNCH
                          : cx->opts.policy == XMPIR_POLICY_SMP ||
                                cx->opts.policy == XMPIR_POLICY_HPMP ? XMPIR_SCHED_CHECK_LINES
                          : XMPIR_SCHED_CHECK_ANY;
         if (xmpi_rms_schedule_check(&r->schedule, r->path, s->pool, cx->opts.oversubscribe,
                                     from_lines, err, errlen)) {
             xmpi_rms_schedule_free(&r->schedule);
-            r->kind = RMS_NONE;
+            r->kind = XMPIR_RMS_NONE;
             return -1;
         }
         return 0;
     }
-    r->kind = RMS_FILE;
+    r->kind = XMPIR_RMS_FILE;
     r->path = spec + 5;
     struct adopt_arg a = {s};
     return update(cx, 1, adopt_initial, &a, err, errlen);
@@ -138,11 +138,11 @@ static void write_back(struct xmpi_ctx *cx, const int *hosts, int n, int give)
 {
     struct xmpi_rms *r = &cx->rms;
     const struct xmpi_pool *pool = &cx->world.pool;
-    if (r->kind == RMS_SLURM) {
+    if (r->kind == XMPIR_RMS_SLURM) {
         if (give) xmpi_rms_slurm_removed(cx, hosts, n);
         return;
     }
-    if (r->kind == RMS_SCHEDULE) {
+    if (r->kind == XMPIR_RMS_SCHEDULE) {
         /* The schedule's availability follows what the job holds, as the state file does. */
         for (int i = 0; i < n; i++) {
             const char *cls = pool->hosts[hosts[i]].cls;
@@ -151,7 +151,7 @@ static void write_back(struct xmpi_ctx *cx, const int *hosts, int n, int give)
         }
         return;
     }
-    if (r->kind != RMS_FILE || n <= 0) return;
+    if (r->kind != XMPIR_RMS_FILE || n <= 0) return;
     char err[512];
     struct change c = {pool, hosts, n, give};
     if (update(cx, 0, apply_change, &c, err, sizeof err))
@@ -170,9 +170,9 @@ void xmpi_rms_removed(struct xmpi_ctx *cx, const int *hosts, int n)
 
 void xmpi_rms_stop(struct xmpi_ctx *cx)
 {
-    if (cx->rms.kind == RMS_SCHEDULE) xmpi_rms_schedule_free(&cx->rms.schedule);
+    if (cx->rms.kind == XMPIR_RMS_SCHEDULE) xmpi_rms_schedule_free(&cx->rms.schedule);
     xmpi_rms_slurm_stop(cx);
-    cx->rms.kind = RMS_NONE;
+    cx->rms.kind = XMPIR_RMS_NONE;
 }
 
 int xmpi_rms_pool(struct xmpi_ctx *cx, struct xmpi_pool *pool, char *err, size_t errlen)
@@ -183,13 +183,13 @@ int xmpi_rms_pool(struct xmpi_ctx *cx, struct xmpi_pool *pool, char *err, size_t
 
 int xmpi_rms_acquire(struct xmpi_ctx *cx, char *const cls[], int n, char *why, size_t len)
 {
-    if (cx->rms.kind != RMS_SLURM) return XMPI_SUCCESS;
+    if (cx->rms.kind != XMPIR_RMS_SLURM) return XMPI_SUCCESS;
     return xmpi_rms_slurm_acquire(cx, cls, n, why, len);
 }
 
 int xmpi_rms_pick_remove(const struct xmpi_ctx *cx, char *const cls[], int n, int *ranks)
 {
-    if (cx->rms.kind != RMS_SLURM) return 0;
+    if (cx->rms.kind != XMPIR_RMS_SLURM) return 0;
     return xmpi_rms_slurm_pick_remove(cx, cls, n, ranks);
 }
 
@@ -199,8 +199,8 @@ static int can_remove(const struct xmpi_ctx *cx, const char *cls, int n)
 {
     if (!cx->world.have_sched || n < 1) return 0;
     const struct xmpi_sched *sc = &cx->world.sched;
-    if (xmpi_relaunch_possible(cx)) {
-        int have = xmpi_relaunch_removable(cx, cls);
+    if (xmpi_resize_possible(cx)) {
+        int have = xmpi_resize_removable(cx, cls);
         return n < have ? n : have;
     }
     int room = xmpi_sched_removable(sc, cls);
@@ -265,7 +265,7 @@ static void honour_shrink(struct xmpi_ctx *cx, XMPI_System_status *st)
         snprintf(why, sizeof why, "only %d process(es) of that class were spawned (the initial "
                  "processes never leave)", spawned);
     char rest[200] = "";
-    if (r->kind == RMS_FILE) {
+    if (r->kind == XMPIR_RMS_FILE) {
         char uerr[512];
         struct cap_reclaim c = {st->node_class, k};
         if (update(cx, 0, cap_reclaim, &c, uerr, sizeof uerr))
@@ -274,7 +274,7 @@ static void honour_shrink(struct xmpi_ctx *cx, XMPI_System_status *st)
             snprintf(rest, sizeof rest, k ? "; the other %d are cleared from the state"
                                            : "; the reclaim is cleared from the state",
                      asked - k);
-    } else if (r->kind == RMS_SCHEDULE) {
+    } else if (r->kind == XMPIR_RMS_SCHEDULE) {
         for (int i = 0; i < r->schedule.nav; i++)
             if (!strcmp(r->schedule.av[i].cls, st->node_class) && r->schedule.av[i].reclaim > k)
                 r->schedule.av[i].reclaim = k;
@@ -295,13 +295,13 @@ int xmpi_rms_poll(struct xmpi_ctx *cx, XMPI_System_status *st, char *err, size_t
 {
     struct xmpi_rms *r = &cx->rms;
     *st = (XMPI_System_status){XMPI_SYSTEM_NONE, 0, ""};
-    if (r->kind == RMS_SCHEDULE) {
+    if (r->kind == XMPIR_RMS_SCHEDULE) {
         int act = xmpi_rms_schedule_poll(&r->schedule, cx->mon.iterations, &st->nprocs,
                                          st->node_class, sizeof st->node_class);
         st->action = act == XMPIR_RMS_ACT_SPAWN    ? XMPI_SYSTEM_SPAWN
                      : act == XMPIR_RMS_ACT_SHRINK ? XMPI_SYSTEM_SHRINK
                                                   : XMPI_SYSTEM_NONE;
-    } else if (r->kind == RMS_FILE) {
+    } else if (r->kind == XMPIR_RMS_FILE) {
         struct xmpi_rms_state s = {0};
         if (xmpi_rms_state_read(r->path, &s, err, errlen)) return XMPI_ERR_RMS;
         int act = xmpi_rms_state_action(&s, &st->nprocs, st->node_class, sizeof st->node_class);
@@ -309,7 +309,7 @@ int xmpi_rms_poll(struct xmpi_ctx *cx, XMPI_System_status *st, char *err, size_t
                      : act == XMPIR_RMS_ACT_SHRINK ? XMPI_SYSTEM_SHRINK
                                                   : XMPI_SYSTEM_NONE;
         xmpi_rms_state_free(&s);
-    } else if (r->kind == RMS_SLURM) {
+    } else if (r->kind == XMPIR_RMS_SLURM) {
         int rc = xmpi_rms_slurm_poll(cx, st, err, errlen);
         if (rc) return rc;
     }

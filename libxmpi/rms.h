@@ -6,14 +6,14 @@
 
 #include <stddef.h>
 
-#include "../models/formats/resources.h"
-#include "../models/formats/rms_schedule.h"
+#include "../io/resources.h"
+#include "../io/rms_schedule.h"
 #include "xmpi.h"
 
 struct xmpi_ctx;
 struct xmpi_rms_slurm;
 
-enum xmpi_rms_backend { RMS_NONE, RMS_SCHEDULE, RMS_FILE, RMS_SLURM };
+enum xmpi_rms_backend { XMPIR_RMS_NONE, XMPIR_RMS_SCHEDULE, XMPIR_RMS_FILE, XMPIR_RMS_SLURM };
 
 struct xmpi_rms {
     enum xmpi_rms_backend kind;

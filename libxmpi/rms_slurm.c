@@ -1,6 +1,6 @@
 /* --xmpi-rms=slurm on rank 0: Slurm's command-line tools (scontrol, sinfo, salloc, scancel), each
  * run under a time limit, tell what the job holds and what is idle, and grow or shrink its
- * allocation; the parsers and decisions are pure (models/formats/slurm*.c).
+ * allocation; the parsers and decisions are pure (io/slurm*.c).
  *
  * The command-line tools rather than libslurm: their output formats have stayed put for many
  * releases, while libslurm's ABI changes with each one, and a command that hangs can be killed. */
@@ -22,9 +22,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../models/formats/rms_state.h"
-#include "../models/formats/slurm.h"
-#include "../models/formats/slurm_plan.h"
+#include "../io/rms_state.h"
+#include "../io/slurm.h"
+#include "../policies/slurm_plan.h"
 #include "context.h"
 
 extern char **environ;

@@ -5,7 +5,7 @@
 
 #include <stddef.h>
 
-#include "../models/formats/resources.h"
+#include "../io/resources.h"
 #include "xmpi.h"
 
 struct xmpi_ctx;

@@ -9,7 +9,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../models/trace.h"
+#include "../io/trace.h"
 #include "../policies/malleability.h"
 #include "../policies/scheduler.h"
 #include "pipeline.h"
@@ -188,7 +188,7 @@ static void start(int *argc, char ***argv)
     xmpi_emulate_init(&cx->emu);
     xmpi_watchdog_init(&cx->watch);
     atexit(release_at_exit);
-    xmpi_rtmodel_calibrate(&cx->model, NULL, NULL, 0);
+    xmpi_predict_calibrate(&cx->predict, NULL, NULL, 0);
 
     if (parent != MPI_COMM_NULL) {
         /* A spawned process: its parents checked the options, and it inherits theirs. */
@@ -207,11 +207,11 @@ static void start(int *argc, char ***argv)
 
     /* Before the trace, so that a job stopped by a bad calibration file leaves no trace file. */
     if (!err[0] && cx->rank == 0 && !cx->opts.help)
-        xmpi_rtmodel_calibrate(&cx->model, cx->opts.calibration, err, sizeof err);
+        xmpi_predict_calibrate(&cx->predict, cx->opts.calibration, err, sizeof err);
     if (!err[0] && cx->rank == 0 && !cx->opts.help)
-        xmpi_rtmodel_load_profile(&cx->model, cx->opts.work_profile, err, sizeof err);
-    if (!err[0] && cx->rank == 0 && !cx->opts.help) xmpi_checkpoint_check(cx, err, sizeof err);
-    if (!err[0] && cx->rank == 0 && !cx->opts.help) xmpi_relaunch_check(cx, err, sizeof err);
+        xmpi_predict_load_profile(&cx->predict, cx->opts.work_profile, err, sizeof err);
+    if (!err[0] && cx->rank == 0 && !cx->opts.help) xmpi_ckpt_check(cx, err, sizeof err);
+    if (!err[0] && cx->rank == 0 && !cx->opts.help) xmpi_resize_check(cx, err, sizeof err);
     if (!err[0] && cx->rank == 0 && cx->opts.trace[0] && !cx->opts.help) {
         /* Never over a file the job reads: the options' files, and the program itself. */
         struct xmpi_input_file in[XMPIR_INPUTS_MAX + 1];
@@ -222,7 +222,7 @@ static void start(int *argc, char ***argv)
         else snprintf(in[nin].path, sizeof in[nin].path, "/proc/self/exe");
         cx->trace = xmpi_trace_begin(cx->opts.trace, in, nin + 1, &trace_dest, err, sizeof err);
         /* A resize's relaunch goes on with the rows the job before it wrote. */
-        if (cx->trace && cx->relaunch.relaunched && trace_dest.target[0] &&
+        if (cx->trace && cx->resize.relaunched && trace_dest.target[0] &&
             xmpi_trace_carry(cx->trace, trace_dest.target))
             xmpi_note(cx, 0, "option --xmpi-trace: cannot copy the rows of the launch before "
                       "this one from %s; the trace starts at this launch", trace_dest.target);
@@ -247,20 +247,20 @@ static void start(int *argc, char ***argv)
                      "pool costs 0 (%.200s); give costs per PE-hour in --xmpi-resources, or use "
                      "--xmpi-constraint=efficiency", cx->opts.resources[0] ?
                      cx->opts.resources : "the local host, without --xmpi-resources");
-        xmpi_rtmodel_start(cx, &cx->world.pool, cx->opts.spawn == 1);
+        xmpi_predict_start(cx, &cx->world.pool, cx->opts.spawn == 1);
         char why[768] = "";
         if (xmpi_rms_start(cx, why, sizeof why))
             snprintf(err, sizeof err, "xmpi: option --xmpi-rms: %s", why);
     }
     agree_or_abort(cx, err);
     /* Restarted: every process takes its rows as a spawned one does (XMPI_Get_data). */
-    if (xmpi_checkpoint_start(cx)) {
+    if (xmpi_ckpt_start(cx)) {
         cx->status = XMPI_NEWLY_SPAWNED;
         /* The resource manager's events up to the checkpoint happened to the job before. */
-        if (cx->rank == 0 && cx->rms.kind == RMS_SCHEDULE)
+        if (cx->rank == 0 && cx->rms.kind == XMPIR_RMS_SCHEDULE)
             xmpi_rms_schedule_replay(&cx->rms.schedule, (long)cx->ckpt.manifest->iteration);
     }
-    xmpi_relaunch_start(cx);
+    xmpi_resize_start(cx);
     if (cx->async_want && !cx->async)
         xmpi_note(cx, 0, "option --xmpi-spawn-async=on: the MPI library does not provide "
                   "MPI_THREAD_MULTIPLE; a policy's spawns make the job wait (as "
@@ -271,10 +271,10 @@ static void start(int *argc, char ***argv)
               "core (%s)", cx->size, cx->opts.si, cx->yield ? "yield" : "keep",
               cx->yield_why[0] ? cx->yield_why : "the MPI library's default");
     char cal[XMPIR_PATH_MAX + 320] = "";
-    if (cx->rank == 0) xmpi_rtmodel_describe(&cx->model, cal, sizeof cal);
+    if (cx->rank == 0) xmpi_predict_describe(&cx->predict, cal, sizeof cal);
     xmpi_note(cx, 1, "%s", cal);
-    if (cx->model.profile)
-        xmpi_note(cx, 1, "work profile: %d intervals from %s", cx->model.nprofile,
+    if (cx->predict.profile)
+        xmpi_note(cx, 1, "work profile: %d intervals from %s", cx->predict.nprofile,
                   cx->opts.work_profile);
 }
 
@@ -422,12 +422,12 @@ XMPI_PUBLIC int MPI_Finalize(void)
         }
         cx->trace = NULL;
         xmpi_registry_free(cx);
-        xmpi_checkpoint_free(cx);
+        xmpi_ckpt_free(cx);
         if (cx->rank == 0) xmpi_rms_stop(cx);
-        xmpi_rtmodel_free(&cx->model);
+        xmpi_predict_free(&cx->predict);
         xmpi_world_stop(cx);
         xmpi_watchdog_stop(&cx->watch);
-        xmpi_balancer_free(&cx->lb);
+        xmpi_balance_free(&cx->balance);
         free_argv(cx);
         cx->phase = XMPIR_PHASE_DONE;
     }

@@ -99,11 +99,11 @@ void xmpi_sde_publish(const papi_sde_fptr_struct_t *f, struct xmpi_ctx *cx)
         snprintf(what, sizeof what, "seconds inside %s (double)", mpi);
         counter(f, h, name, DBL, &cx->profile[op].time, what);
     }
-    counter(f, h, "REBALANCES", LL, &cx->sink.rebalances,
+    counter(f, h, "REBALANCES", LL, &cx->journal.rebalances,
             "rebalances carried out (rows moved by the load balancer)");
-    counter(f, h, "SPAWNED", LL, &cx->sink.spawned,
+    counter(f, h, "SPAWNED", LL, &cx->journal.spawned,
             "processes that joined through spawns this process took part in");
-    counter(f, h, "REMOVED", LL, &cx->sink.removed,
+    counter(f, h, "REMOVED", LL, &cx->journal.removed,
             "processes that left through removals this process took part in");
     computed(f, h, "REDISTRIBUTIONS", LL, whole_long, &cx->reg.stats.moves,
              "completed moves of the registered data");
@@ -113,7 +113,7 @@ void xmpi_sde_publish(const papi_sde_fptr_struct_t *f, struct xmpi_ctx *cx)
              "bytes of registered data this process received from others");
     counter(f, h, "REDIST_SECONDS", DBL, &cx->reg.stats.seconds_total,
             "seconds this process spent moving registered data (double)");
-    counter(f, h, "RECONF_SECONDS", DBL, &cx->sink.reconf_seconds,
+    counter(f, h, "RECONF_SECONDS", DBL, &cx->journal.reconf_seconds,
             "seconds of spawns and removals without their data movement, on rank 0 (double)");
 }
 

@@ -15,7 +15,7 @@
 
 #include "../models/cost.h"
 #include "context.h"
-#include "relaunch.h"
+#include "resize.h"
 #include "xmpi.h"
 
 /* What every member learns after each merge; new processes take their state from it. */
@@ -495,7 +495,7 @@ void xmpi_world_spawn_hint(const struct xmpi_ctx *cx, char *buf, size_t len)
         snprintf(buf, len, "this MPI library cannot spawn processes at all: MPICH %s with the "
                  "ch4:ucx device (spawning needs MPICH 4.3 or later, or a build with ch3, such as "
                  "scripts/install-deps.sh --mpich makes; or Open MPI)%s", MPICH_VERSION,
-                 xmpi_relaunch_possible(cx) ? "" : "; without spawning, a job resizes by "
+                 xmpi_resize_possible(cx) ? "" : "; without spawning, a job resizes by "
                  "checkpoint and restart under xmpi-resume with --xmpi-checkpoint=DIR "
                  "(docs/checkpoint.md)");
         return;

@@ -7,7 +7,7 @@
 #include <mpi.h>
 #include <stddef.h>
 
-#include "../models/formats/resources.h"
+#include "../io/resources.h"
 #include "../policies/scheduler.h"
 
 struct xmpi_ctx;

@@ -3,7 +3,7 @@
 #ifndef XMPIR_CONFIG_H
 #define XMPIR_CONFIG_H
 
-#include "formats/resources.h"
+#include "../io/resources.h"
 #include "predict.h"
 
 /* The distinct node classes of the pool in resource-file order are the model's class

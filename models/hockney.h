@@ -3,7 +3,8 @@
 #ifndef XMPIR_MODELS_HOCKNEY_H
 #define XMPIR_MODELS_HOCKNEY_H
 
-#include "interval.h"
+#include "../io/calibration.h"
+#include "../io/interval.h"
 
 /* Error codes of the models/ modules (negative). */
 enum {
@@ -14,23 +15,6 @@ enum {
     XMPIR_MODEL_ENOMEM = -4,
 };
 
-/* The network as the Hockney model sees it: a message of n bytes between two processes
- * takes alpha + n * beta; reducing n bytes locally takes n * gamma. */
-struct xmpi_hockney {
-    double alpha;   /* seconds per message (latency) */
-    double beta;    /* seconds per byte transferred */
-    double gamma;   /* seconds per byte reduced */
-    double copy;    /* seconds per byte written into freshly allocated memory (page faults
-                     * included); only the redistribution uses it (0: not counted) */
-    double copy_contention;   /* copy grows by this share for every other process filling
-                               * fresh memory at the same time (0: they do not disturb) */
-    double touch;   /* seconds per byte a process first reads of memory an MPI receive filled
-                     * (a page fault each under shadow paging; 0: not counted) */
-    double cores;   /* the cores the processes share (0: not considered). An Allgather(v) of
-                     * more processes than cores moves its messages one after another: it
-                     * costs at least (p - 1) alpha + p (p - 1) n beta (hockney.c says where
-                     * this was measured) */
-};
 
 /* MPICH's algorithm switch points, in bytes, as its defaults ship (MPIR_CVAR_* of MPICH
  * 3.x/4.x, e.g. src/util/cvar/mpich_cvars.c of 3.2; the selection logic of the intra-

@@ -8,10 +8,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "formats/textfile.h"
+#include "../io/textfile.h"
 #include "partition.h"
 
-void xmpi_model_init(struct xmpi_model *m, const struct xmpi_calibration *cal, int spawn_group)
+void xmpi_predict_init(struct xmpi_predict_model *m, const struct xmpi_calibration *cal, int spawn_group)
 {
     memset(m, 0, sizeof *m);
     if (cal) m->cal = *cal;
@@ -19,21 +19,21 @@ void xmpi_model_init(struct xmpi_model *m, const struct xmpi_calibration *cal, i
     m->spawn_group = spawn_group != 0;
 }
 
-int xmpi_model_add_class(struct xmpi_model *m, const char *name, double speed)
+int xmpi_predict_add_class(struct xmpi_predict_model *m, const char *name, double speed)
 {
     if (!m || !name || !xmpi_text_name_ok(name) || !isfinite(speed) || speed < 0 ||
         m->nclasses >= XMPIR_MODEL_CLASSES_MAX)
         return XMPIR_MODEL_EARG;
     for (int i = 0; i < m->nclasses; i++)
         if (!strcmp(m->cls[i].name, name)) return XMPIR_MODEL_EARG;
-    struct xmpi_model_class *c = &m->cls[m->nclasses];
+    struct xmpi_predict_class *c = &m->cls[m->nclasses];
     snprintf(c->name, sizeof c->name, "%s", name);
     c->speed = speed;
     c->power = xmpi_calibration_power(&m->cal, name);
     return m->nclasses++;
 }
 
-int xmpi_model_set_profile(struct xmpi_model *m, const double *work_per_iter, int n)
+int xmpi_predict_set_profile(struct xmpi_predict_model *m, const double *work_per_iter, int n)
 {
     if (!m || n < 0 || (n > 0 && !work_per_iter)) return XMPIR_MODEL_EARG;
     for (int i = 0; i < n; i++)
@@ -43,7 +43,7 @@ int xmpi_model_set_profile(struct xmpi_model *m, const double *work_per_iter, in
     return XMPIR_MODEL_OK;
 }
 
-static void history_push(struct xmpi_model *m, double index, double work)
+static void history_push(struct xmpi_predict_model *m, double index, double work)
 {
     /* An interval seen again replaces its point; an older index means a new run. */
     if (m->nhist && m->hist_index[m->nhist - 1] == index) {
@@ -61,7 +61,7 @@ static void history_push(struct xmpi_model *m, double index, double work)
     m->nhist++;
 }
 
-int xmpi_model_observe(struct xmpi_model *m, const struct xmpi_interval *s,
+int xmpi_predict_observe(struct xmpi_predict_model *m, const struct xmpi_interval *s,
                        const int *rank_class)
 {
     if (!m || !s || s->nprocs < 1 || !(s->iterations > 0) || !isfinite(s->work_sum) ||
@@ -162,7 +162,7 @@ double xmpi_predict_lambda(double estimated, double measured)
 /* K = 4 intervals for the line: one noisy interval moves the fit by a fraction instead
  * of the whole error, while a change of trend (a new phase, a different partition) is
  * followed within four intervals; with one interval the work stays as it was. */
-static double extrapolate(const struct xmpi_model *m, double next)
+static double extrapolate(const struct xmpi_predict_model *m, double next)
 {
     int n = m->nhist;
     if (n == 1) return m->hist_work[0];
@@ -179,7 +179,7 @@ static double extrapolate(const struct xmpi_model *m, double next)
     return w > 0 ? w : 0;   /* a falling trend cannot predict negative work */
 }
 
-int xmpi_predict_work(const struct xmpi_model *m, int next, double *work_per_iter)
+int xmpi_predict_work(const struct xmpi_predict_model *m, int next, double *work_per_iter)
 {
     if (!m || !work_per_iter || next < 1) return XMPIR_MODEL_EARG;
     if (m->nhist == 0) return XMPIR_MODEL_ENODATA;
@@ -197,7 +197,7 @@ int xmpi_predict_work(const struct xmpi_model *m, int next, double *work_per_ite
     return XMPIR_MODEL_OK;
 }
 
-int xmpi_predict_class_power(const struct xmpi_model *m, int c, double *power)
+int xmpi_predict_class_power(const struct xmpi_predict_model *m, int c, double *power)
 {
     if (!m || !power || c < 0 || c >= m->nclasses) return XMPIR_MODEL_EARG;
     if (m->cls[c].power > 0) {
@@ -220,7 +220,7 @@ int xmpi_predict_class_power(const struct xmpi_model *m, int c, double *power)
     return XMPIR_MODEL_OK;
 }
 
-static int counts_ok(const struct xmpi_model *m, const int *counts, int *total)
+static int counts_ok(const struct xmpi_predict_model *m, const int *counts, int *total)
 {
     if (!counts) return 0;
     long t = 0;
@@ -233,7 +233,7 @@ static int counts_ok(const struct xmpi_model *m, const int *counts, int *total)
     return 1;
 }
 
-int xmpi_predict_comp(const struct xmpi_model *m, double work, const int *counts, double *t)
+int xmpi_predict_comp(const struct xmpi_predict_model *m, double work, const int *counts, double *t)
 {
     int total;
     if (!m || !t || !isfinite(work) || work < 0 || !counts_ok(m, counts, &total) || total < 1)
@@ -250,7 +250,7 @@ int xmpi_predict_comp(const struct xmpi_model *m, double work, const int *counts
     return XMPIR_MODEL_OK;
 }
 
-int xmpi_predict_reconfig(const struct xmpi_model *m, const int *current, const int *candidate,
+int xmpi_predict_reconfig(const struct xmpi_predict_model *m, const int *current, const int *candidate,
                           struct xmpi_reconfig *out)
 {
     int a, b;
@@ -528,7 +528,7 @@ int xmpi_predict_redist(const struct xmpi_hockney *h, const struct xmpi_struct_d
  * processes are the most recently spawned of their class (the scheduler's choice; they
  * hold the highest ranks), spawned ones join at the end in class order, and the load
  * balancer gives each process rows in proportion to its class's power. */
-static int layout(const struct xmpi_model *m, const struct xmpi_predict_request *rq, long rows,
+static int layout(const struct xmpi_predict_model *m, const struct xmpi_predict_request *rq, long rows,
                   long **count_out, long **displ_out, int *nid_out)
 {
     int nold = rq->part.nprocs, nspawn = 0;
@@ -583,7 +583,7 @@ out:
     return rc;
 }
 
-static int same_counts(const struct xmpi_model *m, const int *a, const int *b)
+static int same_counts(const struct xmpi_predict_model *m, const int *a, const int *b)
 {
     for (int c = 0; c < m->nclasses; c++)
         if (a[c] != b[c]) return 0;
@@ -591,7 +591,7 @@ static int same_counts(const struct xmpi_model *m, const int *a, const int *b)
 }
 
 /* The current partition must describe the current configuration rank by rank. */
-static int request_part_ok(const struct xmpi_model *m, const struct xmpi_predict_request *rq,
+static int request_part_ok(const struct xmpi_predict_model *m, const struct xmpi_predict_request *rq,
                            int ncur)
 {
     if (rq->part.nprocs != ncur || !rq->rank_class) return 0;
@@ -605,7 +605,7 @@ static int request_part_ok(const struct xmpi_model *m, const struct xmpi_predict
     return 1;
 }
 
-static int predict_redist(const struct xmpi_model *m, const struct xmpi_predict_request *rq,
+static int predict_redist(const struct xmpi_predict_model *m, const struct xmpi_predict_request *rq,
                           const struct xmpi_hockney *net, int ncur, double *bytes, double *t)
 {
     *bytes = *t = 0;
@@ -648,7 +648,7 @@ static int predict_redist(const struct xmpi_model *m, const struct xmpi_predict_
     return rc;
 }
 
-int xmpi_model_predict(const struct xmpi_model *m, const struct xmpi_predict_request *rq,
+int xmpi_predict_interval(const struct xmpi_predict_model *m, const struct xmpi_predict_request *rq,
                        struct xmpi_prediction *out)
 {
     int ncur, ncand;
@@ -751,7 +751,7 @@ int xmpi_model_predict(const struct xmpi_model *m, const struct xmpi_predict_req
     return XMPIR_MODEL_OK;
 }
 
-int xmpi_model_observe_link(struct xmpi_model *m, const struct xmpi_interval *s, int mixed)
+int xmpi_predict_observe_link(struct xmpi_predict_model *m, const struct xmpi_interval *s, int mixed)
 {
     if (!m || !s || s->nprocs < 1 || !(s->iterations > 0)) return XMPIR_MODEL_EARG;
     int k = mixed != 0;
@@ -771,7 +771,7 @@ static void running_mean(double *mean, int *n, double x)
     *mean += (x - *mean) / *n;
 }
 
-int xmpi_model_learn(struct xmpi_model *m, const struct xmpi_prediction *p, double meas_reconf,
+int xmpi_predict_learn(struct xmpi_predict_model *m, const struct xmpi_prediction *p, double meas_reconf,
                      double meas_redist)
 {
     if (!m || !p || !isfinite(meas_reconf) || !isfinite(meas_redist) || meas_reconf < 0 ||
@@ -792,14 +792,14 @@ int xmpi_model_learn(struct xmpi_model *m, const struct xmpi_prediction *p, doub
     return XMPIR_MODEL_OK;
 }
 
-int xmpi_model_learn_lag(struct xmpi_model *m, double seconds)
+int xmpi_predict_learn_lag(struct xmpi_predict_model *m, double seconds)
 {
     if (!m || !isfinite(seconds)) return XMPIR_MODEL_EARG;
     running_mean(&m->learned.lag, &m->learned.nlag, seconds > 0 ? seconds : 0);
     return XMPIR_MODEL_OK;
 }
 
-int xmpi_model_learn_comp(struct xmpi_model *m, const struct xmpi_prediction *p, int delta,
+int xmpi_predict_learn_comp(struct xmpi_predict_model *m, const struct xmpi_prediction *p, int delta,
                           double measured)
 {
     if (!m || !p || delta == 0 || !isfinite(measured) || !(measured > 0) || !isfinite(p->t_comp) ||
@@ -813,7 +813,7 @@ int xmpi_model_learn_comp(struct xmpi_model *m, const struct xmpi_prediction *p,
     return XMPIR_MODEL_OK;
 }
 
-int xmpi_model_learn_warmup(struct xmpi_model *m, int kind, double comp_first, double comm_first,
+int xmpi_predict_learn_warmup(struct xmpi_predict_model *m, int kind, double comp_first, double comm_first,
                             double comp_next, double comm_next)
 {
     double v[4] = {comp_first, comm_first, comp_next, comm_next};

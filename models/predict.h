@@ -4,9 +4,9 @@
 #ifndef XMPIR_MODELS_PREDICT_H
 #define XMPIR_MODELS_PREDICT_H
 
-#include "calibration.h"
+#include "../io/calibration.h"
 #include "hockney.h"
-#include "interval.h"
+#include "../io/interval.h"
 
 /* K, the intervals the work extrapolation fits a line through (see predict.c). */
 #define XMPIR_MODEL_HISTORY 4
@@ -45,25 +45,25 @@ struct xmpi_partition {
 
 /* ---- model state */
 
-struct xmpi_model_class {
+struct xmpi_predict_class {
     char name[XMPIR_NAME_MAX];
     double speed;   /* declared speed relative to the other classes; 0: not declared */
     double power;   /* measured work per second of one process; 0: never measured */
 };
 
-struct xmpi_model {
+struct xmpi_predict_model {
     struct xmpi_calibration cal;
     int spawn_group;                  /* the job's spawn mode: 1 group, 0 single */
     int spawn_async;                  /* 1: spawns run beside the computation, and the job
                                        * pays only their join (calibration's spawn_join) */
     int nclasses;
-    struct xmpi_model_class cls[XMPIR_MODEL_CLASSES_MAX];
+    struct xmpi_predict_class cls[XMPIR_MODEL_CLASSES_MAX];
     int nhist;                        /* the last nhist intervals, oldest first */
     double hist_index[XMPIR_MODEL_HISTORY];
     double hist_work[XMPIR_MODEL_HISTORY];   /* work per iteration */
     const double *profile;            /* irregular mode: work per iteration of interval i at */
     int nprofile;                     /* profile[i - 1], from an earlier run; not owned */
-    /* What the job measured of its own reconfigurations (xmpi_model_learn): the mean per
+    /* What the job measured of its own reconfigurations (xmpi_predict_learn): the mean per
      * process of each kind (a spawn's per process spawned, a removal's per process of the job
      * before it beyond the first: xmpi_predict_reconfig), and the mean fixed cost of a move (measured minus the transfer
      * priced by the network), kept apart for the move after a spawn [0] (it waits for the new
@@ -72,10 +72,10 @@ struct xmpi_model {
     struct {
         double spawn, remove, redist_fixed[3], lag;
         int nspawn, nremove, nredist[3], nlag;
-        double comp_k;   /* xmpi_model_learn_comp: ln(measured / predicted computation) per
+        double comp_k;   /* xmpi_predict_learn_comp: ln(measured / predicted computation) per
                           * process the job gained (the mean over its actions) */
         int ncomp;
-        /* xmpi_model_learn_warmup, per kind of action (0 spawn, 1 removal), from the first
+        /* xmpi_predict_learn_warmup, per kind of action (0 spawn, 1 removal), from the first
          * interval after it and the next: the mean of ln(first / next) of the computation,
          * and of first - next of the communication per iteration (seconds). */
         double warm_comp[2], warm_comm[2];
@@ -92,22 +92,22 @@ struct xmpi_model {
     /* The load balancer's tolerance, --xmpi-lb-th1 as a fraction (0: none): it leaves an
      * imbalance of up to this share of the slowest process's compute time. A job of 1
      * process measures no waiting; its first larger configuration is priced with the mean
-     * wait of that tolerance, tolerance / 4 of the computation (xmpi_model_predict). */
+     * wait of that tolerance, tolerance / 4 of the computation (xmpi_predict_interval). */
     double lb_tolerance;
 };
 
 /* cal NULL: the defaults. */
-void xmpi_model_init(struct xmpi_model *m, const struct xmpi_calibration *cal, int spawn_group);
+void xmpi_predict_init(struct xmpi_predict_model *m, const struct xmpi_calibration *cal, int spawn_group);
 /* Adds a node class; its power starts as the calibration's for that name (or 0). Returns
  * the class index, or XMPIR_MODEL_EARG (bad name, duplicate, speed < 0, table full). */
-int xmpi_model_add_class(struct xmpi_model *m, const char *name, double speed);
+int xmpi_predict_add_class(struct xmpi_predict_model *m, const char *name, double speed);
 /* Irregular mode: the work per iteration of each interval of an earlier run (n entries,
  * interval 1 first), kept by pointer. NULL/0 returns to extrapolation. */
-int xmpi_model_set_profile(struct xmpi_model *m, const double *work_per_iter, int n);
+int xmpi_predict_set_profile(struct xmpi_predict_model *m, const double *work_per_iter, int n);
 /* Takes in one interval: its work per iteration joins the history, and with rank_class
  * (the class index of each of s->nprocs ranks; may be NULL) and s->ranks the classes'
  * powers are measured anew. */
-int xmpi_model_observe(struct xmpi_model *m, const struct xmpi_interval *s,
+int xmpi_predict_observe(struct xmpi_predict_model *m, const struct xmpi_interval *s,
                        const int *rank_class);
 
 /* The interval s (already observed, a whole one: not the new processes' first) ran on one
@@ -116,7 +116,7 @@ int xmpi_model_observe(struct xmpi_model *m, const struct xmpi_interval *s,
  * candidate on the other link is then predicted with that link's lambda instead of the
  * current one: the measured waiting differs between them (a CG on 2 processes of one spawn
  * waited 0.6 ms per iteration, on 4 of two spawns 10 ms). */
-int xmpi_model_observe_link(struct xmpi_model *m, const struct xmpi_interval *s, int mixed);
+int xmpi_predict_observe_link(struct xmpi_predict_model *m, const struct xmpi_interval *s, int mixed);
 
 /* ---- the parts of the prediction */
 
@@ -131,21 +131,21 @@ int xmpi_predict_comm(const struct xmpi_interval *s, const struct xmpi_hockney *
 double xmpi_predict_lambda(double estimated, double measured);
 /* Work per iteration of interval `next`: the profile times the last interval's
  * measured/profiled ratio where the profile covers both, else the extrapolation. */
-int xmpi_predict_work(const struct xmpi_model *m, int next, double *work_per_iter);
+int xmpi_predict_work(const struct xmpi_predict_model *m, int next, double *work_per_iter);
 /* Power of one process of class c: measured; else its declared speed times the mean
  * measured power per unit of speed; else the mean measured power. */
-int xmpi_predict_class_power(const struct xmpi_model *m, int c, double *power);
+int xmpi_predict_class_power(const struct xmpi_predict_model *m, int c, double *power);
 /* work / (sum over classes of counts[c] x power of c): counts has m->nclasses entries. */
-int xmpi_predict_comp(const struct xmpi_model *m, double work, const int *counts, double *t);
+int xmpi_predict_comp(const struct xmpi_predict_model *m, double work, const int *counts, double *t);
 
 struct xmpi_reconfig {
     int nspawn, nremove;
     double t_spawn, t_remove;   /* Eq. 5.6, the spawn mode's cost per process spawned; Eq. 5.7
                                  * made a cost per process of the job beyond the first
                                  * (predict.c says why) */
-    double t_lag;               /* a spawn's lag (xmpi_model_learn_lag): one per spawn */
+    double t_lag;               /* a spawn's lag (xmpi_predict_learn_lag): one per spawn */
 };
-int xmpi_predict_reconfig(const struct xmpi_model *m, const int *current, const int *candidate,
+int xmpi_predict_reconfig(const struct xmpi_predict_model *m, const int *current, const int *candidate,
                           struct xmpi_reconfig *out);
 
 /* Eqs. 5.8-5.10: the time (no lambda) and the bytes that arrive at their new owners, to go
@@ -189,14 +189,14 @@ struct xmpi_prediction {
      * (the new processes' and the new blocks' warm-up), and its ranks wait longer for each
      * other: t_comp and t_comm are the settled interval's, the policies' rate for the rest of
      * the run; the first interval computes warm_comp x t_comp and communicates t_comm +
-     * warm_comm seconds (xmpi_model_learn_warmup; 1 and 0 before the job measured an action
+     * warm_comm seconds (xmpi_predict_learn_warmup; 1 and 0 before the job measured an action
      * of that kind; never below 0 in all). t_warm is what the first interval takes beyond the
      * settled one. A spawn's t_lag already holds its warm-up, so only a removal adds t_warm to
      * t_total. */
     double warm_comp, warm_comm, t_warm;
     double t_spawn, t_remove;
     double t_lag;        /* what the iterations lose to a spawn beyond it (not in the thesis):
-                          * the job's measure (xmpi_model_learn_lag), else the calibration's
+                          * the job's measure (xmpi_predict_learn_lag), else the calibration's
                           * spawn_lag; 0 without a spawn */
     double t_redist;     /* Eq. 5.8, without lambda (predict.c says why), plus the move's
                           * fixed cost the job measured (redist_fixed, in t_redist) */
@@ -206,7 +206,7 @@ struct xmpi_prediction {
     double t_total;      /* Eq. 5.2, plus t_lag (a spawn) or t_warm (a removal) */
 };
 
-int xmpi_model_predict(const struct xmpi_model *m, const struct xmpi_predict_request *rq,
+int xmpi_predict_interval(const struct xmpi_predict_model *m, const struct xmpi_predict_request *rq,
                        struct xmpi_prediction *out);
 
 /* After an action predicted as p, the seconds it measured: the reconfiguration (spawn or
@@ -218,16 +218,16 @@ int xmpi_model_predict(const struct xmpi_model *m, const struct xmpi_predict_req
  * every later move as its fixed cost (allocation, description, waiting for new processes).
  * Negative or non-finite measurements are refused (XMPIR_MODEL_EARG); a kind the action did
  * not have is left as it was. */
-int xmpi_model_learn(struct xmpi_model *m, const struct xmpi_prediction *p, double meas_reconf,
+int xmpi_predict_learn(struct xmpi_predict_model *m, const struct xmpi_prediction *p, double meas_reconf,
                      double meas_redist);
 
 /* After a spawn, the seconds its iterations lost beyond the spawn itself and the move (the
- * runtime measures them: libxmpi/model.c): the new processes' first interval against the
+ * runtime measures them: libxmpi/predict.c): the new processes' first interval against the
  * next, and the intervals an asynchronous spawn ran beside against the one before it. A
  * spawn is priced with the mean of these from then on, instead of the calibration's
  * spawn_lag. A loss below 0 (the job ran faster) counts as 0; a non-finite one is refused
  * (XMPIR_MODEL_EARG). */
-int xmpi_model_learn_lag(struct xmpi_model *m, double seconds);
+int xmpi_predict_learn_lag(struct xmpi_predict_model *m, double seconds);
 
 /* After an action predicted as p that changed the job by delta processes (> 0 spawned, < 0
  * removed), the computation measured over as many iterations as p predicted, once the
@@ -239,7 +239,7 @@ int xmpi_model_learn_lag(struct xmpi_model *m, double seconds);
  * by exp(k x the processes it adds, or minus those it removes). A job whose processes do not
  * disturb each other learns k near 0. Refused (XMPIR_MODEL_EARG): delta 0, a prediction or a
  * measurement not above 0 or not finite. */
-int xmpi_model_learn_comp(struct xmpi_model *m, const struct xmpi_prediction *p, int delta,
+int xmpi_predict_learn_comp(struct xmpi_predict_model *m, const struct xmpi_prediction *p, int delta,
                           double measured);
 
 /* After a spawn (kind 0) or a removal (kind 1), the seconds per iteration that the action's
@@ -254,7 +254,7 @@ int xmpi_model_learn_comp(struct xmpi_model *m, const struct xmpi_prediction *p,
  * kind's mean, and the next action of that kind predicts its first interval with them
  * (struct xmpi_prediction: warm_comp, warm_comm). Refused (XMPIR_MODEL_EARG): a kind other
  * than 0 or 1, a value negative or not finite, or no computation (comp_next not above 0). */
-int xmpi_model_learn_warmup(struct xmpi_model *m, int kind, double comp_first, double comm_first,
+int xmpi_predict_learn_warmup(struct xmpi_predict_model *m, int kind, double comp_first, double comm_first,
                             double comp_next, double comm_next);
 
 #endif

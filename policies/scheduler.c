@@ -2,8 +2,8 @@
  * which dynamic ones leave, by balance-all or balance-occupied (FLEX-MPI 4.4.1, 4.4.2). */
 #include "scheduler.h"
 
-#include "../models/formats/options.h"
-#include "../models/formats/textfile.h"
+#include "../io/options.h"
+#include "../io/textfile.h"
 
 #include <ctype.h>
 #include <limits.h>

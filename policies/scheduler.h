@@ -3,7 +3,7 @@
 #ifndef XMPIR_SCHEDULER_H
 #define XMPIR_SCHEDULER_H
 
-#include "../models/formats/resources.h"
+#include "../io/resources.h"
 
 enum xmpi_sched_policy { XMPIR_SCHED_BALANCE_ALL = 0, XMPIR_SCHED_BALANCE_OCCUPIED };
 

@@ -73,7 +73,7 @@ for k in $(seq 1 "$RESIZE_REPS"); do
             "$ROOT/scripts/xmpirun" -np 2 "$J" "${JA[@]}" --xmpi-resize=spawn \
                 "--xmpi-trace=$DIR/resize.csv" >"$DIR/resize.out" 2>&1
         else
-            "$ROOT/scripts/xmpi-resume" "$ROOT/scripts/xmpirun" -np 2 "$J" "${JA[@]}" \
+            "$ROOT/tools/xmpi-resume" "$ROOT/scripts/xmpirun" -np 2 "$J" "${JA[@]}" \
                 --xmpi-resize=restart "--xmpi-checkpoint=$DIR/resize-ck" \
                 --xmpi-checkpoint-every=1000000 >"$DIR/resize.out" 2>&1
         fi

@@ -3,8 +3,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../models/formats/options.h"
-#include "../models/formats/version.h"
+#include "../io/options.h"
+#include "../io/version.h"
 
 #define PROG "xmpi-info"
 

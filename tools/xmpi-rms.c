@@ -8,9 +8,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../models/formats/resources.h"
-#include "../models/formats/rms_state.h"
-#include "../models/formats/textfile.h"
+#include "../io/resources.h"
+#include "../io/rms_state.h"
+#include "../io/textfile.h"
 
 #define PROG "xmpi-rms"
 #define N_MAX 1000000

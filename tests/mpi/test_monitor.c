@@ -8,7 +8,7 @@
 #include "xmpi.h"
 #include "../../libxmpi/monitor.h"
 #include "../../libxmpi/context.h"
-#include "../../models/trace.h"
+#include "../../io/trace.h"
 
 enum { ITERS = 10, VEC = 3 };
 static int rank, size;

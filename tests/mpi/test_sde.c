@@ -195,7 +195,7 @@ static void mode_count(void)
         int n = 0, ok = 1;
         if (rank == 0) {   /* the model runs on rank 0 */
             const struct xmpi_interval *s = xmpi_monitor_summary(xmpi_ctx);
-            got = xmpi_ctx->model.m.cls[0].power;
+            got = xmpi_ctx->predict.m.cls[0].power;
             for (int i = 0; s && s->ranks && i < s->nprocs; i++) {
                 double busy = s->ranks[i].t_real - s->ranks[i].comm_time;
                 if (busy > 0 && s->ranks[i].work > 0) {
@@ -204,7 +204,7 @@ static void mode_count(void)
                 }
             }
             want = n ? want / n : 0;
-            ok = n == size && xmpi_ctx->model.m.nclasses == 1 && fabs(got - want) <= 1e-9 * want;
+            ok = n == size && xmpi_ctx->predict.m.nclasses == 1 && fabs(got - want) <= 1e-9 * want;
         }
         check(ok, "the model's power is PAPI-counted work per compute second: %g = %g (%d ranks)",
               got, want, n);

@@ -83,7 +83,7 @@ MFLAG=-M malleable "epidemic -M -L" "$TMP/epi.ref" "$EP" -n 20000 -d 120 -L --xm
 echo "# epidemic -M -L: $(grep -Ec ',([a-z]+[+])*rebalance([+][a-z]+)*,' "$TMP/epidemic -M -L.csv") interval(s) after a rebalance"
 
 # The model learns a spawn's and a removal's warm-up from the first whole interval after each
-# and the next one (xmpi_model_learn_warmup): its note gives the two intervals' computation
+# and the next one (xmpi_predict_learn_warmup): its note gives the two intervals' computation
 # (mean over the ranks of wall time outside MPI) and communication per iteration, which must be
 # the trace's, and the factor it learned, first / next. -b off (th1 100): no rebalance between.
 printf '# iteration action count class\n40 spawn 1 local\n100 remove 1 local\n' >"$TMP/events-warm"

@@ -31,7 +31,7 @@ if [ "$device" != ch4:ucx ]; then
 fi
 
 J="$NB/bin/jacobi"
-R="$ROOT/scripts/xmpi-resume"
+R="$ROOT/tools/xmpi-resume"
 field() { sed -n "s/^result:.* $1=\([^ ]*\).*/\1/p" "$2"; }
 sizes() { awk -F, 'NR > 1 && $3 != last { printf "%s%s", (n++ ? " " : ""), $3; last = $3 }' "$1"; }
 JA=(-n 120 -i 100 -s 3 -d --xmpi-si=10 --xmpi-policy=smp --xmpi-oversubscribe)

@@ -61,7 +61,7 @@ check "3 processes: bcast = 2 (alpha + n beta)" predicted "$TMP/np3.csv" bcast '
 check "3 processes: gather = 2 alpha + 2 n beta" predicted "$TMP/np3.csv" gather '2 * a + 2 * n * b'
 check "3 processes: send stays alpha + n beta" predicted "$TMP/np3.csv" send 'a + n * b'
 
-# Without -c the library's defaults predict (models/calibration.h: 5e-7 s, 3.7e-10 s/byte).
+# Without -c the library's defaults predict (io/calibration.h: 5e-7 s, 3.7e-10 s/byte).
 "$LAUNCH" -np 2 "$OPM" -m 8 -r 1 -o "$TMP/def.csv" >"$TMP/outd" 2>&1
 check "without -c: the defaults predict and are named" eval \
     'A=5e-7 B=3.7e-10 predicted "$TMP/def.csv" send "a + n * b" &&

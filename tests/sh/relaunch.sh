@@ -9,7 +9,7 @@
 export XMPI_SPAWN_ASYNC=off
 J="$ROOT/$BUILD/bin/jacobi"
 JP="$ROOT/$BUILD/bin/jacobi-plain"
-R="$ROOT/scripts/xmpi-resume"
+R="$ROOT/tools/xmpi-resume"
 export XMPIRUN_TIMEOUT=${XMPIRUN_TIMEOUT:-60}
 JA=(-n 120 -i 100 -s 3 -d --xmpi-si=10 --xmpi-policy=smp --xmpi-oversubscribe)
 field() { sed -n "s/^result:.* $1=\([^ ]*\).*/\1/p" "$2"; }

@@ -4,7 +4,7 @@
 # in a job that did not restart (so the relaunch runs through).
 . "$(dirname "$0")/lib.sh"
 J="$ROOT/$BUILD/bin/jacobi"
-R="$ROOT/scripts/xmpi-resume"
+R="$ROOT/tools/xmpi-resume"
 export XMPIRUN_TIMEOUT=${XMPIRUN_TIMEOUT:-60}
 JA=(-n 120 -i 60 -s 7 -d)
 field() { sed -n "s/^result:.* $1=\([^ ]*\).*/\1/p" "$2"; }

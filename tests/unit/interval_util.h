@@ -1,11 +1,11 @@
-/* Shared by the test_interval_*.c suites (models/interval.c): the number of random trials and
+/* Shared by the test_interval_*.c suites (io/interval.c): the number of random trials and
  * the exact comparison of the record and reduction checks. */
 #ifndef XMPIR_TESTS_UNIT_INTERVAL_UTIL_H
 #define XMPIR_TESTS_UNIT_INTERVAL_UTIL_H
 
 #include <check.h>
 
-#include "../../models/interval.h"
+#include "../../io/interval.h"
 
 #define TRIALS 50
 

@@ -1,4 +1,4 @@
-/* Shared by the test_options_*.c suites (models/formats/options.c): argv built from literals
+/* Shared by the test_options_*.c suites (io/options.c): argv built from literals
  * with a copy of its pointers to see any change, the parse with the error buffer, checks on
  * the options and the message, options that differ from every default, and the names of all
  * options as arguments and as variables. */
@@ -10,7 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../../models/formats/options.h"
+#include "../../io/options.h"
 
 #define MAXARGS 32
 

@@ -33,23 +33,23 @@ static inline void set_op(struct xmpi_interval *s, int op, double calls, double 
     s->op[op].time = time * s->nprocs;
 }
 
-static inline void model_with_net(struct xmpi_model *m, int spawn_group)
+static inline void model_with_net(struct xmpi_predict_model *m, int spawn_group)
 {
     struct xmpi_calibration cal;
     xmpi_calibration_defaults(&cal);
     cal.net = H;
-    xmpi_model_init(m, &cal, spawn_group);
+    xmpi_predict_init(m, &cal, spawn_group);
 }
 
 /* Four classes: a (speed 1) and b (speed 2) measured at 100 and 300 per second, d
  * declared 4 times as fast as a and never measured, c with no declared speed. */
-static inline void four_classes(struct xmpi_model *m)
+static inline void four_classes(struct xmpi_predict_model *m)
 {
     model_with_net(m, 0);
-    ck_assert_int_eq(xmpi_model_add_class(m, "a", 1), 0);
-    ck_assert_int_eq(xmpi_model_add_class(m, "b", 2), 1);
-    ck_assert_int_eq(xmpi_model_add_class(m, "c", 0), 2);
-    ck_assert_int_eq(xmpi_model_add_class(m, "d", 4), 3);
+    ck_assert_int_eq(xmpi_predict_add_class(m, "a", 1), 0);
+    ck_assert_int_eq(xmpi_predict_add_class(m, "b", 2), 1);
+    ck_assert_int_eq(xmpi_predict_add_class(m, "c", 0), 2);
+    ck_assert_int_eq(xmpi_predict_add_class(m, "d", 4), 3);
     struct xmpi_rank_record r[3];
     memset(r, 0, sizeof r);
     r[0].work = 1000, r[0].t_real = 12, r[0].comm_time = 2;   /* 100 / s */
@@ -59,7 +59,7 @@ static inline void four_classes(struct xmpi_model *m)
     interval_init(&s, 1, 3, 10, 7000);
     s.ranks = r;
     const int rank_class[3] = {0, 1, 1};
-    ck_assert_int_eq(xmpi_model_observe(m, &s, rank_class), 0);
+    ck_assert_int_eq(xmpi_predict_observe(m, &s, rank_class), 0);
 }
 
 #endif

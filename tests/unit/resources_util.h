@@ -1,4 +1,4 @@
-/* Shared by the test_resources_*.c suites (models/formats/resources.c): a pool parsed from
+/* Shared by the test_resources_*.c suites (io/resources.c): a pool parsed from
  * text through a real FILE, the check of one host, and garbage to start from. */
 #ifndef XMPIR_TESTS_UNIT_RESOURCES_UTIL_H
 #define XMPIR_TESTS_UNIT_RESOURCES_UTIL_H
@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../../models/formats/resources.h"
+#include "../../io/resources.h"
 #include "errbuf.h"
 #include "tmpfiles.h"
 

@@ -1,4 +1,4 @@
-/* Shared by the test_rms_*.c suites (models/formats/rms_state.c and rms_schedule.c): a scratch
+/* Shared by the test_rms_*.c suites (io/rms_state.c and rms_schedule.c): a scratch
  * directory per test case and one per test, states parsed from text, the check of one entry,
  * and a byte copy of a state to prove a failed operation touched nothing. */
 #ifndef XMPIR_TESTS_UNIT_RMS_UTIL_H
@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../models/formats/rms_state.h"
+#include "../../io/rms_state.h"
 #include "errbuf.h"
 #include "tmpfiles.h"
 

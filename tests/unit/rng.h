@@ -5,7 +5,7 @@
 
 #include <stdint.h>
 
-#include "../../models/interval.h"
+#include "../../io/interval.h"
 
 /* splitmix64 */
 static inline uint64_t rng_next(uint64_t *s)

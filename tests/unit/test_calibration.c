@@ -1,4 +1,4 @@
-/* models/calibration.c: the calibration file on good, partial, benchmark-written and
+/* io/calibration.c: the calibration file on good, partial, benchmark-written and
  * malformed input (exact FILE:LINE and wording), the writer's round trip, the defaults. */
 #include <math.h>
 #include <stdio.h>
@@ -6,7 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../../models/calibration.h"
+#include "../../io/calibration.h"
 #include "errbuf.h"
 #include "suites.h"
 #include "tmpfiles.h"
@@ -136,7 +136,7 @@ START_TEST(test_partial_file)
 }
 END_TEST
 
-/* What xmpi-spawnbench writes (benchmarks/spawnbench.c), read as is. */
+/* What xmpi-spawnbench writes (tools/xmpi-spawnbench.c), read as is. */
 START_TEST(test_spawnbench_file)
 {
     struct xmpi_calibration c;

@@ -1,4 +1,4 @@
-/* models/formats/checkpoint.c: the manifest written and read back field for field, every way a
+/* io/ckpt_manifest.c: the manifest written and read back field for field, every way a
  * damaged or edited manifest is refused (FILE:LINE, its bad value escaped), an over-long line
  * refused rather than cut, what the writer wrote read back the same however it is spaced,
  * the comparison with what a program registers, --xmpi-checkpoint-every's values and the
@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../models/formats/checkpoint.h"
+#include "../../io/ckpt_manifest.h"
 #include "suites.h"
 
 static void sample(struct xmpi_ckpt_manifest *m)

@@ -1,9 +1,9 @@
-/* models/interval.c, the names of the profiled operations: distinct MPI_ names that follow the
+/* io/interval.c, the names of the profiled operations: distinct MPI_ names that follow the
  * enum identifiers, and NULL outside the enum. */
 #include <string.h>
 #include <strings.h>
 
-#include "../../models/interval.h"
+#include "../../io/interval.h"
 #include "suites.h"
 
 /* The op's name follows from its enum identifier: XMPIR_OP_ALLREDUCE is

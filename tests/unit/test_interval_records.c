@@ -1,4 +1,4 @@
-/* models/interval.c, record arithmetic: clearing, adding and differencing per-rank records,
+/* io/interval.c, record arithmetic: clearing, adding and differencing per-rank records,
  * checked field by named field against reference sums of random records (fixed seeds). */
 #include <stdint.h>
 #include <string.h>

@@ -1,4 +1,4 @@
-/* models/interval.c, the per-interval reduction and its imbalance: every aggregate exactly as a
+/* io/interval.c, the per-interval reduction and its imbalance: every aggregate exactly as a
  * plain reference loop computes it, for 1 to MAXP ranks of random records (fixed seeds), with
  * the work source mixed or not and the extremes in every position. */
 #include <math.h>

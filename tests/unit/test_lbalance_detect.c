@@ -1,4 +1,4 @@
-/* policies/lbalance.c, when to balance: a balanced interval is left alone, imbalance hidden in
+/* policies/balance.c, when to balance: a balanced interval is left alone, imbalance hidden in
  * MPI wait time is found, bursts of interference are tolerated for k - 1 intervals (k = 1, 3,
  * 5) and a dedicated one resets the count, the TH1 and TH2 edges, and invalid input. */
 #include <math.h>
@@ -11,10 +11,10 @@ START_TEST(balanced_no_move)
     struct synth s;
     double t[P] = {1.0, 0.97, 1.02, 0.99};
     synth(&s, P, 1000, t);
-    struct xmpi_lb_state st = {0};
-    struct xmpi_lb_decision d;
+    struct xmpi_balance_state st = {0};
+    struct xmpi_balance_decision d;
     int c[P], dp[P];
-    ck_assert_int_eq(xmpi_lb_decide(&prm3, &st, &s.in, &d, c, dp), 0);
+    ck_assert_int_eq(xmpi_balance_decide(&prm3, &st, &s.in, &d, c, dp), 0);
     ck_assert_int_eq(d.rebalance, 0);
     ck_assert_int_eq(d.imbalanced, 0);
     ck_assert_int_eq(d.dedicated, 1);
@@ -31,10 +31,10 @@ START_TEST(comm_time_is_not_compute)
     s.comm[0] = 1.0;
     s.comm[2] = 1.0;
     s.comm[3] = 1.0;
-    struct xmpi_lb_state st = {0};
-    struct xmpi_lb_decision d;
+    struct xmpi_balance_state st = {0};
+    struct xmpi_balance_decision d;
     int c[P], dp[P];
-    ck_assert_int_eq(xmpi_lb_decide(&prm3, &st, &s.in, &d, c, dp), 0);
+    ck_assert_int_eq(xmpi_balance_decide(&prm3, &st, &s.in, &d, c, dp), 0);
     ck_assert_int_eq(d.imbalanced, 1);
     ck_assert_int_eq(d.rebalance, 1);
     ck_assert_int_lt(c[1], c[0]);
@@ -42,22 +42,22 @@ START_TEST(comm_time_is_not_compute)
 END_TEST
 
 /* Rank 0 non-dedicated (CPU 70% of wall) and slow; `n` intervals in a row. */
-static int interfered(struct xmpi_lb_state *st, const struct xmpi_lb_params *prm, int dedicated,
-                      struct xmpi_lb_decision *d)
+static int interfered(struct xmpi_balance_state *st, const struct xmpi_balance_params *prm, int dedicated,
+                      struct xmpi_balance_decision *d)
 {
     struct synth s;
     double t[P] = {1.5, 1.0, 1.0, 1.0};
     synth(&s, P, 1000, t);
     if (!dedicated) s.t_cpu[0] = 0.7 * s.t_real[0];
     int c[P], dp[P];
-    ck_assert_int_eq(xmpi_lb_decide(prm, st, &s.in, d, c, dp), 0);
+    ck_assert_int_eq(xmpi_balance_decide(prm, st, &s.in, d, c, dp), 0);
     return d->rebalance;
 }
 
 START_TEST(burst_tolerated_k_minus_1_intervals)
 {
-    struct xmpi_lb_state st = {0};
-    struct xmpi_lb_decision d;
+    struct xmpi_balance_state st = {0};
+    struct xmpi_balance_decision d;
     ck_assert_int_eq(interfered(&st, &prm3, 0, &d), 0);
     ck_assert_int_eq(d.interference, XMPIR_LB_BURST);
     ck_assert_int_eq(interfered(&st, &prm3, 0, &d), 0);
@@ -70,8 +70,8 @@ END_TEST
 
 START_TEST(burst_then_dedicated_resets)
 {
-    struct xmpi_lb_state st = {0};
-    struct xmpi_lb_decision d;
+    struct xmpi_balance_state st = {0};
+    struct xmpi_balance_decision d;
     ck_assert_int_eq(interfered(&st, &prm3, 0, &d), 0);
     ck_assert_int_eq(interfered(&st, &prm3, 0, &d), 0);
     /* A dedicated interval in between: imbalanced and dedicated is balanced at once ... */
@@ -86,9 +86,9 @@ END_TEST
 
 START_TEST(k1_reacts_at_once)
 {
-    struct xmpi_lb_params k1 = {0.10, 0.05, 1, 0};
-    struct xmpi_lb_state st = {0};
-    struct xmpi_lb_decision d;
+    struct xmpi_balance_params k1 = {0.10, 0.05, 1, 0};
+    struct xmpi_balance_state st = {0};
+    struct xmpi_balance_decision d;
     ck_assert_int_eq(interfered(&st, &k1, 0, &d), 1);
     ck_assert_int_eq(d.interference, XMPIR_LB_LONG);
 }
@@ -96,9 +96,9 @@ END_TEST
 
 START_TEST(k5_waits_five)
 {
-    struct xmpi_lb_params k5 = {0.10, 0.05, 5, 0};
-    struct xmpi_lb_state st = {0};
-    struct xmpi_lb_decision d;
+    struct xmpi_balance_params k5 = {0.10, 0.05, 5, 0};
+    struct xmpi_balance_state st = {0};
+    struct xmpi_balance_decision d;
     for (int i = 0; i < 4; i++) ck_assert_int_eq(interfered(&st, &k5, 0, &d), 0);
     ck_assert_int_eq(interfered(&st, &k5, 0, &d), 1);
 }
@@ -110,13 +110,13 @@ START_TEST(th1_edge)
     /* (max - min) / max = 0.25 exactly (binary fractions). */
     double t[P] = {1.0, 0.75, 1.0, 1.0};
     synth(&s, P, 400, t);
-    struct xmpi_lb_state st = {0};
-    struct xmpi_lb_decision d;
+    struct xmpi_balance_state st = {0};
+    struct xmpi_balance_decision d;
     int c[P], dp[P];
-    struct xmpi_lb_params at = {0.25, 0.05, 3, 0}, below = {0.24, 0.05, 3, 0};
-    ck_assert_int_eq(xmpi_lb_decide(&at, &st, &s.in, &d, c, dp), 0);
+    struct xmpi_balance_params at = {0.25, 0.05, 3, 0}, below = {0.24, 0.05, 3, 0};
+    ck_assert_int_eq(xmpi_balance_decide(&at, &st, &s.in, &d, c, dp), 0);
     ck_assert_int_eq(d.imbalanced, 0);
-    ck_assert_int_eq(xmpi_lb_decide(&below, &st, &s.in, &d, c, dp), 0);
+    ck_assert_int_eq(xmpi_balance_decide(&below, &st, &s.in, &d, c, dp), 0);
     ck_assert_int_eq(d.imbalanced, 1);
 }
 END_TEST
@@ -127,13 +127,13 @@ START_TEST(th2_edge)
     double t[P] = {1.0, 1.0, 1.0, 1.0};
     synth(&s, P, 400, t);
     s.t_cpu[2] = 0.75;   /* (real - cpu) / real = 0.25 */
-    struct xmpi_lb_state st = {0};
-    struct xmpi_lb_decision d;
+    struct xmpi_balance_state st = {0};
+    struct xmpi_balance_decision d;
     int c[P], dp[P];
-    struct xmpi_lb_params at = {0.10, 0.25, 3, 0}, below = {0.10, 0.24, 3, 0};
-    ck_assert_int_eq(xmpi_lb_decide(&at, &st, &s.in, &d, c, dp), 0);
+    struct xmpi_balance_params at = {0.10, 0.25, 3, 0}, below = {0.10, 0.24, 3, 0};
+    ck_assert_int_eq(xmpi_balance_decide(&at, &st, &s.in, &d, c, dp), 0);
     ck_assert_int_eq(d.dedicated, 1);
-    ck_assert_int_eq(xmpi_lb_decide(&below, &st, &s.in, &d, c, dp), 0);
+    ck_assert_int_eq(xmpi_balance_decide(&below, &st, &s.in, &d, c, dp), 0);
     ck_assert_int_eq(d.dedicated, 0);
 }
 END_TEST
@@ -143,18 +143,18 @@ START_TEST(invalid_input)
     struct synth s;
     double t[P] = {1, 1, 1, 1};
     synth(&s, P, 100, t);
-    struct xmpi_lb_state st = {0};
-    struct xmpi_lb_decision d;
+    struct xmpi_balance_state st = {0};
+    struct xmpi_balance_decision d;
     int c[P], dp[P];
-    struct xmpi_lb_params bad = {0.1, 0.05, 0, 0};
-    ck_assert_int_eq(xmpi_lb_decide(&bad, &st, &s.in, &d, c, dp), -1);
+    struct xmpi_balance_params bad = {0.1, 0.05, 0, 0};
+    ck_assert_int_eq(xmpi_balance_decide(&bad, &st, &s.in, &d, c, dp), -1);
     bad.k = XMPIR_LB_KMAX + 1;
-    ck_assert_int_eq(xmpi_lb_decide(&bad, &st, &s.in, &d, c, dp), -1);
-    bad = (struct xmpi_lb_params){NAN, 0.05, 3, 0};
-    ck_assert_int_eq(xmpi_lb_decide(&bad, &st, &s.in, &d, c, dp), -1);
-    ck_assert_int_eq(xmpi_lb_decide(&prm3, &st, &s.in, &d, NULL, dp), -1);
+    ck_assert_int_eq(xmpi_balance_decide(&bad, &st, &s.in, &d, c, dp), -1);
+    bad = (struct xmpi_balance_params){NAN, 0.05, 3, 0};
+    ck_assert_int_eq(xmpi_balance_decide(&bad, &st, &s.in, &d, c, dp), -1);
+    ck_assert_int_eq(xmpi_balance_decide(&prm3, &st, &s.in, &d, NULL, dp), -1);
     s.in.nprocs = 0;
-    ck_assert_int_eq(xmpi_lb_decide(&prm3, &st, &s.in, &d, c, dp), -1);
+    ck_assert_int_eq(xmpi_balance_decide(&prm3, &st, &s.in, &d, c, dp), -1);
     ck_assert_int_eq(st.intervals, 0);   /* refused input leaves the state alone */
 }
 END_TEST

@@ -1,4 +1,4 @@
-/* policies/lbalance.c, the moves: blocks in proportion to measured power (new processes take
+/* policies/balance.c, the moves: blocks in proportion to measured power (new processes take
  * their class's), by row weight for the nnz policy, no move that costs more than it saves or
  * chases what a move cannot remove, and every row kept on 2000 random cases. */
 #include <math.h>
@@ -12,10 +12,10 @@ START_TEST(imbalanced_dedicated_moves_by_power)
     struct synth s;
     double t[P] = {1.0, 2.0, 1.0, 1.0};
     synth(&s, P, 700, t);
-    struct xmpi_lb_state st = {0};
-    struct xmpi_lb_decision d;
+    struct xmpi_balance_state st = {0};
+    struct xmpi_balance_decision d;
     int c[P], dp[P];
-    ck_assert_int_eq(xmpi_lb_decide(&prm3, &st, &s.in, &d, c, dp), 0);
+    ck_assert_int_eq(xmpi_balance_decide(&prm3, &st, &s.in, &d, c, dp), 0);
     ck_assert_int_eq(d.rebalance, 1);
     ck_assert_int_eq(d.interference, XMPIR_LB_NONE);
     /* Powers 175, 87.5, 175, 175 rows/s: shares 2/7, 1/7, 2/7, 2/7 of 700 rows. */
@@ -34,27 +34,27 @@ START_TEST(no_ping_pong)
     struct synth s;
     double t[P] = {1.0, 1.2, 1.0, 1.0};
     synth(&s, P, 1000, t);
-    struct xmpi_lb_state st = {0};
-    struct xmpi_lb_decision d;
+    struct xmpi_balance_state st = {0};
+    struct xmpi_balance_decision d;
     int c[P], dp[P];
-    ck_assert_int_eq(xmpi_lb_decide(&prm3, &st, &s.in, &d, c, dp), 0);
+    ck_assert_int_eq(xmpi_balance_decide(&prm3, &st, &s.in, &d, c, dp), 0);
     ck_assert_int_eq(d.rebalance, 1);
     /* A move that cost more than it would now save is not made. */
     st.move_cost = d.gain * 1.01;
-    ck_assert_int_eq(xmpi_lb_decide(&prm3, &st, &s.in, &d, c, dp), 0);
+    ck_assert_int_eq(xmpi_balance_decide(&prm3, &st, &s.in, &d, c, dp), 0);
     ck_assert_int_eq(d.rebalance, 0);
     ck_assert_int_eq(d.imbalanced, 1);
     /* Nor one at the end of the run: no iterations left to gain anything. */
     st.move_cost = 0;
     s.in.remaining = 0;
-    ck_assert_int_eq(xmpi_lb_decide(&prm3, &st, &s.in, &d, c, dp), 0);
+    ck_assert_int_eq(xmpi_balance_decide(&prm3, &st, &s.in, &d, c, dp), 0);
     ck_assert_int_eq(d.rebalance, 0);
     /* Half an interval left: half the gain. */
     s.in.remaining = 50;
-    ck_assert_int_eq(xmpi_lb_decide(&prm3, &st, &s.in, &d, c, dp), 0);
+    ck_assert_int_eq(xmpi_balance_decide(&prm3, &st, &s.in, &d, c, dp), 0);
     double half = d.gain;
     s.in.remaining = -1;
-    ck_assert_int_eq(xmpi_lb_decide(&prm3, &st, &s.in, &d, c, dp), 0);
+    ck_assert_int_eq(xmpi_balance_decide(&prm3, &st, &s.in, &d, c, dp), 0);
     ck_assert(fabs(2 * half - d.gain) < 1e-12);
 }
 END_TEST
@@ -64,27 +64,27 @@ START_TEST(no_chasing_what_a_move_cannot_remove)
     struct synth s;
     double t[P] = {1.0, 1.3, 1.0, 1.0};
     synth(&s, P, 1000, t);
-    struct xmpi_lb_state st = {0};
-    struct xmpi_lb_decision d;
+    struct xmpi_balance_state st = {0};
+    struct xmpi_balance_decision d;
     int c[P], dp[P];
-    ck_assert_int_eq(xmpi_lb_decide(&prm3, &st, &s.in, &d, c, dp), 0);
+    ck_assert_int_eq(xmpi_balance_decide(&prm3, &st, &s.in, &d, c, dp), 0);
     ck_assert_int_eq(d.rebalance, 1);
     st.moved = 1;   /* the caller moved; the next interval shows 20% left */
     double left[P] = {1.0, 1.25, 1.0, 1.0};
     synth(&s, P, 1000, left);
-    ck_assert_int_eq(xmpi_lb_decide(&prm3, &st, &s.in, &d, c, dp), 0);
+    ck_assert_int_eq(xmpi_balance_decide(&prm3, &st, &s.in, &d, c, dp), 0);
     ck_assert(fabs(st.floor - 0.2) < 1e-12);
     ck_assert_int_eq(d.imbalanced, 0);
     ck_assert_int_eq(d.rebalance, 0);
     /* 24% is within a quarter of the floor: still left alone ... */
     double same[P] = {1.0, 1.0 / 0.76, 1.0, 1.0};
     synth(&s, P, 1000, same);
-    ck_assert_int_eq(xmpi_lb_decide(&prm3, &st, &s.in, &d, c, dp), 0);
+    ck_assert_int_eq(xmpi_balance_decide(&prm3, &st, &s.in, &d, c, dp), 0);
     ck_assert_int_eq(d.imbalanced, 0);
     /* ... but a new load that doubles it is balanced again. */
     double worse[P] = {1.0, 2.0, 1.0, 1.0};
     synth(&s, P, 1000, worse);
-    ck_assert_int_eq(xmpi_lb_decide(&prm3, &st, &s.in, &d, c, dp), 0);
+    ck_assert_int_eq(xmpi_balance_decide(&prm3, &st, &s.in, &d, c, dp), 0);
     ck_assert_int_eq(d.imbalanced, 1);
     ck_assert_int_eq(d.rebalance, 1);
 }
@@ -96,16 +96,16 @@ START_TEST(a_move_that_worked_is_refined)
     struct synth s;
     double t[P] = {1.0, 1.5, 1.0, 1.0};   /* (1.5 - 1) / 1.5 = 33% */
     synth(&s, P, 1000, t);
-    struct xmpi_lb_state st = {0};
-    struct xmpi_lb_decision d;
+    struct xmpi_balance_state st = {0};
+    struct xmpi_balance_decision d;
     int c[P], dp[P];
-    ck_assert_int_eq(xmpi_lb_decide(&prm3, &st, &s.in, &d, c, dp), 0);
+    ck_assert_int_eq(xmpi_balance_decide(&prm3, &st, &s.in, &d, c, dp), 0);
     ck_assert_int_eq(d.rebalance, 1);
     st.moved = 1;
     st.move_cost = 1e-6;
     double left[P] = {1.0, 1.15, 1.0, 1.0};   /* 13%: less than half of 33% */
     synth(&s, P, 1000, left);
-    ck_assert_int_eq(xmpi_lb_decide(&prm3, &st, &s.in, &d, c, dp), 0);
+    ck_assert_int_eq(xmpi_balance_decide(&prm3, &st, &s.in, &d, c, dp), 0);
     ck_assert(st.floor == 0);
     ck_assert_int_eq(d.imbalanced, 1);
     ck_assert_int_eq(d.rebalance, 1);
@@ -117,7 +117,7 @@ START_TEST(a_move_that_worked_is_refined)
     st.moved = 1;
     st.last = 0.33;
     st.move_cost = 10;
-    ck_assert_int_eq(xmpi_lb_decide(&prm3, &st, &s.in, &d, c, dp), 0);
+    ck_assert_int_eq(xmpi_balance_decide(&prm3, &st, &s.in, &d, c, dp), 0);
     ck_assert(st.floor == 0);
     ck_assert_int_eq(d.rebalance, 0);
 }
@@ -139,13 +139,13 @@ START_TEST(unmeasured_ranks_take_class_power)
     int cls[P] = {0, 1, 1, 0};
     s.in.rank_class = cls;
     double pw[P];
-    ck_assert_int_eq(xmpi_lb_powers(&s.in, pw), 2);
+    ck_assert_int_eq(xmpi_balance_powers(&s.in, pw), 2);
     ck_assert(fabs(pw[0] - 400) < 1e-12);
     ck_assert(fabs(pw[1] - 200) < 1e-12);
     ck_assert(fabs(pw[2] - 200) < 1e-12);   /* class 1, like rank 1 */
     ck_assert(fabs(pw[3] - 400) < 1e-12);   /* class 0, like rank 0 */
     s.in.rank_class = NULL;
-    ck_assert_int_eq(xmpi_lb_powers(&s.in, pw), 2);
+    ck_assert_int_eq(xmpi_balance_powers(&s.in, pw), 2);
     ck_assert(fabs(pw[2] - 300) < 1e-12);   /* no classes: the mean */
 }
 END_TEST
@@ -161,10 +161,10 @@ START_TEST(nnz_policy_balances_weight)
     s.work[0] = 33;
     s.work[1] = 4;
     s.in.rowweight = w;
-    struct xmpi_lb_state st = {0};
-    struct xmpi_lb_decision d;
+    struct xmpi_balance_state st = {0};
+    struct xmpi_balance_decision d;
     int c[2], dp[2];
-    ck_assert_int_eq(xmpi_lb_decide(&prm3, &st, &s.in, &d, c, dp), 0);
+    ck_assert_int_eq(xmpi_balance_decide(&prm3, &st, &s.in, &d, c, dp), 0);
     ck_assert_int_eq(d.rebalance, 1);
     /* Equal powers: half of 37 is 18.5; the boundary nearest is after row 0 (30). */
     ck_assert_int_eq(c[0], 1);
@@ -173,8 +173,8 @@ START_TEST(nnz_policy_balances_weight)
      * the block's row weight over its compute time. */
     s.work[0] = 1000;
     s.work[1] = 1000;
-    st = (struct xmpi_lb_state){0};
-    ck_assert_int_eq(xmpi_lb_decide(&prm3, &st, &s.in, &d, c, dp), 0);
+    st = (struct xmpi_balance_state){0};
+    ck_assert_int_eq(xmpi_balance_decide(&prm3, &st, &s.in, &d, c, dp), 0);
     ck_assert_int_eq(d.rebalance, 1);
     ck_assert_int_eq(c[0], 1);
     ck_assert_int_eq(c[1], 7);
@@ -193,11 +193,11 @@ START_TEST(every_row_kept_random)
         for (int i = 0; i < P; i++)
             t[i] = 0.1 + (double)((seed = seed * 1103515245u + 12345u) >> 16 & 1023) / 256.0;
         synth(&s, p, size, t);
-        struct xmpi_lb_params k1 = {0.0, 0.05, 1, 0};
-        struct xmpi_lb_state st = {0};
-        struct xmpi_lb_decision d;
+        struct xmpi_balance_params k1 = {0.0, 0.05, 1, 0};
+        struct xmpi_balance_state st = {0};
+        struct xmpi_balance_decision d;
         int c[P], dp[P];
-        ck_assert_int_eq(xmpi_lb_decide(&k1, &st, &s.in, &d, c, dp), 0);
+        ck_assert_int_eq(xmpi_balance_decide(&k1, &st, &s.in, &d, c, dp), 0);
         if (!d.rebalance) continue;
         char why[200];
         ck_assert_msg(xmpi_part_check(size, p, c, dp, why, sizeof why) == 0, "trial %d: %s", trial, why);

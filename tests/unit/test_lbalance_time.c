@@ -1,4 +1,4 @@
-/* policies/lbalance.c, --xmpi-lb=time: the per-row cost map learned from block totals, and
+/* policies/balance.c, --xmpi-lb=time: the per-row cost map learned from block totals, and
  * the split it gives (xmpi_part_weighted with the map as row weights), run for a few moves on
  * synthetic row costs: uniform, a step, a ramp and a few hot rows, on equal and unequal
  * processors. The reference is the best contiguous split of the true costs, found by a binary
@@ -7,7 +7,7 @@
 #include <stdlib.h>
 
 #include "../../models/partition.h"
-#include "../../policies/lbalance.h"
+#include "../../policies/balance.h"
 #include "lbalance_synth.h"
 #include "rng.h"
 #include "suites.h"
@@ -74,7 +74,7 @@ static double converge_noisy(const double *w, const double *sp, int n, int p, in
             t[i] *= 1 + noise * (2 * rng_unit(&seed) - 1);
             total[i] = work_known ? total[i] : t[i];
         }
-        ck_assert_int_eq(xmpi_lb_costmap_observe(cost, n, p, count, displ, total,
+        ck_assert_int_eq(xmpi_balance_costmap_observe(cost, n, p, count, displ, total,
                                                  m ? pcount : NULL, pdispl, ptotal,
                                                  work_known ? NULL : slow), 0);
         /* Power as the balancer computes it: the block's cost over its time. */
@@ -158,7 +158,7 @@ START_TEST(uniform_rows_reduce_to_the_thesis_split)
         power[i] = total[i] / (count[i] / sp[i]);
     }
     char why[200];
-    ck_assert_int_eq(xmpi_lb_costmap_observe(cost, n, p, count, displ, total, NULL, NULL, NULL, NULL), 0);
+    ck_assert_int_eq(xmpi_balance_costmap_observe(cost, n, p, count, displ, total, NULL, NULL, NULL, NULL), 0);
     for (int r = 1; r < n; r++) ck_assert(fabs(cost[r] - cost[0]) < 1e-12);
     ck_assert_int_eq(xmpi_part_weighted(n, p, cost, power, count, displ, why, sizeof why), 0);
     ck_assert_int_eq(xmpi_part_weighted(n, p, NULL, sp, want_c, want_d, why, sizeof why), 0);
@@ -206,7 +206,7 @@ START_TEST(speeds_are_learned_from_the_rows_that_moved)
     xmpi_part_even(n, p, count, displ);
     for (int m = 0; m < 2; m++) {
         block_times(w, sp, p, count, displ, t);
-        ck_assert_int_eq(xmpi_lb_costmap_observe(cost, n, p, count, displ, t, m ? pc : NULL,
+        ck_assert_int_eq(xmpi_balance_costmap_observe(cost, n, p, count, displ, t, m ? pc : NULL,
                                                  pd, pt, slow), 0);
         if (m == 0) ck_assert(slow[1] == 1);   /* nothing moved yet: nothing learned */
         for (int i = 0; i < p; i++) {
@@ -231,12 +231,12 @@ START_TEST(small_differences_teach_no_speed)
      * slowness that is not > 0 is refused. */
     double cost[200] = {0}, slow[2] = {1, 1}, t0[2] = {100, 100}, t1[2] = {120, 70};
     int c0[2] = {100, 100}, d0[2] = {0, 100}, c1[2] = {120, 80}, d1[2] = {0, 120};
-    ck_assert_int_eq(xmpi_lb_costmap_observe(cost, 200, 2, c0, d0, t0, NULL, NULL, NULL, slow), 0);
-    ck_assert_int_eq(xmpi_lb_costmap_observe(cost, 200, 2, c1, d1, t1, c0, d0, t0, slow), 0);
+    ck_assert_int_eq(xmpi_balance_costmap_observe(cost, 200, 2, c0, d0, t0, NULL, NULL, NULL, slow), 0);
+    ck_assert_int_eq(xmpi_balance_costmap_observe(cost, 200, 2, c1, d1, t1, c0, d0, t0, slow), 0);
     ck_assert(slow[0] == 1 && slow[1] == 1);
     double zero[2] = {1, 0}, nan2[2] = {1, NAN}, before = cost[0];
-    ck_assert_int_eq(xmpi_lb_costmap_observe(cost, 200, 2, c1, d1, t1, c0, d0, t0, zero), -1);
-    ck_assert_int_eq(xmpi_lb_costmap_observe(cost, 200, 2, c1, d1, t1, c0, d0, t0, nan2), -1);
+    ck_assert_int_eq(xmpi_balance_costmap_observe(cost, 200, 2, c1, d1, t1, c0, d0, t0, zero), -1);
+    ck_assert_int_eq(xmpi_balance_costmap_observe(cost, 200, 2, c1, d1, t1, c0, d0, t0, nan2), -1);
     ck_assert(cost[0] == before);
 }
 END_TEST
@@ -247,7 +247,7 @@ START_TEST(the_shape_inside_a_block_survives)
      * kept and scaled (2, 4, 6, 8). A block with an unknown row starts again evenly. */
     double cost[8] = {1, 2, 3, 4, 0, 0, 0, 0}, total[2] = {20, 8};
     int count[2] = {4, 4}, displ[2] = {0, 4};
-    ck_assert_int_eq(xmpi_lb_costmap_observe(cost, 8, 2, count, displ, total, NULL, NULL, NULL, NULL), 0);
+    ck_assert_int_eq(xmpi_balance_costmap_observe(cost, 8, 2, count, displ, total, NULL, NULL, NULL, NULL), 0);
     double want[8] = {2, 4, 6, 8, 2, 2, 2, 2};
     for (int r = 0; r < 8; r++) ck_assert(fabs(cost[r] - want[r]) < 1e-12);
 }
@@ -257,11 +257,11 @@ START_TEST(bad_input_is_refused_and_changes_nothing)
 {
     double cost[4] = {1, 1, 1, 1}, ok[2] = {1, 1}, neg[2] = {1, -1}, nan2[2] = {1, NAN};
     int count[2] = {2, 2}, displ[2] = {0, 2}, out[2] = {2, 3};
-    ck_assert_int_eq(xmpi_lb_costmap_observe(cost, 4, 2, count, displ, neg, NULL, NULL, NULL, NULL), -1);
-    ck_assert_int_eq(xmpi_lb_costmap_observe(cost, 4, 2, count, displ, nan2, NULL, NULL, NULL, NULL), -1);
-    ck_assert_int_eq(xmpi_lb_costmap_observe(cost, 4, 2, count, out, ok, NULL, NULL, NULL, NULL), -1);
-    ck_assert_int_eq(xmpi_lb_costmap_observe(NULL, 4, 2, count, displ, ok, NULL, NULL, NULL, NULL), -1);
-    ck_assert_int_eq(xmpi_lb_costmap_observe(cost, 4, 0, count, displ, ok, NULL, NULL, NULL, NULL), -1);
+    ck_assert_int_eq(xmpi_balance_costmap_observe(cost, 4, 2, count, displ, neg, NULL, NULL, NULL, NULL), -1);
+    ck_assert_int_eq(xmpi_balance_costmap_observe(cost, 4, 2, count, displ, nan2, NULL, NULL, NULL, NULL), -1);
+    ck_assert_int_eq(xmpi_balance_costmap_observe(cost, 4, 2, count, out, ok, NULL, NULL, NULL, NULL), -1);
+    ck_assert_int_eq(xmpi_balance_costmap_observe(NULL, 4, 2, count, displ, ok, NULL, NULL, NULL, NULL), -1);
+    ck_assert_int_eq(xmpi_balance_costmap_observe(cost, 4, 0, count, displ, ok, NULL, NULL, NULL, NULL), -1);
     for (int r = 0; r < 4; r++) ck_assert(cost[r] == 1);
 }
 END_TEST
@@ -277,27 +277,27 @@ START_TEST(the_time_policy_counts_the_whole_run_and_refines)
     double t[P] = {1.0, 1.5, 1.0, 1.0};
     synth(&s, P, 1000, t);
     s.in.remaining = 1000;
-    struct xmpi_lb_params one = prm3, whole = prm3;
+    struct xmpi_balance_params one = prm3, whole = prm3;
     whole.whole_run = 1;
-    struct xmpi_lb_state st = {.move_cost = 1};
-    struct xmpi_lb_decision d;
+    struct xmpi_balance_state st = {.move_cost = 1};
+    struct xmpi_balance_decision d;
     int c[P], dp[P];
-    ck_assert_int_eq(xmpi_lb_decide(&one, &st, &s.in, &d, c, dp), 0);
+    ck_assert_int_eq(xmpi_balance_decide(&one, &st, &s.in, &d, c, dp), 0);
     ck_assert_int_eq(d.rebalance, 0);
     ck_assert(fabs(d.gain - saving) < 1e-9);
-    struct xmpi_lb_state st2 = {.move_cost = 1};
-    ck_assert_int_eq(xmpi_lb_decide(&whole, &st2, &s.in, &d, c, dp), 0);
+    struct xmpi_balance_state st2 = {.move_cost = 1};
+    ck_assert_int_eq(xmpi_balance_decide(&whole, &st2, &s.in, &d, c, dp), 0);
     ck_assert_int_eq(d.rebalance, 1);
     ck_assert(fabs(d.gain - 10 * saving) < 1e-9);
     /* A first move that took 33% to 20% (not half) sets the floor under the one-interval
      * rule, not under the time policy's, which expects a first move to go part way. */
     double left[P] = {1.0, 1.25, 1.0, 1.0};
-    struct xmpi_lb_state a = {.moved = 1, .last = 1.0 / 3}, b = a;
+    struct xmpi_balance_state a = {.moved = 1, .last = 1.0 / 3}, b = a;
     synth(&s, P, 1000, left);
     s.in.remaining = 1000;
-    xmpi_lb_decide(&one, &a, &s.in, &d, c, dp);
+    xmpi_balance_decide(&one, &a, &s.in, &d, c, dp);
     ck_assert(a.floor > 0);
-    xmpi_lb_decide(&whole, &b, &s.in, &d, c, dp);
+    xmpi_balance_decide(&whole, &b, &s.in, &d, c, dp);
     ck_assert(b.floor == 0);
     ck_assert_int_eq(d.rebalance, 1);
 }

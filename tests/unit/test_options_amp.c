@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../../models/formats/options.h"
+#include "../../io/options.h"
 #include "options_util.h"
 #include "suites.h"
 

@@ -1,4 +1,4 @@
-/* models/formats/options.c, argv editing: recognised arguments are removed in place (or not,
+/* io/options.c, argv editing: recognised arguments are removed in place (or not,
  * when asked), the others keep their order, and nothing after "--" or in argv[0] is parsed. */
 #include "options_util.h"
 #include "suites.h"

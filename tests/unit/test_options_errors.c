@@ -1,4 +1,4 @@
-/* models/formats/options.c, rejected values and unknown names, from argv and from the
+/* io/options.c, rejected values and unknown names, from argv and from the
  * environment: the message names the option and says what is expected (or lists the known
  * ones), and neither argv nor the options change, not even by an earlier valid one. */
 #include <ctype.h>

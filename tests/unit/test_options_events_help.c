@@ -1,4 +1,4 @@
-/* models/formats/options.c, the events list split into names (up to a maximum, the options
+/* io/options.c, the events list split into names (up to a maximum, the options
  * left intact) and the help text, which names every option. */
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,4 +1,4 @@
-/* models/formats/options.c, lengths: the longest trace path and events list that fit are
+/* io/options.c, lengths: the longest trace path and events list that fit are
  * taken, one more character is refused, and an echoed value however long does not push
  * "expected" out of the message. */
 #include <stdlib.h>

@@ -1,4 +1,4 @@
-/* models/formats/options.c, precedence: argv wins over the environment option by option (the
+/* io/options.c, precedence: argv wins over the environment option by option (the
  * overridden variable is not even checked), the environment fills the rest, the later argument wins, and only XMPI_ names in upper case are
  * the library's. */
 #include <string.h>

@@ -1,4 +1,4 @@
-/* models/formats/options.c, accepted values: the defaults, nothing given, every option from
+/* io/options.c, accepted values: the defaults, nothing given, every option from
  * argv and from the environment one at a time, help's on and off words, bare flags. */
 #include <stdio.h>
 #include <string.h>

@@ -83,9 +83,9 @@ START_TEST(test_lambda_series)
 {
     const struct xmpi_hockney truth = {3 * A, 3 * B, 3 * G, 0, 0, 0, 0};
     const int series[] = {2, 4, 8, 3, 6};
-    struct xmpi_model m;
+    struct xmpi_predict_model m;
     model_with_net(&m, 0);
-    ck_assert_int_eq(xmpi_model_add_class(&m, "c", 1), 0);
+    ck_assert_int_eq(xmpi_predict_add_class(&m, "c", 1), 0);
     m.cls[0].power = 1e9;
     for (int k = 0; k < 5; k++) {
         int p = series[k];
@@ -96,12 +96,12 @@ START_TEST(test_lambda_series)
         double real;
         ck_assert_int_eq(xmpi_predict_comm(&s, &truth, p, &real), 0);
         s.op[XMPIR_OP_ALLREDUCE].time = real * p;   /* what the profiler would have seen */
-        ck_assert_int_eq(xmpi_model_observe(&m, &s, NULL), 0);
+        ck_assert_int_eq(xmpi_predict_observe(&m, &s, NULL), 0);
         for (int cand = 1; cand <= 16; cand++) {
             int cur[1] = {p}, cnd[1] = {cand};
             struct xmpi_predict_request rq = {.interval = &s, .current = cur, .candidate = cnd};
             struct xmpi_prediction out;
-            ck_assert_int_eq(xmpi_model_predict(&m, &rq, &out), 0);
+            ck_assert_int_eq(xmpi_predict_interval(&m, &rq, &out), 0);
             double want;
             ck_assert_int_eq(xmpi_predict_comm(&s, &truth, cand, &want), 0);
             NEAR(out.lambda, 1.0 / 3);

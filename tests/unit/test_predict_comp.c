@@ -7,17 +7,17 @@
 #include "predict_util.h"
 #include "suites.h"
 
-static struct xmpi_interval observe_work(struct xmpi_model *m, int index, double wpi)
+static struct xmpi_interval observe_work(struct xmpi_predict_model *m, int index, double wpi)
 {
     struct xmpi_interval s;
     interval_init(&s, index, 2, 50, wpi * 50);
-    ck_assert_int_eq(xmpi_model_observe(m, &s, NULL), 0);
+    ck_assert_int_eq(xmpi_predict_observe(m, &s, NULL), 0);
     return s;
 }
 
 START_TEST(test_extrapolation)
 {
-    struct xmpi_model m;
+    struct xmpi_predict_model m;
     model_with_net(&m, 0);
     double w;
     ck_assert_int_eq(xmpi_predict_work(&m, 1, &w), XMPIR_MODEL_ENODATA);
@@ -38,13 +38,13 @@ START_TEST(test_extrapolation)
 
     /* Noise around a level, by hand: x = 3..6, y = 990, 1010, 990, 1010; slope 20/5 = 4,
      * at 7: 1000 + 4 * 2.5 = 1010. */
-    xmpi_model_init(&m, NULL, 0);
+    xmpi_predict_init(&m, NULL, 0);
     for (int i = 3; i <= 6; i++) observe_work(&m, i, i % 2 ? 990 : 1010);
     ck_assert_int_eq(xmpi_predict_work(&m, 7, &w), 0);
     NEAR(w, 1010);
 
     /* A falling trend stops at zero. */
-    xmpi_model_init(&m, NULL, 0);
+    xmpi_predict_init(&m, NULL, 0);
     observe_work(&m, 1, 60);
     observe_work(&m, 2, 20);
     ck_assert_int_eq(xmpi_predict_work(&m, 3, &w), 0);
@@ -69,9 +69,9 @@ END_TEST
 START_TEST(test_profile_correction)
 {
     static const double profile[] = {10, 20, 30, 40, 50};
-    struct xmpi_model m;
+    struct xmpi_predict_model m;
     model_with_net(&m, 0);
-    ck_assert_int_eq(xmpi_model_set_profile(&m, profile, 5), 0);
+    ck_assert_int_eq(xmpi_predict_set_profile(&m, profile, 5), 0);
     double w;
 
     /* Interval 2 measured 30 per iteration against 20 profiled: this run does 1.5 times
@@ -95,30 +95,30 @@ START_TEST(test_profile_correction)
 
     /* A profiled zero gives no scale: the profile is taken as it is. */
     static const double zero_first[] = {0, 8, 9};
-    xmpi_model_init(&m, NULL, 0);
-    ck_assert_int_eq(xmpi_model_set_profile(&m, zero_first, 3), 0);
+    xmpi_predict_init(&m, NULL, 0);
+    ck_assert_int_eq(xmpi_predict_set_profile(&m, zero_first, 3), 0);
     observe_work(&m, 1, 5);
     ck_assert_int_eq(xmpi_predict_work(&m, 2, &w), 0);
     NEAR(w, 8);
 
     /* Back to extrapolation. */
-    ck_assert_int_eq(xmpi_model_set_profile(&m, NULL, 0), 0);
+    ck_assert_int_eq(xmpi_predict_set_profile(&m, NULL, 0), 0);
     ck_assert_int_eq(xmpi_predict_work(&m, 2, &w), 0);
     NEAR(w, 5);
 
     static const double bad[] = {1, -2};
-    ck_assert_int_eq(xmpi_model_set_profile(&m, bad, 2), XMPIR_MODEL_EARG);
-    ck_assert_int_eq(xmpi_model_set_profile(&m, NULL, 3), XMPIR_MODEL_EARG);
-    ck_assert_int_eq(xmpi_model_set_profile(&m, profile, -1), XMPIR_MODEL_EARG);
+    ck_assert_int_eq(xmpi_predict_set_profile(&m, bad, 2), XMPIR_MODEL_EARG);
+    ck_assert_int_eq(xmpi_predict_set_profile(&m, NULL, 3), XMPIR_MODEL_EARG);
+    ck_assert_int_eq(xmpi_predict_set_profile(&m, profile, -1), XMPIR_MODEL_EARG);
 }
 END_TEST
 
 START_TEST(test_class_power)
 {
-    struct xmpi_model m;
+    struct xmpi_predict_model m;
     double pw;
     model_with_net(&m, 0);
-    ck_assert_int_eq(xmpi_model_add_class(&m, "a", 1), 0);
+    ck_assert_int_eq(xmpi_predict_add_class(&m, "a", 1), 0);
     ck_assert_int_eq(xmpi_predict_class_power(&m, 0, &pw), XMPIR_MODEL_ENODATA);
 
     four_classes(&m);
@@ -133,8 +133,8 @@ START_TEST(test_class_power)
 
     /* Only classes without declared speed measured: the mean for everybody. */
     model_with_net(&m, 0);
-    xmpi_model_add_class(&m, "x", 0);
-    xmpi_model_add_class(&m, "y", 3);
+    xmpi_predict_add_class(&m, "x", 0);
+    xmpi_predict_add_class(&m, "y", 3);
     m.cls[0].power = 50;
     ck_assert_int_eq(xmpi_predict_class_power(&m, 1, &pw), 0);
     NEAR(pw, 50);
@@ -145,9 +145,9 @@ START_TEST(test_class_power)
     cal.nclasses = 1;
     snprintf(cal.cls[0].name, sizeof cal.cls[0].name, "y");
     cal.cls[0].power = 77;
-    xmpi_model_init(&m, &cal, 0);
-    xmpi_model_add_class(&m, "x", 1);
-    xmpi_model_add_class(&m, "y", 1);
+    xmpi_predict_init(&m, &cal, 0);
+    xmpi_predict_add_class(&m, "x", 1);
+    xmpi_predict_add_class(&m, "y", 1);
     ck_assert_int_eq(xmpi_predict_class_power(&m, 1, &pw), 0);
     NEAR(pw, 77);
     ck_assert_int_eq(xmpi_predict_class_power(&m, 0, &pw), 0);
@@ -161,7 +161,7 @@ END_TEST
 
 START_TEST(test_power_measurement)
 {
-    struct xmpi_model m;
+    struct xmpi_predict_model m;
     four_classes(&m);
     /* A later interval replaces a class's power; classes absent from it keep theirs, and
      * ranks with no work or no compute time tell nothing. */
@@ -174,24 +174,24 @@ START_TEST(test_power_measurement)
     interval_init(&s, 2, 3, 10, 510);
     s.ranks = r;
     const int rank_class[3] = {0, 1, 1};
-    ck_assert_int_eq(xmpi_model_observe(&m, &s, rank_class), 0);
+    ck_assert_int_eq(xmpi_predict_observe(&m, &s, rank_class), 0);
     NEAR(m.cls[0].power, 50);
     NEAR(m.cls[1].power, 300);
     const int bad_class[3] = {0, 1, 4};
-    ck_assert_int_eq(xmpi_model_observe(&m, &s, bad_class), XMPIR_MODEL_EARG);
-    ck_assert_int_eq(xmpi_model_observe(NULL, &s, NULL), XMPIR_MODEL_EARG);
-    ck_assert_int_eq(xmpi_model_observe(&m, NULL, NULL), XMPIR_MODEL_EARG);
+    ck_assert_int_eq(xmpi_predict_observe(&m, &s, bad_class), XMPIR_MODEL_EARG);
+    ck_assert_int_eq(xmpi_predict_observe(NULL, &s, NULL), XMPIR_MODEL_EARG);
+    ck_assert_int_eq(xmpi_predict_observe(&m, NULL, NULL), XMPIR_MODEL_EARG);
     s.iterations = 0;
-    ck_assert_int_eq(xmpi_model_observe(&m, &s, NULL), XMPIR_MODEL_EARG);
+    ck_assert_int_eq(xmpi_predict_observe(&m, &s, NULL), XMPIR_MODEL_EARG);
     s.iterations = 10;
     s.nprocs = 0;
-    ck_assert_int_eq(xmpi_model_observe(&m, &s, NULL), XMPIR_MODEL_EARG);
+    ck_assert_int_eq(xmpi_predict_observe(&m, &s, NULL), XMPIR_MODEL_EARG);
 }
 END_TEST
 
 START_TEST(test_comp_time)
 {
-    struct xmpi_model m;
+    struct xmpi_predict_model m;
     four_classes(&m);
     double t;
     const int two_a_one_b[4] = {2, 1, 0, 0};
@@ -207,9 +207,9 @@ START_TEST(test_comp_time)
     ck_assert_int_eq(xmpi_predict_comp(&m, -1, two_a_one_b, &t), XMPIR_MODEL_EARG);
     ck_assert_int_eq(xmpi_predict_comp(&m, 1e6, NULL, &t), XMPIR_MODEL_EARG);
     ck_assert_int_eq(xmpi_predict_comp(&m, 1e6, two_a_one_b, NULL), XMPIR_MODEL_EARG);
-    struct xmpi_model empty;
+    struct xmpi_predict_model empty;
     model_with_net(&empty, 0);
-    xmpi_model_add_class(&empty, "a", 1);
+    xmpi_predict_add_class(&empty, "a", 1);
     const int one[1] = {1};
     ck_assert_int_eq(xmpi_predict_comp(&empty, 1e6, one, &t), XMPIR_MODEL_ENODATA);
 }
@@ -218,7 +218,7 @@ END_TEST
 /* For a fixed amount of work, one more process of any class never makes it slower. */
 START_TEST(test_more_processes_never_slower)
 {
-    struct xmpi_model m;
+    struct xmpi_predict_model m;
     four_classes(&m);
     for (int c = 0; c < 4; c++) {
         int counts[4] = {1, 1, 0, 0};

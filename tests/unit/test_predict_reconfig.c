@@ -5,7 +5,7 @@
 
 START_TEST(test_reconfig)
 {
-    struct xmpi_model m;
+    struct xmpi_predict_model m;
     four_classes(&m);
     const int cur[4] = {2, 1, 0, 0}, cand[4] = {3, 0, 2, 0};
     struct xmpi_reconfig r;
@@ -48,19 +48,19 @@ END_TEST
  * measurements are refused and change nothing. */
 START_TEST(test_learn)
 {
-    struct xmpi_model m;
+    struct xmpi_predict_model m;
     four_classes(&m);
     const int cur[4] = {2, 1, 0, 0}, grow[4] = {3, 1, 2, 0}, shrink[4] = {2, 0, 0, 0};
     struct xmpi_prediction sp = {.nspawn = 3, .t_redist = 0.010, .redist_bytes = 1e6};
     struct xmpi_prediction rm = {.nremove = 1, .nprocs = 2, .t_redist = 0.002, .redist_bytes = 1e5};
-    ck_assert_int_eq(xmpi_model_learn(&m, &sp, -1, 0.1), XMPIR_MODEL_EARG);
-    ck_assert_int_eq(xmpi_model_learn(&m, &sp, 0.1, NAN), XMPIR_MODEL_EARG);
-    ck_assert_int_eq(xmpi_model_learn(NULL, &sp, 0.1, 0.1), XMPIR_MODEL_EARG);
+    ck_assert_int_eq(xmpi_predict_learn(&m, &sp, -1, 0.1), XMPIR_MODEL_EARG);
+    ck_assert_int_eq(xmpi_predict_learn(&m, &sp, 0.1, NAN), XMPIR_MODEL_EARG);
+    ck_assert_int_eq(xmpi_predict_learn(NULL, &sp, 0.1, 0.1), XMPIR_MODEL_EARG);
     ck_assert_int_eq(m.learned.nspawn + m.learned.nremove + m.learned.nredist[0] +
                      m.learned.nredist[1] + m.learned.nredist[2], 0);
     /* 0.9 s for 3 processes, then 2.1 s for 3: 0.3 and 0.7 per process, mean 0.5. */
-    ck_assert_int_eq(xmpi_model_learn(&m, &sp, 0.9, 0.110), 0);
-    ck_assert_int_eq(xmpi_model_learn(&m, &sp, 2.1, 0.050), 0);
+    ck_assert_int_eq(xmpi_predict_learn(&m, &sp, 0.9, 0.110), 0);
+    ck_assert_int_eq(xmpi_predict_learn(&m, &sp, 2.1, 0.050), 0);
     struct xmpi_reconfig r;
     ck_assert_int_eq(xmpi_predict_reconfig(&m, cur, grow, &r), 0);
     NEAR(r.t_spawn, 3 * 0.5);
@@ -74,7 +74,7 @@ START_TEST(test_learn)
      * yet after a removal. A removal measured against its transfer alone starts its own mean. */
     NEAR(m.learned.redist_fixed[0], 0.070);
     ck_assert_int_eq(m.learned.nredist[1], 0);
-    ck_assert_int_eq(xmpi_model_learn(&m, &rm, 0.004, 0.002 + 0.160), 0);
+    ck_assert_int_eq(xmpi_predict_learn(&m, &rm, 0.004, 0.002 + 0.160), 0);
     NEAR(m.learned.redist_fixed[1], 0.160);
     NEAR(m.learned.redist_fixed[0], 0.070);
     ck_assert_int_eq(xmpi_predict_reconfig(&m, cur, shrink, &r), 0);
@@ -83,7 +83,7 @@ START_TEST(test_learn)
      * than its transfer's price counts a fixed cost of 0, not less. */
     rm.redist_fixed = 0.160;
     rm.t_redist += 0.160;
-    ck_assert_int_eq(xmpi_model_learn(&m, &rm, 0.004, 0.001), 0);
+    ck_assert_int_eq(xmpi_predict_learn(&m, &rm, 0.004, 0.001), 0);
     NEAR(m.learned.redist_fixed[1], (0.160 + 0) / 2);
 }
 END_TEST
@@ -93,20 +93,20 @@ END_TEST
  * total. */
 START_TEST(test_learn_lag)
 {
-    struct xmpi_model m;
+    struct xmpi_predict_model m;
     four_classes(&m);
     const int cur[4] = {2, 1, 0, 0}, grow1[4] = {3, 1, 0, 0}, grow3[4] = {3, 1, 2, 0};
     m.cal.spawn_lag = 0.25;
     struct xmpi_reconfig r;
     ck_assert_int_eq(xmpi_predict_reconfig(&m, cur, grow3, &r), 0);
     NEAR(r.t_lag, 0.25);
-    ck_assert_int_eq(xmpi_model_learn_lag(&m, NAN), XMPIR_MODEL_EARG);
-    ck_assert_int_eq(xmpi_model_learn_lag(&m, INFINITY), XMPIR_MODEL_EARG);
-    ck_assert_int_eq(xmpi_model_learn_lag(NULL, 0.1), XMPIR_MODEL_EARG);
+    ck_assert_int_eq(xmpi_predict_learn_lag(&m, NAN), XMPIR_MODEL_EARG);
+    ck_assert_int_eq(xmpi_predict_learn_lag(&m, INFINITY), XMPIR_MODEL_EARG);
+    ck_assert_int_eq(xmpi_predict_learn_lag(NULL, 0.1), XMPIR_MODEL_EARG);
     ck_assert_int_eq(m.learned.nlag, 0);
-    ck_assert_int_eq(xmpi_model_learn_lag(&m, 0.5), 0);
-    ck_assert_int_eq(xmpi_model_learn_lag(&m, -0.2), 0);
-    ck_assert_int_eq(xmpi_model_learn_lag(&m, 0.4), 0);
+    ck_assert_int_eq(xmpi_predict_learn_lag(&m, 0.5), 0);
+    ck_assert_int_eq(xmpi_predict_learn_lag(&m, -0.2), 0);
+    ck_assert_int_eq(xmpi_predict_learn_lag(&m, 0.4), 0);
     ck_assert_int_eq(m.learned.nlag, 3);
     ck_assert_int_eq(xmpi_predict_reconfig(&m, cur, grow1, &r), 0);
     NEAR(r.t_lag, (0.5 + 0 + 0.4) / 3);
@@ -121,7 +121,7 @@ END_TEST
  * removed as Eq. 5.7. */
 START_TEST(test_remove_by_size)
 {
-    struct xmpi_model m;
+    struct xmpi_predict_model m;
     four_classes(&m);
     const int five[4] = {2, 1, 2, 0}, four[4] = {2, 1, 1, 0}, two[4] = {1, 1, 0, 0};
     const int three[4] = {2, 1, 0, 0};
@@ -145,8 +145,8 @@ START_TEST(test_remove_by_size)
     /* The job's own: 5 -> 2 took 0.008 s (0.002 per process beyond the first), 3 -> 2 took
      * 0.006 (0.003): mean 0.0025. */
     struct xmpi_prediction a = {.nremove = 3, .nprocs = 2}, b = {.nremove = 1, .nprocs = 2};
-    ck_assert_int_eq(xmpi_model_learn(&m, &a, 0.008, 0), 0);
-    ck_assert_int_eq(xmpi_model_learn(&m, &b, 0.006, 0), 0);
+    ck_assert_int_eq(xmpi_predict_learn(&m, &a, 0.008, 0), 0);
+    ck_assert_int_eq(xmpi_predict_learn(&m, &b, 0.006, 0), 0);
     NEAR(m.learned.remove, 0.0025);
     ck_assert_int_eq(xmpi_predict_reconfig(&m, five, four, &r), 0);
     NEAR(r.t_remove, 0.0025 * 4);

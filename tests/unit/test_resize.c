@@ -1,14 +1,14 @@
 /* Resizing by checkpoint and restart: policies/resize.c's choice between dynamic processes and
  * checkpoint/restart in every mode (against a decision table written out here), models/
- * restart.c's price against the sum worked by hand, and models/formats/resize.c's record:
+ * resize.c's price against the sum worked by hand, and io/resize_record.c's record:
  * written and read back field for field, and every malformed record refused with its line. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../models/formats/resize.h"
-#include "../../models/restart.h"
+#include "../../io/resize_record.h"
+#include "../../models/resize.h"
 #include "../../policies/resize.h"
 #include "suites.h"
 
@@ -57,16 +57,16 @@ END_TEST
 
 START_TEST(test_price_by_hand)
 {
-    struct xmpi_cr_estimate e;
+    struct xmpi_resize_estimate e;
     /* 400 MB written at 200 MB/s, read at 800 MB/s, a relaunch of 1.5 s: 2 + 1.5 + 0.5 s */
-    struct xmpi_cr_measured m = {200e6, 800e6, 1.5, 0.3};
-    ck_assert_int_eq(xmpi_cr_predict(&m, 400e6, &e), 0);
+    struct xmpi_resize_measured m = {200e6, 800e6, 1.5, 0.3};
+    ck_assert_int_eq(xmpi_resize_predict(&m, 400e6, &e), 0);
     ck_assert(fabs(e.t_write - 2) < 1e-12 && fabs(e.t_read - 0.5) < 1e-12);
     ck_assert(fabs(e.t_start - 1.5) < 1e-12 && fabs(e.total - 4) < 1e-12);
     ck_assert_int_eq(e.start_measured, 1);
     /* no read measured: the write's speed; no relaunch measured: the start-up's lower bound */
-    m = (struct xmpi_cr_measured){200e6, 0, -1, 0.3};
-    ck_assert_int_eq(xmpi_cr_predict(&m, 400e6, &e), 0);
+    m = (struct xmpi_resize_measured){200e6, 0, -1, 0.3};
+    ck_assert_int_eq(xmpi_resize_predict(&m, 400e6, &e), 0);
     ck_assert(fabs(e.t_read - 2) < 1e-12 && fabs(e.total - 4.3) < 1e-12);
     ck_assert_int_eq(e.start_measured, 0);
 }
@@ -74,17 +74,17 @@ END_TEST
 
 START_TEST(test_price_unknown)
 {
-    struct xmpi_cr_estimate e;
-    struct xmpi_cr_measured none = {0, 0, -1, -1}, nowrite = {0, 1e9, 1, 1},
+    struct xmpi_resize_estimate e;
+    struct xmpi_resize_measured none = {0, 0, -1, -1}, nowrite = {0, 1e9, 1, 1},
                             nostart = {1e9, 1e9, -1, -1};
-    ck_assert_int_eq(xmpi_cr_predict(&none, 1e6, &e), -1);
-    ck_assert_int_eq(xmpi_cr_predict(&nowrite, 1e6, &e), -1);
-    ck_assert_int_eq(xmpi_cr_predict(&nostart, 1e6, &e), -1);
-    struct xmpi_cr_measured ok = {1e9, 1e9, 1, 1};
-    ck_assert_int_eq(xmpi_cr_predict(&ok, -1, &e), -1);
-    ck_assert_int_eq(xmpi_cr_predict(&ok, NAN, &e), -1);
-    ck_assert_int_eq(xmpi_cr_predict(NULL, 1, &e), -1);
-    ck_assert_int_eq(xmpi_cr_predict(&ok, 0, &e), 0);
+    ck_assert_int_eq(xmpi_resize_predict(&none, 1e6, &e), -1);
+    ck_assert_int_eq(xmpi_resize_predict(&nowrite, 1e6, &e), -1);
+    ck_assert_int_eq(xmpi_resize_predict(&nostart, 1e6, &e), -1);
+    struct xmpi_resize_measured ok = {1e9, 1e9, 1, 1};
+    ck_assert_int_eq(xmpi_resize_predict(&ok, -1, &e), -1);
+    ck_assert_int_eq(xmpi_resize_predict(&ok, NAN, &e), -1);
+    ck_assert_int_eq(xmpi_resize_predict(NULL, 1, &e), -1);
+    ck_assert_int_eq(xmpi_resize_predict(&ok, 0, &e), 0);
     ck_assert(fabs(e.total - 1) < 1e-12);
 }
 END_TEST
@@ -100,7 +100,7 @@ static char *written(const struct xmpi_resize_record *r)
     static char buf[4096];
     FILE *f = fmemopen(buf, sizeof buf, "w");
     ck_assert_ptr_nonnull(f);
-    ck_assert_int_eq(xmpi_resize_write(f, r), 0);
+    ck_assert_int_eq(xmpi_resize_record_write(f, r), 0);
     fclose(f);
     return buf;
 }
@@ -109,7 +109,7 @@ START_TEST(test_record_roundtrip)
 {
     struct xmpi_resize_record got;
     char err[512] = "";
-    ck_assert_msg(xmpi_resize_parse(written(&sample), "c/RESIZE", &got, err, sizeof err) == 0,
+    ck_assert_msg(xmpi_resize_record_parse(written(&sample), "c/RESIZE", &got, err, sizeof err) == 0,
                   "%s", err);
     ck_assert_int_eq(got.nprocs, 3);
     ck_assert_int_eq(got.from, 2);
@@ -165,7 +165,7 @@ START_TEST(test_record_refused)
     }
     ck_assert_msg(strcmp(edited, text), "case %d changed nothing", _i);
     struct xmpi_resize_record got;
-    ck_assert_int_eq(xmpi_resize_parse(edited, "c/RESIZE", &got, err, sizeof err), -1);
+    ck_assert_int_eq(xmpi_resize_record_parse(edited, "c/RESIZE", &got, err, sizeof err), -1);
     ck_assert_msg(strstr(err, bad[_i].want), "case %d: '%s' does not say '%s'", _i, err,
                   bad[_i].want);
 }
@@ -175,9 +175,9 @@ START_TEST(test_record_empty)
 {
     struct xmpi_resize_record got;
     char err[512] = "";
-    ck_assert_int_eq(xmpi_resize_parse("", "c/RESIZE", &got, err, sizeof err), -1);
+    ck_assert_int_eq(xmpi_resize_record_parse("", "c/RESIZE", &got, err, sizeof err), -1);
     ck_assert_ptr_nonnull(strstr(err, "c/RESIZE: empty"));
-    ck_assert_int_eq(xmpi_resize_parse("xmpi-resize 1\nnprocs 2\0junk", "c/RESIZE", &got, err,
+    ck_assert_int_eq(xmpi_resize_record_parse("xmpi-resize 1\nnprocs 2\0junk", "c/RESIZE", &got, err,
                                        sizeof err), -1);
     ck_assert_ptr_nonnull(strstr(err, "no key from"));
 }

@@ -1,4 +1,4 @@
-/* models/formats/resources.c, pools from elsewhere: a resources file loaded (its errors named
+/* io/resources.c, pools from elsewhere: a resources file loaded (its errors named
  * with the path as given), a missing file or a directory refused, and hwloc's local pool. */
 #include <errno.h>
 #include <stdio.h>

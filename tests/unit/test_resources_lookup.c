@@ -1,4 +1,4 @@
-/* models/formats/resources.c, look-ups in a pool: hosts by name and class, classes by name,
+/* io/resources.c, look-ups in a pool: hosts by name and class, classes by name,
  * and the list of classes cut safely to a short buffer. */
 #include <string.h>
 

@@ -1,4 +1,4 @@
-/* models/formats/resources.c, the --xmpi-resources parser: good files with every layout
+/* io/resources.c, the --xmpi-resources parser: good files with every layout
  * freedom, the longest name, many hosts, and every kind of malformed line refused with its
  * exact FILE:LINE and field, leaving the pool empty. */
 #include <stdio.h>

@@ -1,4 +1,4 @@
-/* models/formats/rms_state.c, offer and reclaim: PEs spread one at a time to the host with the
+/* io/rms_state.c, offer and reclaim: PEs spread one at a time to the host with the
  * most room (ties to the first), checked by hand and against a closed form on random states;
  * every refusal leaves the state as it was. */
 #include <stdint.h>

@@ -1,10 +1,10 @@
-/* models/formats/rms_schedule.c: the xmpi-rms schedule file (iterations never go down, file
+/* io/rms_schedule.c: the xmpi-rms schedule file (iterations never go down, file
  * order kept), every rejection path, events handed out one per poll, the availability of
  * offer/reclaim lines against hand-computed counts, and loading from a file. */
 #include <stdio.h>
 #include <string.h>
 
-#include "../../models/formats/rms_schedule.h"
+#include "../../io/rms_schedule.h"
 #include "rms_util.h"
 #include "suites.h"
 

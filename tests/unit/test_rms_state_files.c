@@ -1,4 +1,4 @@
-/* models/formats/rms_state.c, files: writing and reading a state back byte for byte (by hand
+/* io/rms_state.c, files: writing and reading a state back byte for byte (by hand
  * and at random), the errors of both with the file left as it was, the printed table, and the
  * state made from a resources pool. */
 #include <stdint.h>

@@ -1,4 +1,4 @@
-/* models/formats/rms_state.c, parsing: the xmpi-rms state file with its layout freedoms
+/* io/rms_state.c, parsing: the xmpi-rms state file with its layout freedoms
  * (blanks, comments, CRLF, no final newline, the longest name) and every rejection path,
  * each of which leaves the state as it was. */
 #include <string.h>

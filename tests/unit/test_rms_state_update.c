@@ -1,4 +1,4 @@
-/* models/formats/rms_state.c, the locked update: create or not, a failing callback or a broken
+/* io/rms_state.c, the locked update: create or not, a failing callback or a broken
  * result leaves the file as it was (not even rewritten), and concurrent updaters from
  * several processes lose nothing. */
 #include <stdio.h>

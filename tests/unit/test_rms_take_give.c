@@ -1,4 +1,4 @@
-/* models/formats/rms_state.c, one host at a time and the job's next action: taking offered
+/* io/rms_state.c, one host at a time and the job's next action: taking offered
  * (or, forced, spare) PEs, giving them back, and which spawn or removal a state asks for. */
 #include "rms_util.h"
 #include "suites.h"

@@ -1,11 +1,11 @@
-/* models/formats/slurm.c: hostlist expressions, the job record of `scontrol show job -d`, sinfo's
+/* io/slurm.c: hostlist expressions, the job record of `scontrol show job -d`, sinfo's
  * node lines, node states and salloc's grant line, on output captured from Slurm 22.05 (Debian
  * 12) and on malformed output, each refused with the line and the field. */
 #include <stdio.h>
 #include <string.h>
 
-#include "../../models/formats/options.h"
-#include "../../models/formats/slurm.h"
+#include "../../io/options.h"
+#include "../../io/slurm.h"
 #include "errbuf.h"
 #include "suites.h"
 

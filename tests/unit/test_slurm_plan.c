@@ -1,12 +1,12 @@
-/* models/formats/slurm_plan.c: a look at Slurm in the pool's terms, against counts worked out by
+/* policies/slurm_plan.c: a look at Slurm in the pool's terms, against counts worked out by
  * hand: what the job may use, offers (its own free CPUs, idle nodes it could add) and reclaims
  * (nodes Slurm takes back), the nodes to add before a spawn and the ones to give back after a
  * removal. */
 #include <stdio.h>
 #include <string.h>
 
-#include "../../models/formats/rms_state.h"
-#include "../../models/formats/slurm_plan.h"
+#include "../../io/rms_state.h"
+#include "../../policies/slurm_plan.h"
 #include "errbuf.h"
 #include "suites.h"
 

@@ -1,4 +1,4 @@
-/* models/formats/textfile.c: what every file format's error message shows of a bad value
+/* io/textfile.c: what every file format's error message shows of a bad value
  * (xmpi_text_echo and xmpi_text_field_error): printable ASCII and well-formed UTF-8 as
  * themselves, any other byte and the backslash as \xNN, cut to XMPIR_TEXT_ECHO_MAX characters with "..." and never in the
  * middle of an escape; and a malformed state file's bytes reach the message escaped; the
@@ -6,8 +6,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../../models/formats/rms_state.h"
-#include "../../models/formats/textfile.h"
+#include "../../io/rms_state.h"
+#include "../../io/textfile.h"
 #include "errbuf.h"
 #include "suites.h"
 

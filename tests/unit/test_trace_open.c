@@ -1,4 +1,4 @@
-/* models/trace.c, opening the trace: the header alone, on disk at once, with every required
+/* io/trace.c, opening the trace: the header alone, on disk at once, with every required
  * column exactly once; an earlier file truncated; a missing directory or a directory as the
  * path refused with a message that names it. The job's trace (xmpi_trace_begin/end): written to
  * PATH.part and renamed at the end, an earlier trace untouched until then and after a discard,

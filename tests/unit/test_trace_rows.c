@@ -1,4 +1,4 @@
-/* models/trace.c, the rows: random interval summaries written and read back column by column
+/* io/trace.c, the rows: random interval summaries written and read back column by column
  * (work and bytes exactly), the model's columns, the cost columns last, rows appended in order
  * and each flushed, and write errors reported (a read-only stream, a full disk). */
 #include <errno.h>

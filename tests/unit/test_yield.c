@@ -6,9 +6,9 @@
 
 #include <hwloc.h>
 
-#include "../../models/formats/options.h"
+#include "../../io/options.h"
 #include "options_util.h"
-#include "../../models/formats/resources.h"
+#include "../../io/resources.h"
 #include "../../policies/scheduler.h"
 #include "suites.h"
 

@@ -1,4 +1,4 @@
-/* Shared by the test_trace_*.c suites (models/trace.c): the scratch directory with the trace
+/* Shared by the test_trace_*.c suites (io/trace.c): the scratch directory with the trace
  * file in it, and CSV lines cut into fields, read by column name so the checks hold whatever
  * order the columns come in. */
 #ifndef XMPIR_TESTS_UNIT_TRACE_CSV_H
@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../../models/trace.h"
+#include "../../io/trace.h"
 #include "tmpfiles.h"
 
 #define MAXF 64
