@@ -70,8 +70,9 @@ XMPI_PUBLIC int XMPI_Get_process_status(void);
  * class) and merged into XMPI_COMM_WORLD after the existing ranks, which keep their
  * numbers. --xmpi-spawn=single (default) spawns them one by one, so that each can be
  * removed alone; group spawns them at once. `info` (MPI_INFO_NULL allowed) is passed on
- * with the "host" key set by the scheduler. Must not be called inside a monitored
- * iteration. */
+ * with the "host" key set by the scheduler. Both calls change the job between iterations:
+ * inside an iteration XMPI_Monitor_iter_begin opened they return XMPI_ERR_STATE; an iteration
+ * XMPI_Monitor_si_init opened ends at the call. */
 XMPI_PUBLIC int XMPI_Spawn(const char *command, char *argv[], int nprocs, MPI_Info info,
                            char *node_class[]);
 /* XMPI_Remove: nprocs spawned processes leave: on hosts of node_class[i] when given (the
@@ -131,7 +132,10 @@ typedef enum { XMPI_DISTRIBUTED, XMPI_REPLICATED } XMPI_Scheme;
  *           pointers. Local nonzeros are limited to INT_MAX by the int row pointers.
  * XMPI_ERR_ARG for a NULL address, an address already registered, size < 0, a size other
  * than the structures already registered have, MPI_DATATYPE_NULL or a type with gaps, or
- * an unknown scheme; XMPI_ERR_STATE outside MPI_Init..MPI_Finalize or after removal. */
+ * an unknown scheme; XMPI_ERR_STATE outside MPI_Init..MPI_Finalize or after removal.
+ * The library keeps `address` (the pointer variable itself): a structure registered with the
+ * address of a variable local to a function must be unregistered before that function
+ * returns. */
 XMPI_PUBLIC int XMPI_Register_vector(void *address, int size, MPI_Datatype type,
                                      XMPI_Scheme scheme);
 XMPI_PUBLIC int XMPI_Register_dense(void *address, int size, MPI_Datatype type,
@@ -173,9 +177,11 @@ XMPI_PUBLIC int XMPI_Get_data(int *it);
  * (relative to --xmpi-checkpoint=DIR when set; NULL: the automatic name ckpt-ITERATION in
  * DIR), with a manifest and a CRC-32 per file. The checkpoint is written under a temporary
  * name and published by a rename, and LATEST in its directory names it: a crash during the
- * write leaves the previous checkpoint whole. It records the monitored iterations completed
- * (call it where the data reflects exactly those: after XMPI_Eval_* or
- * XMPI_Monitor_iter_end). Collective over XMPI_COMM_WORLD; `name` is significant on rank 0.
+ * write leaves the previous checkpoint whole. It records the monitored iterations completed,
+ * and a restart resumes at that number: call it between iterations, after XMPI_Monitor_iter_end
+ * or an XMPI_Eval_* call; an iteration XMPI_Monitor_si_init opened ends at the call (it counts
+ * as completed); inside an iteration XMPI_Monitor_iter_begin opened it returns XMPI_ERR_STATE
+ * and writes nothing. Collective over XMPI_COMM_WORLD; `name` is significant on rank 0.
  * The same code on every process: XMPI_ERR_STATE when nothing is registered, XMPI_ERR_ARG for
  * a bad name, inconsistent registrations or a NULL buffer, XMPI_ERR_CHECKPOINT when a file
  * cannot be written (rank 0 says why; the previous checkpoint stays the latest).
@@ -185,7 +191,8 @@ XMPI_PUBLIC int XMPI_Get_data(int *it);
 XMPI_PUBLIC int XMPI_Checkpoint(const char *name);
 
 /* ---- Load balancing ---------------------------------------------------------
- * XMPI_Eval_lbalance: call it at the end of every iteration (after the monitoring call).
+ * XMPI_Eval_lbalance: call it at the end of every iteration (after the monitoring call); it
+ * ends an iteration XMPI_Monitor_si_init opened.
  * At the end of each sampling interval it runs FLEX-MPI's balancer over the interval's
  * measurements and, when it decides so, moves the registered data to new blocks
  * proportional to each process's measured power, then returns the new block in
@@ -219,7 +226,8 @@ XMPI_PUBLIC int XMPI_Eval_lbalance(int rank, int nprocs, int it, int maxit, int 
  *           the run soonest (spawn and redistribution included; possibly none); obeys
  *           reclaims.
  * When the policy spawns, the new processes start `command` (NULL: this program) with argv
- * (NULL: the arguments mpirun gave, without --xmpi- options; they inherit the options) and
+ * (the arguments only, without the program's name, as MPI_Comm_spawn takes them; NULL: the
+ * arguments mpirun gave, without --xmpi- options; they inherit the options) and
  * every registered structure is spread over all processes in proportion to their measured
  * power (new processes take their class's); the new processes see XMPI_NEWLY_SPAWNED,
  * register their structures with NULL pointers and call XMPI_Get_data. When it removes, the
@@ -235,7 +243,13 @@ XMPI_PUBLIC int XMPI_Eval_reconfig(int rank, int nprocs, int it, int maxit, int 
 
 /* ---- Monitoring ------------------------------------------------------------
  * Bracket each iteration of the main loop with XMPI_Monitor_iter_begin/end, or
- * call XMPI_Monitor_si_init once at the top of each iteration. Every
+ * call XMPI_Monitor_si_init once at the top of each iteration. The iterations
+ * completed (what a checkpoint records, XMPI_Get_data returns and the trace's
+ * iteration column counts) are those ended: by XMPI_Monitor_iter_end, or, for an
+ * iteration XMPI_Monitor_si_init opened, by the next XMPI_Monitor_si_init, the
+ * XMPI_Eval_* call, XMPI_Checkpoint, XMPI_Spawn or XMPI_Remove (an
+ * XMPI_Monitor_iter_end after such a call finds it ended and returns
+ * XMPI_SUCCESS). Every
  * --xmpi-si iterations the per-rank records are gathered (collectively, inside
  * the iteration-ending call) into one interval summary.
  *

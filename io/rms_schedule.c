@@ -254,6 +254,32 @@ const struct xmpi_rms_event *xmpi_rms_schedule_due(struct xmpi_rms_schedule *s, 
     return &s->ev[s->next++];
 }
 
+int xmpi_rms_schedule_unserved(const struct xmpi_rms_schedule *s, long iteration, char *out,
+                               size_t len)
+{
+    static const char *const verb[] = {"", "spawn", "removal", "offer", "reclaim"};
+    int n = 0;
+    size_t used = 0;
+    out[0] = '\0';
+    for (int i = s ? s->next : 0; s && i >= 0 && i < s->n && s->ev[i].iteration <= iteration; i++) {
+        const struct xmpi_rms_event *ev = &s->ev[i];
+        int a = ev->action >= 1 && ev->action <= 4 ? ev->action : 0;
+        if (used < len)
+            used += (size_t)snprintf(out + used, len - used, "%sthe %s of %d %s due at iteration "
+                                     "%ld (line %ld)", n ? ", " : "", verb[a], ev->count, ev->cls,
+                                     ev->iteration, ev->line);
+        n++;
+    }
+    for (int c = 0; s && c < s->nav; c++) {
+        if (s->av[c].reclaim < 1) continue;
+        if (used < len)
+            used += (size_t)snprintf(out + used, len - used, "%sthe return of %d %s reclaimed",
+                                     n ? ", " : "", s->av[c].reclaim, s->av[c].cls);
+        n++;
+    }
+    return n;
+}
+
 static void apply(struct xmpi_rms_schedule *s, const struct xmpi_rms_event *ev)
 {
     struct xmpi_rms_avail *a = find_avail(s, ev->cls);

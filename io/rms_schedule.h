@@ -62,6 +62,11 @@ const struct xmpi_rms_event *xmpi_rms_schedule_due(struct xmpi_rms_schedule *s, 
  * in file order. Returns XMPIR_RMS_ACT_NONE, _SPAWN or _SHRINK with *count and cls filled. */
 int xmpi_rms_schedule_poll(struct xmpi_rms_schedule *s, long iteration, int *count, char *cls,
                            size_t clslen);
+/* What the schedule asked of the job by `iteration` and it never carried out: the lines due and
+ * not handed out, and the reclaimed processes not given back, described in `out` ("the removal
+ * of 1 local due at iteration 15 (line 3), ..."). Returns how many. */
+int xmpi_rms_schedule_unserved(const struct xmpi_rms_schedule *s, long iteration, char *out,
+                               size_t len);
 /* The job spawned (took) or removed (gave) n processes of cls: free PEs are taken first, a
  * removal answers a pending reclaim first; nothing goes below zero. Given PEs go back to the
  * resource manager, not to the free ones. Classes without availability lines are ignored. */

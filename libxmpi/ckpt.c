@@ -479,22 +479,14 @@ static int publish(struct xmpi_ctx *cx, const struct xmpi_ckpt_manifest *m, cons
     return XMPI_SUCCESS;
 }
 
-/* Collective: one checkpoint. `name` (rank 0's): NULL for an automatic one. */
-static int checkpoint(struct xmpi_ctx *cx, const char *name, const char *call)
+/* Collective, before anything is created: every process knows its block and registered the
+ * same structures, and a block with rows has its buffers (the sparse ones: row pointers that
+ * index them). The same code on every process; why on failure. */
+static int check_before(struct xmpi_ctx *cx, const struct xmpi_ckpt_manifest *m, int c, int d,
+                        int nosub, char *why, size_t len, const char *call)
 {
     struct xmpi_registry *R = &cx->reg;
-    double t0 = PMPI_Wtime();
-    struct writer w = {.cx = cx};
-    char final[PATHLEN] = "", parent[PATHLEN] = "", leaf[256] = "";
-    int rc = XMPI_SUCCESS;
-    /* Before anything is created: every process has the partition and the same structures. */
-    int c = 0, d = 0, nosub = xmpi_registry_own_block(cx, &c, &d) != 0 ||
-                             R->part_n != cx->size;
-    struct xmpi_ckpt_manifest *m = calloc(1, sizeof *m);
-    if (!m) xmpi_die_nomem(cx, call);
-    describe(cx, m);
-    /* A block to write needs its buffers (the sparse ones: row pointers that index them). */
-    int nullbuf = 0;
+    int nullbuf = 0, rc = XMPI_SUCCESS;
     for (int s = 0; s < R->n && c > 0 && !nosub; s++) {
         const struct xmpi_reg *r = &R->r[s];
         if (!*r->data) nullbuf = s + 1;
@@ -513,34 +505,30 @@ static int checkpoint(struct xmpi_ctx *cx, const char *name, const char *call)
     PMPI_Allgather(mine, 3, MPI_LONG_LONG, all, 3, MPI_LONG_LONG, cx->comm);
     for (int i = 0; i < cx->size && !rc; i++) {
         if (all[3 * i + 2]) {
-            snprintf(w.why, sizeof w.why, "rank %d: structure %lld holds rows but its buffer is "
-                     "NULL or its row pointers are not valid", i, all[3 * i + 2] - 1);
+            snprintf(why, len, "rank %d: structure %lld holds rows but its buffer is NULL or its "
+                     "row pointers are not valid", i, all[3 * i + 2] - 1);
             rc = XMPI_ERR_ARG;
         } else if (all[3 * i]) {
-            snprintf(w.why, sizeof w.why, R->n == 0 ? "nothing is registered" :
+            snprintf(why, len, R->n == 0 ? "nothing is registered" :
                      R->n > XMPIR_CKPT_MAX_STRUCTS ? "more than 64 structures are registered" :
                      "rank %d does not know its rows (a spawned process before XMPI_Get_data?)", i);
             rc = R->n == 0 ? XMPI_ERR_STATE : XMPI_ERR_ARG;
         } else if (all[3 * i + 1] != all[1]) {
-            snprintf(w.why, sizeof w.why, "rank %d registered other structures than rank 0", i);
+            snprintf(why, len, "rank %d registered other structures than rank 0", i);
             rc = XMPI_ERR_ARG;
         }
     }
     free(all);
-    if (!rc && cx->rank == 0)
-        rc = plan_paths(cx, name, final, parent, leaf, w.tmp, w.why, sizeof w.why);
-    PMPI_Bcast(&rc, 1, MPI_INT, 0, cx->comm);
-    if (rc) {
-        if (cx->rank == 0) xmpi_note(cx, 0, "%s: %s; no checkpoint written", call, w.why);
-        free(m);
-        return rc;
-    }
-    PMPI_Bcast(w.tmp, PATHLEN, MPI_CHAR, 0, cx->comm);
-    char what[160];
-    snprintf(what, sizeof what, "%s (writing a checkpoint)", call);
-    xmpi_watchdog_arm(&cx->watch, (int)cx->opts.wait_timeout, cx->rank, what);
+    return rc;
+}
 
-    /* The sparse structures' nonzeros: this process's, and where they go in global order. */
+/* Collective: every structure's block into the temporary directory, in global row order; a
+ * sparse block's nonzeros follow those of the blocks whose rows come first (blocks need not be
+ * in rank order). w->bad and w->why say what failed. */
+static void write_all(struct xmpi_ctx *cx, struct writer *w, struct xmpi_ckpt_manifest *m, int c,
+                      int d, const char *call)
+{
+    struct xmpi_registry *R = &cx->reg;
     int ns = 0;
     for (int s = 0; s < R->n; s++) ns += R->r[s].kind == K_SPARSE;
     size_t width = 1 + (size_t)ns;
@@ -560,8 +548,6 @@ static int checkpoint(struct xmpi_ctx *cx, const char *name, const char *call)
         struct xmpi_ckpt_struct *ms = &m->s[s];
         long long off = 0, total = 0, lnnz = 0;
         if (r->kind == K_SPARSE) {
-            /* Blocks need not be in rank order: a block's nonzeros follow those of the blocks
-             * whose rows come first. */
             for (int j = 0; j < cx->size; j++) {
                 long long nz = every[(size_t)j * width + k];
                 total += nz;
@@ -572,22 +558,68 @@ static int checkpoint(struct xmpi_ctx *cx, const char *name, const char *call)
             ms->nnz = total;
         }
         if (xmpi_ckpt_layout(ms, s, m->rows)) {
-            snprintf(w.why, sizeof w.why, "structure %d is too large to describe", s);
-            w.bad = 1;
+            snprintf(w->why, sizeof w->why, "structure %d is too large to describe", s);
+            w->bad = 1;
             break;
         }
-        write_struct(&w, r, ms, c, d, off, lnnz);
-        if (w.bad) break;
+        write_struct(w, r, ms, c, d, off, lnnz);
+        if (w->bad) break;
     }
     free(loc);
     free(every);
+}
+
+/* After a checkpoint was published: what the model and the resize need of it, said once. */
+static void written(struct xmpi_ctx *cx, const struct xmpi_ckpt_manifest *m, const char *final,
+                    const char *leaf, double took)
+{
+    cx->ckpt.written++;
+    if (cx->rank == 0) {
+        snprintf(cx->ckpt.last_leaf, sizeof cx->ckpt.last_leaf, "%s", leaf);
+        cx->ckpt.last_bytes = manifest_bytes(m);
+        cx->ckpt.last_seconds = took;
+    }
+    xmpi_note(cx, 1, "checkpoint %s at iteration %ld written in %.3f s", final,
+              (long)m->iteration, took);
+    /* The crash of one process just after a checkpoint, in a job that did not restart:
+     * what xmpi-resume recovers from (tests/sh/resume.sh). */
+    if (!cx->ckpt.restarting && cx->rank == cx->size - 1) xmpi_fault("after-checkpoint");
+}
+
+/* Collective: one checkpoint. `name` (rank 0's): NULL for an automatic one. */
+static int checkpoint(struct xmpi_ctx *cx, const char *name, const char *call)
+{
+    double t0 = PMPI_Wtime();
+    struct writer w = {.cx = cx};
+    char final[PATHLEN] = "", parent[PATHLEN] = "", leaf[256] = "";
+    int c = 0, d = 0, nosub = xmpi_registry_own_block(cx, &c, &d) != 0 ||
+                             cx->reg.part_n != cx->size;
+    struct xmpi_ckpt_manifest *m = calloc(1, sizeof *m);
+    if (!m) xmpi_die_nomem(cx, call);
+    describe(cx, m);
+    /* The iterations the data reflects: what the monitor counts as completed, the same on
+     * every process. */
+    m->iteration = cx->mon.iterations;
+    m->interval = cx->mon.summary.index;
+    int rc = check_before(cx, m, c, d, nosub, w.why, sizeof w.why, call);
+    if (!rc && cx->rank == 0)
+        rc = plan_paths(cx, name, final, parent, leaf, w.tmp, w.why, sizeof w.why);
+    PMPI_Bcast(&rc, 1, MPI_INT, 0, cx->comm);
+    if (rc) {
+        if (cx->rank == 0) xmpi_note(cx, 0, "%s: %s; no checkpoint written", call, w.why);
+        free(m);
+        return rc;
+    }
+    PMPI_Bcast(w.tmp, PATHLEN, MPI_CHAR, 0, cx->comm);
+    char what[160];
+    snprintf(what, sizeof what, "%s (writing a checkpoint)", call);
+    xmpi_watchdog_arm(&cx->watch, (int)cx->opts.wait_timeout, cx->rank, what);
+    write_all(cx, &w, m, c, d, call);
     /* A crash here, after the data and before the publication, must leave the previous
      * checkpoint the latest (tests/sh/checkpoint.sh). */
     if (cx->ckpt.written > 0) xmpi_fault("checkpoint");
     rc = w.bad ? XMPI_ERR_CHECKPOINT : XMPI_SUCCESS;
     if (!rc && cx->rank == 0) {
-        m->iteration = cx->mon.iterations;
-        m->interval = cx->mon.summary.index;
         /* Rank 0 alone now (manifest, fsyncs, renames, rotation): it waits on no other
          * process, and a watchdog firing here would stop it between two renames. The
          * others wait for it in the broadcast below, still watched. */
@@ -597,22 +629,8 @@ static int checkpoint(struct xmpi_ctx *cx, const char *name, const char *call)
     PMPI_Bcast(&rc, 1, MPI_INT, 0, cx->comm);
     if (rc && cx->rank == 0) remove_flat_dir(w.tmp);
     xmpi_watchdog_disarm(&cx->watch);
-    if (rc) {
-        xmpi_note(cx, 0, "%s: %s; the previous checkpoint stays the latest", call, w.why);
-    } else {
-        cx->ckpt.written++;
-        double took = PMPI_Wtime() - t0;
-        if (cx->rank == 0) {
-            snprintf(cx->ckpt.last_leaf, sizeof cx->ckpt.last_leaf, "%s", leaf);
-            cx->ckpt.last_bytes = manifest_bytes(m);
-            cx->ckpt.last_seconds = took;
-        }
-        xmpi_note(cx, 1, "checkpoint %s at iteration %ld written in %.3f s", final,
-                  cx->mon.iterations, took);
-        /* The crash of one process just after a checkpoint, in a job that did not restart:
-         * what xmpi-resume recovers from (tests/sh/resume.sh). */
-        if (!cx->ckpt.restarting && cx->rank == cx->size - 1) xmpi_fault("after-checkpoint");
-    }
+    if (rc) xmpi_note(cx, 0, "%s: %s; the previous checkpoint stays the latest", call, w.why);
+    else written(cx, m, final, leaf, PMPI_Wtime() - t0);
     free(m);
     return rc;
 }

@@ -8,6 +8,7 @@
 #include <stdio.h>
 
 #include "../models/cost.h"
+#include "../policies/amp.h"
 #include "../io/options.h"
 #include "../io/interval.h"
 #include "balance.h"
@@ -57,20 +58,7 @@ struct xmpi_ctx {
     struct xmpi_predict_rt predict;
     struct xmpi_balance_rt balance;
     struct xmpi_journal journal;
-    /* AMP's state across interval ends (rank 0 decides; said_maxit on every process). */
-    struct {
-        double goal;             /* seconds since MPI_Init; 0 until resolved */
-        double static_estimate;  /* the static run's length (s from MPI_Init) that the goal
-                                  * was derived from; 0 until resolved */
-        int waited;              /* intervals passed over before the goal, for balance */
-        int started;
-        double loop_start;       /* seconds from MPI_Init to the first iteration (about) */
-        int unreachable_said;
-        int said_maxit;
-        int fast_streak;         /* decisions in a row that found the job too fast and kept */
-        double anchor;           /* the fastest completion of the first decision of an
-                                  * unreachable streak (amp.h); 0 while the goal is reachable */
-    } amp;
+    struct xmpi_amp_state amp;   /* AMP across interval ends (policies/amp.h) */
     /* Rank 0, with a scheduler: the job's cost so far (cost.h), moved on by record() at
      * every interval end and closed at MPI_Finalize. */
     struct xmpi_cost cost;

@@ -1,5 +1,8 @@
-/* XMPI_Error_string: the sentence for each XMPI return code.
- * Kept apart so that every module can report errors without pulling in MPI state. */
+/* XMPI_Error_string: the sentence for each XMPI return code, and xmpi_error_code: the one
+ * place where the internal codes (io/status.h) become XMPI_ codes. Kept apart so that every
+ * module can report errors without pulling in MPI state. */
+#include "errors.h"
+
 #include "xmpi.h"
 
 static const char *const messages[XMPI_ERR_LAST] = {
@@ -23,4 +26,20 @@ const char *XMPI_Error_string(int code)
 {
     if (code < 0 || code >= XMPI_ERR_LAST) return "unknown XMPI error code";
     return messages[code];
+}
+
+int xmpi_error_code(int status)
+{
+    if (status >= 0) return status < XMPI_ERR_LAST ? status : XMPI_ERR_ARG;
+    switch (status) {
+    case XMPIR_EEMPTY:      /* the header: "XMPI_ERR_STATE when nothing is registered" */
+    case XMPIR_ESTATE:
+    case XMPIR_ENODATA: return XMPI_ERR_STATE;
+    case XMPIR_ENOMEM: return XMPI_ERR_NOMEM;
+    case XMPIR_ECLASS: return XMPI_ERR_CLASS;
+    case XMPIR_ENOPE:
+    case XMPIR_ECOUNT:
+    case XMPIR_EGROUP: return XMPI_ERR_RESOURCES;
+    default: return XMPI_ERR_ARG;   /* EARG, EINIT, ESOLVER: the input could not be served */
+    }
 }

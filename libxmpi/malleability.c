@@ -185,21 +185,12 @@ static double comp_imbalance(const struct xmpi_interval *s)
     return hi > 0 ? (hi - lo) / hi : 0;
 }
 
-/* Rank 0, AMP (thesis Algorithm 8): the goal for the rest of the run, the job and the pool
- * by class, and the pure decision with the model's answers. */
-static void decide_amp(struct xmpi_ctx *cx, struct pricing *pr, struct xmpi_reconfig_plan *out)
+/* Rank 0, AMP's first step: the goal for the rest of the run, fixed at the first decision.
+ * Returns 1 with out->why said when this interval end keeps without asking the policy. */
+static int amp_goal(struct xmpi_ctx *cx, const struct xmpi_interval *s, double elapsed,
+                    double left_iters, struct xmpi_reconfig_plan *out)
 {
-    const struct xmpi_interval *s = pr->s;
-    const struct xmpi_app *app = pr->app;
-    const struct xmpi_predict_model *m = &cx->predict.m;
-    int nc = m->nclasses, p = cx->size;
-    double elapsed = PMPI_Wtime() - cx->t0;
-    double left_iters = (double)app->maxit - app->it - 1;
-    double intervals_left = left_iters / (double)cx->opts.si;
-    if (!pr->rank_class || nc < 1) {
-        snprintf(out->why, sizeof out->why, "no model of the classes: keeping");
-        return;
-    }
+    struct xmpi_amp_state *st = &cx->amp;
     /* AMP starts from a balanced interval: before the balancer's moves take effect, an
      * interval is as slow as its slowest process and says little of the job's pace (the
      * static estimate from a first Jacobi interval on speeds 1 : 0.4 came out 64% too long,
@@ -207,67 +198,65 @@ static void decide_amp(struct xmpi_ctx *cx, struct pricing *pr, struct xmpi_reco
      * within the balancer's threshold that no move preceded, three intervals at most. A goal
      * in seconds needs no estimate, but its first decision waits as well: the model prices
      * the next interval from the last one, and an unbalanced one is as slow as its slowest
-     * process (make bench-amp, GOAL_MODE=seconds: a first Jacobi interval 64% imbalanced was
-     * priced at 1.23 s where the next ones took 0.8, AMP found the goal out of reach, spawned
-     * 6 and removed 5 two intervals later). */
+     * process (make bench-amp, GOAL_MODE=seconds). */
     double sec = 0, pct = 0;
     xmpi_options_goal(cx->opts.goal, &sec, &pct);
     /* Where the iterations began (the first interval's end minus its span): a PCT% goal is
      * that much off the iterations, as the thesis's static estimate (first interval x maxit)
-     * is, not off the program's start-up (the epidemic builds its graph for 12 s of a 18 s
+     * is, not off the program's start-up (the epidemic builds its graph for most of a short
      * run on the slow classes). */
-    if (!cx->amp.started) {
-        cx->amp.started = 1;
-        cx->amp.loop_start = s->elapsed - s->t_real_max > 0 ? s->elapsed - s->t_real_max : 0;
+    if (!st->started) {
+        st->started = 1;
+        st->loop_start = s->elapsed - s->t_real_max > 0 ? s->elapsed - s->t_real_max : 0;
     }
     double imb = comp_imbalance(s);
     int settled = imb <= (double)cx->opts.lb_th1 / 100 && !cx->balance.st.moved;
-    if (!(cx->amp.goal > 0) && !settled && cx->amp.waited < 3) {
-        cx->amp.waited++;
+    if (!(st->goal > 0) && !settled && st->waited < 3) {
+        st->waited++;
         snprintf(out->why, sizeof out->why, "waiting for a balanced interval before %s "
                  "(imbalance %.1f%%%s): keeping", pct > 0 ? "estimating the run" : "deciding",
                  100 * imb, cx->balance.st.moved ? ", rows moved before it" : "");
-        return;
+        return 1;
     }
     /* The goal: seconds from MPI_Init, or PCT% sooner than the static estimate (this
-     * interval's pace for the iterations left), fixed at the first decision. */
-    if (!(cx->amp.goal > 0)) {
+     * interval's pace for the iterations left). */
+    if (!(st->goal > 0)) {
         double per_iter = s->iterations > 0 ? s->t_real_max / s->iterations : 0;
         double estimate = elapsed + left_iters * per_iter;
-        if (pct > 0) cx->amp.static_estimate = estimate;
-        double t0 = cx->amp.loop_start < estimate ? cx->amp.loop_start : 0;
-        cx->amp.goal = sec > 0 ? sec : t0 + (estimate - t0) * (1 - pct / 100);
+        if (pct > 0) st->static_estimate = estimate;
+        double t0 = st->loop_start < estimate ? st->loop_start : 0;
+        st->goal = sec > 0 ? sec : t0 + (estimate - t0) * (1 - pct / 100);
         char how[160];
         if (pct > 0)
             snprintf(how, sizeof how, "%g%% sooner than the static estimate, %.4g s, for the "
                      "iterations from %.4g s on", pct, estimate, t0);
         else snprintf(how, sizeof how, "--xmpi-goal=%s", cx->opts.goal);
         xmpi_note(cx, 1, "amp: goal %.4g s from the start (%s), constraint %s, tol %ld%%",
-                  cx->amp.goal, how, cx->opts.constraint ? "cost" : "efficiency", cx->opts.tol);
+                  st->goal, how, cx->opts.constraint ? "cost" : "efficiency", cx->opts.tol);
     }
-    snprintf(out->event, sizeof out->event, "goal %.4g s", cx->amp.goal);
+    snprintf(out->event, sizeof out->event, "goal %.4g s", st->goal);
     if (cx->predict.warmup) {
         snprintf(out->why, sizeof out->why, "the new processes' first interval, a warm-up (Open "
                  "MPI's connections to them, cold caches): keeping, and deciding on the next");
-        return;
+        return 1;
     }
-    if (!(intervals_left > 0)) {
+    if (!(left_iters / (double)cx->opts.si > 0)) {
         snprintf(out->why, sizeof out->why, "the last interval: nothing to gain");
-        return;
+        return 1;
     }
+    return 0;
+}
 
-    struct xmpi_prediction now;
-    if (predict_delta(pr, 0, 0, &now) || !(now.t_comp > 0) || !(now.work > 0)) {
-        snprintf(out->why, sizeof out->why, "amp: the model cannot predict this interval: keeping");
-        return;
-    }
-    /* The pool by class: free PEs, the spawned processes that may leave, power and cost. */
-    struct xmpi_map_slot fr[XMPIR_MODEL_CLASSES_MAX], rm[XMPIR_MODEL_CLASSES_MAX];
+/* Rank 0: the pool by the model's classes: free PEs (fr) and the processes that may leave (rm,
+ * the spawned ones; any but one when the job can resize by checkpoint and restart), with each
+ * class's power and cost per second. A class the model cannot price is neither grown onto nor
+ * shrunk from. Returns the most powerful class with free PEs, or -1. */
+static int amp_pool(struct xmpi_ctx *cx, struct xmpi_map_slot *fr, struct xmpi_map_slot *rm)
+{
+    const struct xmpi_predict_model *m = &cx->predict.m;
     const struct xmpi_pool *pool = &cx->world.pool;
     const struct xmpi_sched *sc = &cx->world.sched;
-    double cost_now = xmpi_world_cost_rate(&cx->world);
-    int add_class = -1;
-    int known[XMPIR_MODEL_CLASSES_MAX];
+    int nc = m->nclasses, add_class = -1, known[XMPIR_MODEL_CLASSES_MAX];
     for (int c = 0; c < nc; c++) {
         double power = 0;
         known[c] = xmpi_predict_class_power(m, c, &power) == XMPIR_MODEL_OK && power > 0;
@@ -281,25 +270,100 @@ static void decide_amp(struct xmpi_ctx *cx, struct pricing *pr, struct xmpi_reco
         fr[c].avail += room > 0 ? room : 0;
         fr[c].cost = rm[c].cost = pool->hosts[h].cost / 3600;   /* per PE-hour -> per second */
     }
-    /* Resizing by checkpoint and restart, any process may leave but one. */
-    for (int i = 0, left = p - 1; i < sc->nprocs; i++) {
+    for (int i = 0, left = cx->size - 1; i < sc->nprocs; i++) {
         int c = cx->predict.host_class[sc->procs[i].host];
         if (c >= 0 && c < nc && (sc->procs[i].group > 0 || xmpi_resize_possible(cx)) &&
             left > 0)
             rm[c].avail++, left--;
     }
-    /* A class the model cannot price is neither grown onto nor shrunk from. */
     for (int c = 0; c < nc; c++)
         if (!known[c]) fr[c].avail = rm[c].avail = 0;
     for (int c = 0; c < nc; c++)
         if (fr[c].avail > 0 && (add_class < 0 || fr[c].power > fr[add_class].power)) add_class = c;
+    return add_class;
+}
+
+/* --xmpi-verbose=2: the pool and the model's answers around the current size. */
+static void amp_explain(struct xmpi_ctx *cx, struct amp_pricing *ap,
+                        const struct xmpi_amp_input *in)
+{
+    const struct xmpi_predict_model *m = &cx->predict.m;
+    char list[512];
+    size_t used = 0;
+    for (int c = 0; c < m->nclasses && used < sizeof list; c++)
+        used += (size_t)snprintf(list + used, sizeof list - used, "%s%s: %d free, %d may leave, "
+                                 "power %.4g, cost %.3g/s", c ? "; " : "", m->cls[c].name,
+                                 in->free[c].avail, in->removable[c].avail, in->free[c].power,
+                                 in->free[c].cost);
+    xmpi_note(cx, 2, "amp: work %.4g per interval, power now %.4g; %s", in->work, in->power_now,
+              list);
+    for (int d = -2; d <= 2; d++) {
+        double cm = -1, ov = -1;
+        if (in->nprocs + d < 1) continue;
+        amp_comm(ap, in->nprocs + d, &cm);
+        if (d) amp_overhead(ap, d, &ov);
+        xmpi_note(cx, 2, "amp: %+d processes: communication %.4g s per interval, overhead %.4g s",
+                  d, cm, ov);
+    }
+}
+
+/* Rank 0: AMP's state after its decision, and the decision as the plan of this interval. A
+ * shrink waits for a second fast interval; an unreachable goal's tolerance counts from the
+ * streak's first decision (amp.h). */
+static void amp_adopt(struct xmpi_ctx *cx, const struct xmpi_amp_plan *plan, const int *counts,
+                      struct xmpi_reconfig_plan *out)
+{
+    struct xmpi_amp_state *st = &cx->amp;
+    const struct xmpi_predict_model *m = &cx->predict.m;
+    st->fast_streak = plan->verdict < 0 && plan->action == XMPIR_PLAN_KEEP ? st->fast_streak + 1
+                                                                           : 0;
+    if (!plan->unreachable) st->anchor = 0;
+    else if (!(st->anchor > 0) && plan->fastest > 0) st->anchor = plan->fastest;
+    if (plan->unreachable && !st->unreachable_said) {
+        xmpi_note(cx, 0, "amp: the goal of %.4g s cannot be met (predicted %.4g s at best); "
+                  "running the fastest configuration", st->goal, plan->completion);
+        st->unreachable_said = 1;
+    }
+    snprintf(out->why, sizeof out->why, "%s", plan->why);
+    if (plan->action == XMPIR_PLAN_KEEP || plan->n < 1) return;
+    out->action = plan->action;
+    out->count = plan->n;
+    for (int c = 0; c < m->nclasses && out->nclasses < XMPIR_PLAN_CLASSES; c++) {
+        if (counts[c] < 1) continue;
+        snprintf(out->classes[out->nclasses], sizeof out->classes[0], "%s", m->cls[c].name);
+        out->class_count[out->nclasses++] = counts[c];
+    }
+    snprintf(out->cls, sizeof out->cls, "%s", out->nclasses ? out->classes[0] : "");
+}
+
+/* Rank 0, AMP (thesis Algorithm 8): the goal, the job and the pool by class, and the pure
+ * decision (policies/amp.c) with the model's answers. */
+static void decide_amp(struct xmpi_ctx *cx, struct pricing *pr, struct xmpi_reconfig_plan *out)
+{
+    const struct xmpi_app *app = pr->app;
+    int nc = cx->predict.m.nclasses, p = cx->size;
+    double elapsed = PMPI_Wtime() - cx->t0;
+    double left_iters = (double)app->maxit - app->it - 1;
+    if (!pr->rank_class || nc < 1) {
+        snprintf(out->why, sizeof out->why, "no model of the classes: keeping");
+        return;
+    }
+    if (amp_goal(cx, pr->s, elapsed, left_iters, out)) return;
+    struct xmpi_prediction now;
+    if (predict_delta(pr, 0, 0, &now) || !(now.t_comp > 0) || !(now.work > 0)) {
+        snprintf(out->why, sizeof out->why, "amp: the model cannot predict this interval: keeping");
+        return;
+    }
+    struct xmpi_map_slot fr[XMPIR_MODEL_CLASSES_MAX], rm[XMPIR_MODEL_CLASSES_MAX];
+    int add_class = amp_pool(cx, fr, rm);
+    double cost_now = xmpi_world_cost_rate(&cx->world);
     int room = cx->opts.max_procs > 0 ? (int)cx->opts.max_procs - p : 1 << 20;
     struct amp_pricing ap = {pr, add_class < 0 ? 0 : add_class,
                              now.iterations > 0 ? (double)cx->opts.si / now.iterations : 1, 0, -2,
                              {0}};
     struct xmpi_amp_input in = {
-        .goal = cx->amp.goal, .elapsed = elapsed, .intervals_left = intervals_left,
-        .tol = (double)cx->opts.tol / 100,
+        .goal = cx->amp.goal, .elapsed = elapsed,
+        .intervals_left = left_iters / (double)cx->opts.si, .tol = (double)cx->opts.tol / 100,
         .constraint = cx->opts.constraint ? XMPIR_MAP_COST : XMPIR_MAP_EFFICIENCY,
         .work = now.work * ap.scale, .power_now = now.work / now.t_comp,
         .cost_now = cost_now > 0 ? cost_now : 0,
@@ -307,51 +371,14 @@ static void decide_amp(struct xmpi_ctx *cx, struct pricing *pr, struct xmpi_reco
         .removable = rm, .nremovable = nc, .fast_streak = cx->amp.fast_streak,
         .anchor = cx->amp.anchor};
     struct xmpi_amp_model am = {&ap, amp_comm, amp_overhead};
-    if (cx->opts.verbose >= 2) {
-        char list[512];
-        size_t used = 0;
-        for (int c = 0; c < nc && used < sizeof list; c++)
-            used += (size_t)snprintf(list + used, sizeof list - used, "%s%s: %d free, %d may leave, "
-                                     "power %.4g, cost %.3g/s", c ? "; " : "", m->cls[c].name,
-                                     fr[c].avail, rm[c].avail, fr[c].power, fr[c].cost);
-        xmpi_note(cx, 2, "amp: work %.4g per interval, power now %.4g; %s", in.work,
-                  in.power_now, list);
-        for (int d = -2; d <= 2; d++) {
-            double cm = -1, ov = -1;
-            if (p + d < 1) continue;
-            amp_comm(&ap, p + d, &cm);
-            if (d) amp_overhead(&ap, d, &ov);
-            xmpi_note(cx, 2, "amp: %+d processes: communication %.4g s per interval, overhead %.4g s",
-                      d, cm, ov);
-        }
-    }
+    if (cx->opts.verbose >= 2) amp_explain(cx, &ap, &in);
     int counts[XMPIR_MODEL_CLASSES_MAX] = {0};
     struct xmpi_amp_plan plan = {.count = counts};
     if (xmpi_policy_amp(&in, &am, &plan)) {
         xmpi_note(cx, 0, "XMPI_Eval_reconfig: amp: %s", plan.why);
         return;
     }
-    /* A shrink waits for a second fast interval; an unreachable goal's tolerance counts from
-     * the streak's first decision (amp.h). */
-    cx->amp.fast_streak = plan.verdict < 0 && plan.action == XMPIR_PLAN_KEEP
-                              ? cx->amp.fast_streak + 1 : 0;
-    if (!plan.unreachable) cx->amp.anchor = 0;
-    else if (!(cx->amp.anchor > 0) && plan.fastest > 0) cx->amp.anchor = plan.fastest;
-    if (plan.unreachable && !cx->amp.unreachable_said) {
-        xmpi_note(cx, 0, "amp: the goal of %.4g s cannot be met (predicted %.4g s at best); "
-                  "running the fastest configuration", cx->amp.goal, plan.completion);
-        cx->amp.unreachable_said = 1;
-    }
-    snprintf(out->why, sizeof out->why, "%s", plan.why);
-    if (plan.action == XMPIR_PLAN_KEEP || plan.n < 1) return;
-    out->action = plan.action;
-    out->count = plan.n;
-    for (int c = 0; c < nc && out->nclasses < XMPIR_PLAN_CLASSES; c++) {
-        if (counts[c] < 1) continue;
-        snprintf(out->classes[out->nclasses], sizeof out->classes[0], "%s", m->cls[c].name);
-        out->class_count[out->nclasses++] = counts[c];
-    }
-    snprintf(out->cls, sizeof out->cls, "%s", out->nclasses ? out->classes[0] : "");
+    amp_adopt(cx, &plan, counts, out);
 }
 
 /* Rank 0: the event, in the policy's terms; 0 when there is none to act on. */

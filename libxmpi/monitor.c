@@ -205,6 +205,8 @@ static int begin(struct xmpi_ctx *cx, char *events[], const struct xmpi_monitor 
     else if (mon->papi && xmpi_hwcount_read(&cx->hw, mon->hw0)) papi_stopped(cx);
     memcpy(mon->snap, cx->profile, sizeof mon->snap);
     mon->in_iter = 1;
+    mon->si_opened = 0;
+    mon->si_ended = 0;
     if (cx->status == XMPI_NEWLY_SPAWNED) cx->status = XMPI_RUNNING;
     mon->lib_real = mon->lib_cpu = 0;
     if (from) {
@@ -228,9 +230,11 @@ int XMPI_Monitor_iter_begin(char *events[])
 /* XMPI_Monitor_si_init's second half when nothing ran since the iteration ended: the next one
  * starts where it ended. Reading the process CPU clock is a system call (about 0.55 us where
  * the clock has no vDSO path, twice per iteration otherwise: overhead-micro's monitor figure). */
-int xmpi_monitor_begin_next(struct xmpi_ctx *cx)
+int xmpi_monitor_begin_next(struct xmpi_ctx *cx, int after_end)
 {
-    return begin(cx, NULL, cx->mon.end_valid ? &cx->mon : NULL);
+    int rc = begin(cx, NULL, after_end && cx->mon.end_valid ? &cx->mon : NULL);
+    if (!rc) cx->mon.si_opened = 1;
+    return rc;
 }
 
 void xmpi_monitor_lib_begin(double *mark)

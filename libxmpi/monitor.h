@@ -13,6 +13,10 @@ struct xmpi_ctx;
 struct xmpi_monitor {
     int configured;                      /* events chosen (first iteration seen) */
     int in_iter;
+    int si_opened;                       /* the open iteration began at XMPI_Monitor_si_init */
+    int si_ended;                        /* ... and a call other than an end call ended it:
+                                          * an XMPI_Monitor_iter_end after it is satisfied */
+    long long end_counts[XMPIR_MAX_EVENTS];   /* that iteration's counts, for that call */
     int nevents;                         /* requested events; counts[] has this many */
     char names_buf[XMPIR_EVENTS_MAX];
     char *names[XMPIR_MAX_EVENTS];
@@ -57,9 +61,11 @@ void xmpi_monitor_lib_begin(double *mark);
 void xmpi_monitor_lib_end(struct xmpi_ctx *cx, const double *mark);
 void xmpi_monitor_free(struct xmpi_ctx *cx);
 
-/* Begins the next iteration from the readings that ended the last one (XMPI_Monitor_si_init
- * when nothing ran in between); reads the clocks when those cannot serve. */
-int xmpi_monitor_begin_next(struct xmpi_ctx *cx);
+/* XMPI_Monitor_si_init's begin: the iteration is marked as opened by it (the evaluation calls
+ * and XMPI_Checkpoint end such an iteration: it has no end call of its own). after_end: the
+ * iteration that just ended was followed by nothing, and this one starts from its readings;
+ * the clocks are read when those cannot serve. */
+int xmpi_monitor_begin_next(struct xmpi_ctx *cx, int after_end);
 /* Ends the current iteration (an XMPI code); *closed is 1 when it closed a sampling interval
  * (the record waits in `closed`, due, for xmpi_monitor_gather). */
 int xmpi_monitor_end_iteration(struct xmpi_ctx *cx, long long *counts, int *closed);

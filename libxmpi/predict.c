@@ -278,7 +278,7 @@ void xmpi_predict_plan(struct xmpi_ctx *cx, const char *action, const struct xmp
         .mixed_now = ch->mixed_now, .mixed_next = ch->mixed_next};
     int rc = xmpi_predict_interval(&md->m, &rq, &md->p);
     if (rc != XMPIR_MODEL_OK) {
-        xmpi_note(cx, 1, "prediction model: cannot predict the %s (code %d: %s)", action, rc,
+        xmpi_note(cx, 1, "prediction model: cannot predict the %s (%s)", action,
                   rc == XMPIR_MODEL_ENODATA ? "no power or work measured yet" : "bad input");
         return;
     }

@@ -115,6 +115,101 @@ static void first_line(const char *text, char *out, size_t len)
     out[w] = '\0';
 }
 
+/* Starts argv (argv[0] from PATH) with stdin from /dev/null, stdout and stderr into the pipes'
+ * write ends po1 and pe1, in `dir` (NULL: here), in a process group of its own (to be killed
+ * whole), with default signal handling whatever the MPI library set. 0 or posix_spawn's error. */
+static int start_command(char *const argv[], const char *dir, int po1, int pe1, pid_t *pid)
+{
+    posix_spawn_file_actions_t fa;
+    posix_spawnattr_t at;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawnattr_init(&at);
+    posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+    posix_spawn_file_actions_adddup2(&fa, po1, 1);
+    posix_spawn_file_actions_adddup2(&fa, pe1, 2);
+#if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 34))
+    /* MPI's sockets and files stay with the job. */
+    posix_spawn_file_actions_addclosefrom_np(&fa, 3);
+#endif
+#if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 29))
+    if (dir) posix_spawn_file_actions_addchdir_np(&fa, dir);
+#endif
+    sigset_t all, none;
+    sigfillset(&all);
+    sigemptyset(&none);
+    posix_spawnattr_setpgroup(&at, 0);
+    posix_spawnattr_setsigdefault(&at, &all);
+    posix_spawnattr_setsigmask(&at, &none);
+    posix_spawnattr_setflags(&at, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGDEF |
+                                      POSIX_SPAWN_SETSIGMASK);
+    int rc = posix_spawnp(pid, argv[0], &fa, &at, argv, environ);
+    posix_spawn_file_actions_destroy(&fa);
+    posix_spawnattr_destroy(&at);
+    return rc;
+}
+
+/* A started command's end: its output read from po0 and pe0 until it has exited and closed
+ * them, or until `seconds` are up; a command that closed its output and goes on is waited for
+ * within the same limit (and one that exited while something it started holds its output is
+ * judged by its exit). Whatever is left of it is killed. *timed_out when it did not end. */
+static pid_t await_command(pid_t pid, int po0, int pe0, double seconds, struct buf *bo,
+                           struct buf *be, int *status, int *timed_out)
+{
+    double end = now_s() + seconds;
+    int open_o = 1, open_e = 1;
+    pid_t w = 0;
+    *timed_out = 0;
+    while (w == 0 || open_o || open_e) {
+        double left = end - now_s();
+        if (left <= 0) {
+            *timed_out = w == 0;
+            break;
+        }
+        if (open_o || open_e) {
+            struct pollfd fds[2] = {{open_o ? po0 : -1, POLLIN, 0}, {open_e ? pe0 : -1, POLLIN, 0}};
+            int ms = w ? (int)(left * 1000) + 1 : left > 0.05 ? 50 : (int)(left * 1000) + 1;
+            int k = poll(fds, 2, ms);
+            if (k < 0 && errno != EINTR) break;
+            if (k > 0 && open_o && fds[0].revents) open_o = buf_read(bo, po0);
+            if (k > 0 && open_e && fds[1].revents) open_e = buf_read(be, pe0);
+        } else {
+            struct timespec nap = {0, 10 * 1000 * 1000};
+            nanosleep(&nap, NULL);
+        }
+        if (w == 0) {
+            w = waitpid(pid, status, WNOHANG);
+            if (w < 0 && errno == EINTR) w = 0;
+        }
+    }
+    /* The command itself when it did not end in time, anything it started that still holds
+     * its output. (Its process group cannot have been reused: the command is not reaped yet,
+     * or a member still holds the pipe.) */
+    if (w == 0 || open_o || open_e) kill(-pid, SIGKILL);
+    if (w == 0) {
+        while ((w = waitpid(pid, status, 0)) < 0 && errno == EINTR) {
+        }
+        if (!*timed_out && w == pid) *timed_out = !(WIFEXITED(*status) || WIFSIGNALED(*status));
+    }
+    return w;
+}
+
+/* Why a command `cmd` that did not exit 0 failed, with the first line of its complaint. */
+static void command_failed(const char *cmd, pid_t w, int status, const char *out,
+                           const char *errout, char *why, size_t whylen)
+{
+    char complaint[300];
+    first_line(errout && errout[0] ? errout : out, complaint, sizeof complaint);
+    if (w < 0)
+        snprintf(why, whylen, "%s: its exit status is lost (%s: SIGCHLD ignored, or reaped by "
+                 "another part of the program)", cmd, strerror(errno));
+    else if (WIFSIGNALED(status))
+        snprintf(why, whylen, "%s was killed by signal %d%s%s", cmd, WTERMSIG(status),
+                 complaint[0] ? ": " : "", complaint);
+    else
+        snprintf(why, whylen, "%s failed (exit status %d)%s%s", cmd, WEXITSTATUS(status),
+                 complaint[0] ? ": " : "", complaint);
+}
+
 /* Runs argv (argv[0] from PATH) with stdin from /dev/null, in `dir` (NULL: here), for at most
  * `seconds`, its stdout in out and its stderr in errout (both malloc'ed, NUL-terminated, to
  * free). 0 when it exited 0; -1 with why otherwise (not found, killed after the time limit,
@@ -138,34 +233,8 @@ static int run(char *const argv[], const char *dir, double seconds, char **out, 
         if (po[0] >= 0) close(po[0]), close(po[1]);
         return -1;
     }
-    posix_spawn_file_actions_t fa;
-    posix_spawnattr_t at;
-    posix_spawn_file_actions_init(&fa);
-    posix_spawnattr_init(&at);
-    posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-    posix_spawn_file_actions_adddup2(&fa, po[1], 1);
-    posix_spawn_file_actions_adddup2(&fa, pe[1], 2);
-#if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 34))
-    /* MPI's sockets and files stay with the job. */
-    posix_spawn_file_actions_addclosefrom_np(&fa, 3);
-#endif
-#if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 29))
-    if (dir) posix_spawn_file_actions_addchdir_np(&fa, dir);
-#endif
-    /* Its own process group, to be killed whole; default signal handling and no blocked
-     * signals, whatever the MPI library set for itself. */
-    sigset_t all, none;
-    sigfillset(&all);
-    sigemptyset(&none);
-    posix_spawnattr_setpgroup(&at, 0);
-    posix_spawnattr_setsigdefault(&at, &all);
-    posix_spawnattr_setsigmask(&at, &none);
-    posix_spawnattr_setflags(&at, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGDEF |
-                                      POSIX_SPAWN_SETSIGMASK);
     pid_t pid;
-    int rc = posix_spawnp(&pid, argv[0], &fa, &at, argv, environ);
-    posix_spawn_file_actions_destroy(&fa);
-    posix_spawnattr_destroy(&at);
+    int rc = start_command(argv, dir, po[1], pe[1], &pid);
     close(po[1]);
     close(pe[1]);
     if (rc) {
@@ -182,65 +251,19 @@ static int run(char *const argv[], const char *dir, double seconds, char **out, 
         return -1;
     }
     struct buf bo = {0}, be = {0};
-    double end = now_s() + seconds;
-    int open_o = 1, open_e = 1, timed_out = 0, status = 0;
-    pid_t w = 0;
-    /* Until it has exited and closed its output, or the time is up: a command that closed
-     * its output and goes on is waited for within the same limit (and one that exited while
-     * something it started holds its output is judged by its exit). */
-    while (w == 0 || open_o || open_e) {
-        double left = end - now_s();
-        if (left <= 0) {
-            timed_out = w == 0;
-            break;
-        }
-        if (open_o || open_e) {
-            struct pollfd fds[2] = {{open_o ? po[0] : -1, POLLIN, 0},
-                                    {open_e ? pe[0] : -1, POLLIN, 0}};
-            int ms = w ? (int)(left * 1000) + 1 : left > 0.05 ? 50 : (int)(left * 1000) + 1;
-            int k = poll(fds, 2, ms);
-            if (k < 0 && errno != EINTR) break;
-            if (k > 0 && open_o && fds[0].revents) open_o = buf_read(&bo, po[0]);
-            if (k > 0 && open_e && fds[1].revents) open_e = buf_read(&be, pe[0]);
-        } else {
-            struct timespec nap = {0, 10 * 1000 * 1000};
-            nanosleep(&nap, NULL);
-        }
-        if (w == 0) {
-            w = waitpid(pid, &status, WNOHANG);
-            if (w < 0 && errno == EINTR) w = 0;
-        }
-    }
-    /* Whatever is left of it goes: the command itself when it did not end in time, anything it
-     * started that still holds its output. (Its process group cannot have been reused: the
-     * command is not reaped yet, or a member still holds the pipe.) */
-    if (w == 0 || open_o || open_e) kill(-pid, SIGKILL);
+    int status = 0, timed_out = 0;
+    pid_t w = await_command(pid, po[0], pe[0], seconds, &bo, &be, &status, &timed_out);
     close(po[0]);
     close(pe[0]);
-    if (w == 0) {
-        while ((w = waitpid(pid, &status, 0)) < 0 && errno == EINTR) {
-        }
-        if (!timed_out && w == pid) timed_out = !(WIFEXITED(status) || WIFSIGNALED(status));
-    }
     if (bo.p) free(*out), *out = bo.p;
     if (be.p) free(*errout), *errout = be.p;
-    char complaint[300];
-    first_line(*errout && (*errout)[0] ? *errout : *out, complaint, sizeof complaint);
     if (timed_out) {
         snprintf(why, whylen, "%s did not answer within %g s (is slurmctld running and "
                  "reachable? SlurmctldHost in slurm.conf, SLURM_CONF)", cmd, seconds);
         return -1;
     }
     if (w == pid && WIFEXITED(status) && WEXITSTATUS(status) == 0) return 0;
-    if (w < 0)
-        snprintf(why, whylen, "%s: its exit status is lost (%s: SIGCHLD ignored, or reaped by "
-                 "another part of the program)", cmd, strerror(errno));
-    else if (WIFSIGNALED(status))
-        snprintf(why, whylen, "%s was killed by signal %d%s%s", cmd, WTERMSIG(status),
-                 complaint[0] ? ": " : "", complaint);
-    else
-        snprintf(why, whylen, "%s failed (exit status %d)%s%s", cmd, WEXITSTATUS(status),
-                 complaint[0] ? ": " : "", complaint);
+    command_failed(cmd, w, status, *out, *errout, why, whylen);
     return -1;
 }
 
@@ -679,6 +702,108 @@ static void cancel(const struct xmpi_rms_slurm *s, char *const what)
     free(eo);
 }
 
+/* Rank 0: the names of the idle nodes the scheduler's plan grows onto for n processes of
+ * classes cls (none when no class needs more nodes). */
+static void nodes_to_add(struct xmpi_pool *pool, const struct xmpi_slurm_view *v,
+                         const struct xmpi_slurm_nodes *nodes, char *const cls[], int n,
+                         struct xmpi_slurm_names *add)
+{
+    char *pick = calloc((size_t)(pool->nhosts ? pool->nhosts : 1), 1);
+    int k = pick ? xmpi_slurm_plan_expand(pool, v, cls, n, pick) : 0;
+    for (int h = 0; k > 0 && h < pool->nhosts; h++) {
+        if (!pick[h] || v->node[h] < 0) continue;
+        const char *name = nodes->v[v->node[h]].name;
+        if (xmpi_slurm_names_find(add, name) >= 0) continue;
+        void *p = realloc(add->v, sizeof *add->v * (size_t)(add->n + 1));
+        if (!p) break;
+        add->v = p;
+        snprintf(add->v[add->n++], sizeof add->v[0], "%s", name);
+    }
+    free(pick);
+}
+
+/* The expansion: an allocation of the nodes `wlist` that depends on this job (salloc), then
+ * its nodes merged into this job (scontrol update NumNodes=0) and the emptied job cancelled.
+ * 0, or -1 with why; *timed_out when Slurm did not answer in time (the job may ask again). */
+static int expand_onto(struct xmpi_rms_slurm *s, const char *partition, int nnodes,
+                       const char *list, char *wlist, long *newjob, int *timed_out, char *why,
+                       size_t len)
+{
+    char count[32], name[64], dep[64], part[XMPIR_NAME_MAX + 16], imm[32], cmd[256];
+    snprintf(count, sizeof count, "--nodes=%d", nnodes);
+    snprintf(name, sizeof name, "--job-name=xmpi-expand-%ld", s->job);
+    snprintf(dep, sizeof dep, "--dependency=expand:%ld", s->job);
+    snprintf(part, sizeof part, "--partition=%s", partition);
+    snprintf(imm, sizeof imm, "--immediate=%d", EXPAND_WAIT);
+    char *salloc[] = {"salloc", "--no-shell", imm, name, part, count, wlist, "--exclusive", dep,
+                      NULL};
+    char *out, *eo, msg[1024];
+    int rc = run(salloc, s->dir, EXPAND_S, &out, &eo, msg, sizeof msg);
+    *timed_out = rc && strstr(msg, "did not answer within") != NULL;
+    *newjob = rc ? -1 : xmpi_slurm_granted(eo);
+    if (!rc && *newjob < 0) {
+        first_line(eo, cmd, sizeof cmd);
+        snprintf(msg, sizeof msg, "salloc did not say which job it granted (%s)", cmd);
+        rc = -1;
+    }
+    if (rc) {
+        /* Whatever salloc left behind (it was killed, or granted without saying so). */
+        snprintf(cmd, sizeof cmd, "--name=xmpi-expand-%ld", s->job);
+        cancel(s, cmd);
+        int unsupported = strstr(eo, "not supported") != NULL;
+        snprintf(why, len, "%s did not grow onto %s: %s%s; no process started, %s", s->label,
+                 list, msg, unsupported ? " (an expansion needs "
+                 "SchedulerParameters=permit_job_expansion in slurm.conf)" : "",
+                 *timed_out ? "and the job asks again at a later offer"
+                            : "and the job asks for no more nodes");
+    }
+    free(out);
+    free(eo);
+    if (rc) return rc;
+    char jobarg[48];
+    snprintf(jobarg, sizeof jobarg, "JobId=%ld", *newjob);
+    char *merge[] = {"scontrol", "update", jobarg, "NumNodes=0", NULL};
+    rc = run(merge, s->dir, UPDATE_S, &out, &eo, msg, sizeof msg);
+    *timed_out = rc && strstr(msg, "did not answer within") != NULL;
+    free(out);
+    free(eo);
+    snprintf(cmd, sizeof cmd, "%ld", *newjob);
+    cancel(s, cmd);
+    if (rc)
+        snprintf(why, len, "%s did not grow onto %s: its expansion job %ld was granted, but "
+                 "merging it failed: %s; job %ld is cancelled, no process started, %s",
+                 s->label, list, *newjob, msg, *newjob,
+                 *timed_out ? "and the job asks again at a later offer"
+                            : "and the job asks for no more nodes");
+    return rc;
+}
+
+/* After an expansion: a fresh look must show the job holding every node it grew onto; the
+ * pool then takes them. 0; -1 with why when a node is missing; -2 when the look failed. */
+static int confirm_grown(struct xmpi_ctx *cx, struct xmpi_slurm_job *job,
+                         struct xmpi_slurm_nodes *nodes, struct xmpi_slurm_view *v,
+                         const struct xmpi_slurm_names *add, const char *list, long newjob,
+                         char *why, size_t len)
+{
+    struct xmpi_rms_slurm *s = cx->rms.slurm;
+    char err[768];
+    unlook(job, nodes, v);
+    if (look(cx, job, nodes, v, err, sizeof err)) {
+        snprintf(why, len, "after growing onto %s: %s; no process started", list, err);
+        return -2;
+    }
+    for (int i = 0; i < add->n; i++)
+        if (xmpi_slurm_names_find(&job->nodes, add->v[i]) < 0) {
+            snprintf(why, len, "%s did not grow onto %s: after merging expansion job %ld it does "
+                     "not hold %s; no process started, and the job asks for no more nodes",
+                     s->label, list, newjob, add->v[i]);
+            return -1;
+        }
+    apply(cx, v);
+    xmpi_note(cx, 1, "slurm: job %ld grew onto %s (expansion job %ld)", s->job, list, newjob);
+    return 0;
+}
+
 int xmpi_rms_slurm_acquire(struct xmpi_ctx *cx, char *const cls[], int n, char *why, size_t len)
 {
     struct xmpi_rms_slurm *s = cx->rms.slurm;
@@ -695,112 +820,31 @@ int xmpi_rms_slurm_acquire(struct xmpi_ctx *cx, char *const cls[], int n, char *
         return XMPI_SUCCESS;
     }
     apply(cx, &v);
-    char *pick = calloc((size_t)(pool->nhosts ? pool->nhosts : 1), 1);
-    int k = pick ? xmpi_slurm_plan_expand(pool, &v, cls, n, pick) : 0;
-    if (k <= 0) {
-        free(pick);
-        unlook(&job, &nodes, &v);
-        return XMPI_SUCCESS;
-    }
     struct xmpi_slurm_names add = {0, NULL};
-    for (int h = 0; h < pool->nhosts; h++) {
-        if (!pick[h] || v.node[h] < 0) continue;
-        const char *name = nodes.v[v.node[h]].name;
-        if (xmpi_slurm_names_find(&add, name) >= 0) continue;
-        void *p = realloc(add.v, sizeof *add.v * (size_t)(add.n + 1));
-        if (!p) break;
-        add.v = p;
-        snprintf(add.v[add.n++], sizeof add.v[0], "%s", name);
-    }
-    free(pick);
-    char count[32], name[64], dep[64], part[XMPIR_NAME_MAX + 16], imm[32], cmd[256];
-    char *list = join_names("", &add), *wlist = join_names("--nodelist=", &add);
-    if (!list || !wlist) {
-        free(list);
-        free(wlist);
-        xmpi_slurm_names_free(&add);
-        unlook(&job, &nodes, &v);
+    nodes_to_add(pool, &v, &nodes, cls, n, &add);
+    char *list = add.n ? join_names("", &add) : NULL;
+    char *wlist = add.n ? join_names("--nodelist=", &add) : NULL;
+    int rc = XMPI_SUCCESS, timed_out = 0;
+    if (add.n && (!list || !wlist)) {
         snprintf(why, len, "out of memory; no process started");
-        return XMPI_ERR_RMS;
-    }
-    snprintf(count, sizeof count, "--nodes=%d", add.n);
-    snprintf(name, sizeof name, "--job-name=xmpi-expand-%ld", s->job);
-    snprintf(dep, sizeof dep, "--dependency=expand:%ld", s->job);
-    snprintf(part, sizeof part, "--partition=%s", job.partition);
-    snprintf(imm, sizeof imm, "--immediate=%d", EXPAND_WAIT);
-    char *salloc[] = {"salloc", "--no-shell", imm, name, part, count, wlist, "--exclusive", dep,
-                      NULL};
-    char *out, *eo, msg[1024];
-    int rc = run(salloc, s->dir, EXPAND_S, &out, &eo, msg, sizeof msg);
-    int timed_out = rc && strstr(msg, "did not answer within") != NULL;
-    long newjob = rc ? -1 : xmpi_slurm_granted(eo);
-    if (!rc && newjob < 0) {
-        first_line(eo, cmd, sizeof cmd);
-        snprintf(msg, sizeof msg, "salloc did not say which job it granted (%s)", cmd);
-        rc = -1;
-    }
-    if (rc) {
-        /* Whatever salloc left behind (it was killed, or granted without saying so). */
-        snprintf(cmd, sizeof cmd, "--name=xmpi-expand-%ld", s->job);
-        cancel(s, cmd);
-        int unsupported = strstr(eo, "not supported") != NULL;
-        snprintf(why, len, "%s did not grow onto %s: %s%s; no process started, %s", s->label,
-                 list, msg, unsupported ? " (an expansion needs "
-                 "SchedulerParameters=permit_job_expansion in slurm.conf)" : "",
-                 timed_out ? "and the job asks again at a later offer"
-                           : "and the job asks for no more nodes");
-    }
-    free(out);
-    free(eo);
-    if (!rc) {
-        /* The new job's nodes merge into this one when it gives them up. */
-        char jobarg[48];
-        snprintf(jobarg, sizeof jobarg, "JobId=%ld", newjob);
-        char *merge[] = {"scontrol", "update", jobarg, "NumNodes=0", NULL};
-        rc = run(merge, s->dir, UPDATE_S, &out, &eo, msg, sizeof msg);
-        timed_out = rc && strstr(msg, "did not answer within") != NULL;
-        free(out);
-        free(eo);
-        snprintf(cmd, sizeof cmd, "%ld", newjob);
-        cancel(s, cmd);
-        if (rc)
-            snprintf(why, len, "%s did not grow onto %s: its expansion job %ld was granted, but "
-                     "merging it failed: %s; job %ld is cancelled, no process started, %s",
-                     s->label, list, newjob, msg, newjob,
-                     timed_out ? "and the job asks again at a later offer"
-                               : "and the job asks for no more nodes");
-    }
-    if (!rc) {
-        unlook(&job, &nodes, &v);
-        if (look(cx, &job, &nodes, &v, err, sizeof err)) {
-            snprintf(why, len, "after growing onto %s: %s; no process started", list, err);
-            free(list);
-            free(wlist);
-            xmpi_slurm_names_free(&add);
-            return XMPI_ERR_RMS;
+        rc = XMPI_ERR_RMS;
+    } else if (add.n) {
+        long newjob = -1;
+        int r = expand_onto(s, job.partition, add.n, list, wlist, &newjob, &timed_out, why, len);
+        if (!r) r = confirm_grown(cx, &job, &nodes, &v, &add, list, newjob, why, len);
+        if (r != -2) {
+            clean_dir(s->dir, 0);
+            /* A refusal ends the expansions; Slurm not answering in time does not (the next
+             * offer may try again). */
+            if (r && !timed_out) s->expand_refused = 1;
         }
-        for (int i = 0; i < add.n && !rc; i++)
-            if (xmpi_slurm_names_find(&job.nodes, add.v[i]) < 0) {
-                snprintf(why, len, "%s did not grow onto %s: after merging expansion job %ld it "
-                         "does not hold %s; no process started, and the job asks for no more "
-                         "nodes", s->label, list, newjob, add.v[i]);
-                rc = -1;
-            }
-        if (!rc) {
-            apply(cx, &v);
-            xmpi_note(cx, 1, "slurm: job %ld grew onto %s (expansion job %ld)", s->job, list,
-                      newjob);
-        }
+        rc = r ? XMPI_ERR_RMS : XMPI_SUCCESS;
     }
-    clean_dir(s->dir, 0);
-    /* A refusal ends the expansions; Slurm not answering in time does not (the next offer may
-     * try again). */
-    if (rc && !timed_out) s->expand_refused = 1;
     free(list);
     free(wlist);
     xmpi_slurm_names_free(&add);
     unlook(&job, &nodes, &v);
-    return rc ? XMPI_ERR_RMS : XMPI_SUCCESS;
+    return rc;
 }
 
 /* ---- shrinking ---------------------------------------------------------------------------- */

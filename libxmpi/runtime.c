@@ -146,24 +146,17 @@ static void check_malleability(const struct xmpi_ctx *cx, char *err, size_t len)
                  cx->size);
 }
 
-static void start(int *argc, char ***argv)
+/* The options, from the command line (or /proc/self/cmdline when MPI_Init got none; then
+ * the --xmpi- options stay in the program's argv) and the environment; the program's own
+ * arguments are kept for the processes a policy spawns. cmdline and cmdargv hold the
+ * arguments read from /proc while the options are parsed. */
+static void read_options(struct xmpi_ctx *cx, int *argc, char ***argv, char *cmdline, size_t len,
+                         char **cmdargv, int maxargs, char *err, size_t errlen)
 {
-    struct xmpi_ctx *cx = xmpi_ctx;
-    char err[1024] = "";
-    char cmdline[8192];
-    char *cmdargv[256];
-    int cmdargc = 0;
-    int *pargc = argc;
+    int cmdargc = 0, *pargc = argc, remove = 1;
     char **av = argv ? *argv : NULL;
-    int remove = 1;
-    MPI_Comm parent;
-
-    cx->t0 = PMPI_Wtime();
-    PMPI_Comm_rank(MPI_COMM_WORLD, &cx->rank);
-    PMPI_Comm_size(MPI_COMM_WORLD, &cx->size);
-    PMPI_Comm_get_parent(&parent);
     if (!argc || !argv || !*argv) {
-        cmdargc = read_cmdline(cmdline, sizeof cmdline, cmdargv, 255);
+        cmdargc = read_cmdline(cmdline, len, cmdargv, maxargs - 1);
         cmdargv[cmdargc] = NULL;
         pargc = &cmdargc;
         av = cmdargv;
@@ -171,11 +164,98 @@ static void start(int *argc, char ***argv)
     }
     snprintf(cx->progname, sizeof cx->progname, "%s",
              av && pargc && *pargc > 0 ? av[0] : "program");
-
     save_argv(cx, pargc ? *pargc : 0, av);
     xmpi_options_defaults(&cx->opts);
-    xmpi_options_parse(&cx->opts, pargc, av, remove, environ, err, sizeof err);
-    if (!err[0]) check_malleability(cx, err, sizeof err);
+    xmpi_options_parse(&cx->opts, pargc, av, remove, environ, err, errlen);
+    if (!err[0]) check_malleability(cx, err, errlen);
+}
+
+/* A spawned process: its parents checked the options, and it inherits theirs; it joins them
+ * inside MPI_Init. */
+static void start_child(struct xmpi_ctx *cx, MPI_Comm parent)
+{
+    struct xmpi_join join;
+    xmpi_world_start_child(cx, parent, &join);
+    xmpi_monitor_join(cx, join.iterations, join.interval_index);
+    cx->evaluates = join.evaluates;
+    xmpi_monitor_follow_source(cx, join.papi);
+    cx->phase = XMPIR_PHASE_RUNNING;
+    /* The later spawns of the same call that it took part in are the library's time, not
+     * the program's computation: under dilation (emulate.c) a first child of two on a
+     * class at speed 0.23 slept 1 s after its start for a 0.3 s spawn round. */
+    if (cx->emu.dilate) xmpi_emulate_resume(&cx->emu, PMPI_Wtime());
+}
+
+/* Rank 0: the files the options name, read and checked before anything is written (a job
+ * stopped by a bad calibration file leaves no trace file), then the trace opened, never over
+ * a file the job reads: the options' files, and the program itself. */
+static void open_files(struct xmpi_ctx *cx, char *err, size_t len)
+{
+    xmpi_predict_calibrate(&cx->predict, cx->opts.calibration, err, len);
+    if (!err[0]) xmpi_predict_load_profile(&cx->predict, cx->opts.work_profile, err, len);
+    if (!err[0]) xmpi_ckpt_check(cx, err, len);
+    if (!err[0]) xmpi_resize_check(cx, err, len);
+    if (err[0] || !cx->opts.trace[0]) return;
+    struct xmpi_input_file in[XMPIR_INPUTS_MAX + 1];
+    int nin = xmpi_options_inputs(&cx->opts, in, XMPIR_INPUTS_MAX);
+    snprintf(in[nin].option, sizeof in[nin].option, "the program");
+    ssize_t k = readlink("/proc/self/exe", in[nin].path, sizeof in[nin].path - 1);
+    if (k > 0) in[nin].path[k] = '\0';
+    else snprintf(in[nin].path, sizeof in[nin].path, "/proc/self/exe");
+    cx->trace = xmpi_trace_begin(cx->opts.trace, in, nin + 1, &trace_dest, err, len);
+    /* A resize's relaunch goes on with the rows the job before it wrote. */
+    if (cx->trace && cx->resize.relaunched && trace_dest.target[0] &&
+        xmpi_trace_carry(cx->trace, trace_dest.target))
+        xmpi_note(cx, 0, "option --xmpi-trace: cannot copy the rows of the launch before "
+                  "this one from %s; the trace starts at this launch", trace_dest.target);
+}
+
+/* The processes, their placement and the resource manager; rank 0 also checks what needs the
+ * pool (a cost constraint needs priced PEs) and starts the model on it. */
+static void start_world(struct xmpi_ctx *cx, char *err, size_t len)
+{
+    if (xmpi_world_start_initial(cx, err, len) || cx->rank != 0) return;
+    const struct xmpi_pool *pool = &cx->world.pool;
+    int priced = 0;
+    for (int h = 0; h < pool->nhosts; h++) priced |= pool->hosts[h].cost > 0;
+    if (cx->opts.policy == XMPIR_POLICY_AMP && cx->opts.constraint == 1 && !priced)
+        snprintf(err, len, "xmpi: option --xmpi-constraint=cost: every PE of the pool costs 0 "
+                 "(%.200s); give costs per PE-hour in --xmpi-resources, or use "
+                 "--xmpi-constraint=efficiency", cx->opts.resources[0] ?
+                 cx->opts.resources : "the local host, without --xmpi-resources");
+    xmpi_predict_start(cx, &cx->world.pool, cx->opts.spawn == 1);
+    char why[768] = "";
+    if (xmpi_rms_start(cx, why, sizeof why)) snprintf(err, len, "xmpi: option --xmpi-rms: %s", why);
+}
+
+/* What the job starts with, said once (--xmpi-verbose). */
+static void say_started(struct xmpi_ctx *cx)
+{
+    if (cx->async_want && !cx->async)
+        xmpi_note(cx, 0, "option --xmpi-spawn-async=on: the MPI library does not provide "
+                  "MPI_THREAD_MULTIPLE; a policy's spawns make the job wait (as "
+                  "--xmpi-spawn-async=off)");
+    xmpi_note(cx, 2, "started on %d processes, sampling interval %ld; waiting processes %s the "
+              "core (%s)", cx->size, cx->opts.si, cx->yield ? "yield" : "keep",
+              cx->yield_why[0] ? cx->yield_why : "the MPI library's default");
+    char cal[XMPIR_PATH_MAX + 320] = "";
+    if (cx->rank == 0) xmpi_predict_describe(&cx->predict, cal, sizeof cal);
+    xmpi_note(cx, 1, "%s", cal);
+    if (cx->predict.profile)
+        xmpi_note(cx, 1, "work profile: %d intervals from %s", cx->predict.nprofile,
+                  cx->opts.work_profile);
+}
+
+static void start(int *argc, char ***argv)
+{
+    struct xmpi_ctx *cx = xmpi_ctx;
+    char err[1024] = "", cmdline[8192], *cmdargv[256];
+    MPI_Comm parent;
+    cx->t0 = PMPI_Wtime();
+    PMPI_Comm_rank(MPI_COMM_WORLD, &cx->rank);
+    PMPI_Comm_size(MPI_COMM_WORLD, &cx->size);
+    PMPI_Comm_get_parent(&parent);
+    read_options(cx, argc, argv, cmdline, sizeof cmdline, cmdargv, 256, err, sizeof err);
     xmpi_monitor_init(cx);
     /* PAPI_library_init costs 3-4 ms of CPU: the processes mpirun started pay it here rather
      * than in their first monitored iteration. A spawned process pays it only if its parents
@@ -189,46 +269,12 @@ static void start(int *argc, char ***argv)
     xmpi_watchdog_init(&cx->watch);
     atexit(release_at_exit);
     xmpi_predict_calibrate(&cx->predict, NULL, NULL, 0);
-
     if (parent != MPI_COMM_NULL) {
-        /* A spawned process: its parents checked the options, and it inherits theirs. */
-        struct xmpi_join join;
-        xmpi_world_start_child(cx, parent, &join);
-        xmpi_monitor_join(cx, join.iterations, join.interval_index);
-        cx->evaluates = join.evaluates;
-        xmpi_monitor_follow_source(cx, join.papi);
-        cx->phase = XMPIR_PHASE_RUNNING;
-        /* The later spawns of the same call that it took part in are the library's time, not
-         * the program's computation: under dilation (emulate.c) a first child of two on a
-         * class at speed 0.23 slept 1 s after its start for a 0.3 s spawn round. */
-        if (cx->emu.dilate) xmpi_emulate_resume(&cx->emu, PMPI_Wtime());
+        start_child(cx, parent);
         return;
     }
-
-    /* Before the trace, so that a job stopped by a bad calibration file leaves no trace file. */
-    if (!err[0] && cx->rank == 0 && !cx->opts.help)
-        xmpi_predict_calibrate(&cx->predict, cx->opts.calibration, err, sizeof err);
-    if (!err[0] && cx->rank == 0 && !cx->opts.help)
-        xmpi_predict_load_profile(&cx->predict, cx->opts.work_profile, err, sizeof err);
-    if (!err[0] && cx->rank == 0 && !cx->opts.help) xmpi_ckpt_check(cx, err, sizeof err);
-    if (!err[0] && cx->rank == 0 && !cx->opts.help) xmpi_resize_check(cx, err, sizeof err);
-    if (!err[0] && cx->rank == 0 && cx->opts.trace[0] && !cx->opts.help) {
-        /* Never over a file the job reads: the options' files, and the program itself. */
-        struct xmpi_input_file in[XMPIR_INPUTS_MAX + 1];
-        int nin = xmpi_options_inputs(&cx->opts, in, XMPIR_INPUTS_MAX);
-        snprintf(in[nin].option, sizeof in[nin].option, "the program");
-        ssize_t k = readlink("/proc/self/exe", in[nin].path, sizeof in[nin].path - 1);
-        if (k > 0) in[nin].path[k] = '\0';
-        else snprintf(in[nin].path, sizeof in[nin].path, "/proc/self/exe");
-        cx->trace = xmpi_trace_begin(cx->opts.trace, in, nin + 1, &trace_dest, err, sizeof err);
-        /* A resize's relaunch goes on with the rows the job before it wrote. */
-        if (cx->trace && cx->resize.relaunched && trace_dest.target[0] &&
-            xmpi_trace_carry(cx->trace, trace_dest.target))
-            xmpi_note(cx, 0, "option --xmpi-trace: cannot copy the rows of the launch before "
-                      "this one from %s; the trace starts at this launch", trace_dest.target);
-    }
+    if (!err[0] && cx->rank == 0 && !cx->opts.help) open_files(cx, err, sizeof err);
     agree_or_abort(cx, err);
-
     if (cx->opts.help) {
         /* The one place the library ends the process: asked for by the user. */
         if (cx->rank == 0) xmpi_options_help(stdout, cx->progname);
@@ -236,22 +282,8 @@ static void start(int *argc, char ***argv)
         PMPI_Finalize();
         exit(0);
     }
-
     cx->status = XMPI_RUNNING;
-    if (!xmpi_world_start_initial(cx, err, sizeof err) && cx->rank == 0) {
-        const struct xmpi_pool *pool = &cx->world.pool;
-        int priced = 0;
-        for (int h = 0; h < pool->nhosts; h++) priced |= pool->hosts[h].cost > 0;
-        if (cx->opts.policy == XMPIR_POLICY_AMP && cx->opts.constraint == 1 && !priced)
-            snprintf(err, sizeof err, "xmpi: option --xmpi-constraint=cost: every PE of the "
-                     "pool costs 0 (%.200s); give costs per PE-hour in --xmpi-resources, or use "
-                     "--xmpi-constraint=efficiency", cx->opts.resources[0] ?
-                     cx->opts.resources : "the local host, without --xmpi-resources");
-        xmpi_predict_start(cx, &cx->world.pool, cx->opts.spawn == 1);
-        char why[768] = "";
-        if (xmpi_rms_start(cx, why, sizeof why))
-            snprintf(err, sizeof err, "xmpi: option --xmpi-rms: %s", why);
-    }
+    start_world(cx, err, sizeof err);
     agree_or_abort(cx, err);
     /* Restarted: every process takes its rows as a spawned one does (XMPI_Get_data). */
     if (xmpi_ckpt_start(cx)) {
@@ -261,21 +293,9 @@ static void start(int *argc, char ***argv)
             xmpi_rms_schedule_replay(&cx->rms.schedule, (long)cx->ckpt.manifest->iteration);
     }
     xmpi_resize_start(cx);
-    if (cx->async_want && !cx->async)
-        xmpi_note(cx, 0, "option --xmpi-spawn-async=on: the MPI library does not provide "
-                  "MPI_THREAD_MULTIPLE; a policy's spawns make the job wait (as "
-                  "--xmpi-spawn-async=off)");
     xmpi_world_emulate_initial(cx);
     cx->phase = XMPIR_PHASE_RUNNING;
-    xmpi_note(cx, 2, "started on %d processes, sampling interval %ld; waiting processes %s the "
-              "core (%s)", cx->size, cx->opts.si, cx->yield ? "yield" : "keep",
-              cx->yield_why[0] ? cx->yield_why : "the MPI library's default");
-    char cal[XMPIR_PATH_MAX + 320] = "";
-    if (cx->rank == 0) xmpi_predict_describe(&cx->predict, cal, sizeof cal);
-    xmpi_note(cx, 1, "%s", cal);
-    if (cx->predict.profile)
-        xmpi_note(cx, 1, "work profile: %d intervals from %s", cx->predict.nprofile,
-                  cx->opts.work_profile);
+    say_started(cx);
 }
 
 /* Before PMPI_Init, in every process: the local core count (xmpi_local_pes, kept for the

@@ -5,14 +5,15 @@
 
 #include "../io/calibration.h"
 #include "../io/interval.h"
+#include "../io/status.h"
 
-/* Error codes of the models/ modules (negative). */
+/* Error codes of the models/ modules: io/status.h's, under the models' names. */
 enum {
-    XMPIR_MODEL_OK = 0,
-    XMPIR_MODEL_EARG = -1,      /* NULL, p < 1, negative or non-finite bytes, bad op, ... */
-    XMPIR_MODEL_ENODATA = -2,   /* nothing measured yet to predict from (no power, no work) */
-    XMPIR_MODEL_ESTATE = -3,    /* the model has not observed the interval it is asked about */
-    XMPIR_MODEL_ENOMEM = -4,
+    XMPIR_MODEL_OK = XMPIR_OK,
+    XMPIR_MODEL_EARG = XMPIR_EARG,         /* NULL, p < 1, negative or non-finite bytes, ... */
+    XMPIR_MODEL_ENODATA = XMPIR_ENODATA,   /* nothing measured yet to predict from */
+    XMPIR_MODEL_ESTATE = XMPIR_ESTATE,     /* the model has not observed the interval asked */
+    XMPIR_MODEL_ENOMEM = XMPIR_ENOMEM,
 };
 
 

@@ -142,4 +142,20 @@ struct xmpi_amp_plan {
 int xmpi_policy_amp(const struct xmpi_amp_input *in, const struct xmpi_amp_model *m,
                     struct xmpi_amp_plan *out);
 
+/* AMP's state across interval ends, kept by the runtime: rank 0 decides, said_maxit is on
+ * every process. */
+struct xmpi_amp_state {
+    double goal;             /* seconds since MPI_Init; 0 until resolved */
+    double static_estimate;  /* the static run's length (s from MPI_Init) that the goal
+                              * was derived from; 0 until resolved */
+    int waited;              /* intervals passed over before the goal, for balance */
+    int started;
+    double loop_start;       /* seconds from MPI_Init to the first iteration (about) */
+    int unreachable_said;
+    int said_maxit;
+    int fast_streak;         /* decisions in a row that found the job too fast and kept */
+    double anchor;           /* the fastest completion of the first decision of an
+                              * unreachable streak; 0 while the goal is reachable */
+};
+
 #endif

@@ -20,6 +20,8 @@
 
 #include <stddef.h>
 
+#include "../io/status.h"
+
 #define XMPIR_MAP_TIE 1e-9
 
 enum xmpi_map_action { XMPIR_MAP_SPAWN = 0, XMPIR_MAP_REMOVE };
@@ -28,8 +30,8 @@ enum xmpi_map_constraint { XMPIR_MAP_EFFICIENCY = 0, XMPIR_MAP_COST };
 enum xmpi_map_status {
     XMPIR_MAP_OK = 0,
     XMPIR_MAP_INFEASIBLE = 1,    /* no choice of n processes within avail meets the need */
-    XMPIR_MAP_EINPUT = -1,       /* bad input: NULL, negative avail, power <= 0, NaN, ... */
-    XMPIR_MAP_ESOLVER = -2,      /* GLPK failed in a way the input does not explain */
+    XMPIR_MAP_EINPUT = XMPIR_EARG,       /* bad input: NULL, negative avail, power <= 0, NaN */
+    XMPIR_MAP_ESOLVER = XMPIR_ESOLVER,   /* GLPK failed in a way the input does not explain */
 };
 
 /* One (host, class) entry of the pool. Spawn: avail = free PEs there, power = work per

@@ -4,18 +4,19 @@
 #define XMPIR_SCHEDULER_H
 
 #include "../io/resources.h"
+#include "../io/status.h"
 
 enum xmpi_sched_policy { XMPIR_SCHED_BALANCE_ALL = 0, XMPIR_SCHED_BALANCE_OCCUPIED };
 
 /* Errors (negative). */
 enum {
     XMPIR_SCHED_OK = 0,
-    XMPIR_SCHED_ECLASS = -1,     /* unknown node class */
-    XMPIR_SCHED_ENOPE = -2,      /* no free PE of that class (and no oversubscription) */
-    XMPIR_SCHED_ECOUNT = -3,     /* n < 1, or more than can be removed */
-    XMPIR_SCHED_EGROUP = -4,     /* would split a group spawned together */
-    XMPIR_SCHED_EINIT = -5,      /* bad initial placement (spec, host not in pool) */
-    XMPIR_SCHED_ENOMEM = -6,
+    XMPIR_SCHED_ECLASS = XMPIR_ECLASS,   /* unknown node class */
+    XMPIR_SCHED_ENOPE = XMPIR_ENOPE,     /* no free PE of that class (and no oversubscription) */
+    XMPIR_SCHED_ECOUNT = XMPIR_ECOUNT,   /* n < 1, or more than can be removed */
+    XMPIR_SCHED_EGROUP = XMPIR_EGROUP,   /* would split a group spawned together */
+    XMPIR_SCHED_EINIT = XMPIR_EINIT,     /* bad initial placement (spec, host not in pool) */
+    XMPIR_SCHED_ENOMEM = XMPIR_ENOMEM,
 };
 
 /* One process of the job, in XMPI_COMM_WORLD rank order. */

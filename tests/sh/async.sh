@@ -122,5 +122,19 @@ check "without MPI_THREAD_MULTIPLE: blocking spawns at iterations 20 and 200" \
     test "$(sed -n 's/^jacobi: \(iteration [0-9]*: spawned\).*/\1/p' "$out" | tr '\n' ' ')" = "iteration 20: spawned iteration 200: spawned "
 check "without MPI_THREAD_MULTIPLE: nothing was spawned asynchronously" \
     test "$(column "$out.csv" action | grep -c spawning)" = 0
+# A short run whose asynchronous spawn never joins, with a removal due after it: the job ends
+# at its own pace, and rank 0 says once that the spawn did not join and what the schedule asked
+# that was not carried out (the resource manager's events wait for the join).
+printf '# iteration action count class\n10 spawn 1 local\n15 remove 1 local\n' >"$TMP/short.events"
+out=$TMP/short
+"$LAUNCH" -np 2 "$J" -n 64 -i 20 -d --xmpi-si=5 --xmpi-policy=smp \
+    "--xmpi-rms=schedule:$TMP/short.events" --xmpi-oversubscribe >"$out" 2>"$out.err"
+rc=$?
+check "a spawn that never joins: the job ends (exit $rc) on its 2 processes" \
+    sh -c "test $rc = 0 && grep -q 'ranks=2 ' '$out'"
+check "... said once: the spawn had not joined" \
+    test "$(grep -c 'the asynchronous spawn of 1 process(es) had not joined when the job ended' "$out.err")" = 1
+check "... said once: the removal due after it was not carried out, and why" \
+    test "$(grep -c 'option --xmpi-rms: the job ended before it carried out the removal of 1 local due at iteration 15 (line 3) (the resource manager.s events wait for the asynchronous spawn.s join)' "$out.err")" = 1
 left=$(leftovers "$J")
 check "no process left behind${left:+ (pids $left)}" test -z "$left"

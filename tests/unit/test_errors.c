@@ -3,6 +3,10 @@
 #include <limits.h>
 #include <string.h>
 
+#include "../../libxmpi/errors.h"
+#include "../../models/hockney.h"
+#include "../../policies/mapping.h"
+#include "../../policies/scheduler.h"
 #include "xmpi.h"
 #include "suites.h"
 
@@ -39,6 +43,34 @@ START_TEST(test_out_of_range_unknown)
 }
 END_TEST
 
+/* One convention: every internal failure maps to a public code that says the same thing, the
+ * modules' names are the shared numbers, and public codes pass through. */
+START_TEST(test_internal_codes_map_once)
+{
+    for (int c = 0; c < XMPI_ERR_LAST; c++) ck_assert_int_eq(xmpi_error_code(c), c);
+    ck_assert_int_eq(xmpi_error_code(XMPI_ERR_LAST), XMPI_ERR_ARG);
+    for (int st = XMPIR_EEMPTY; st > XMPIR_ELAST; st--) {
+        int c = xmpi_error_code(st);
+        ck_assert_msg(c > XMPI_SUCCESS && c < XMPI_ERR_LAST, "status %d maps to %d", st, c);
+    }
+    ck_assert_int_eq(xmpi_error_code(XMPIR_EEMPTY), XMPI_ERR_STATE);
+    ck_assert_int_eq(xmpi_error_code(XMPIR_SCHED_ECLASS), XMPI_ERR_CLASS);
+    ck_assert_int_eq(xmpi_error_code(XMPIR_SCHED_ENOPE), XMPI_ERR_RESOURCES);
+    ck_assert_int_eq(xmpi_error_code(XMPIR_SCHED_ECOUNT), XMPI_ERR_RESOURCES);
+    ck_assert_int_eq(xmpi_error_code(XMPIR_SCHED_EGROUP), XMPI_ERR_RESOURCES);
+    ck_assert_int_eq(xmpi_error_code(XMPIR_SCHED_ENOMEM), XMPI_ERR_NOMEM);
+    ck_assert_int_eq(xmpi_error_code(XMPIR_SCHED_EINIT), XMPI_ERR_ARG);
+    ck_assert_int_eq(xmpi_error_code(XMPIR_MODEL_EARG), XMPI_ERR_ARG);
+    ck_assert_int_eq(xmpi_error_code(XMPIR_MODEL_ENODATA), XMPI_ERR_STATE);
+    ck_assert_int_eq(xmpi_error_code(XMPIR_MAP_EINPUT), XMPI_ERR_ARG);
+    /* The modules' codes are distinct numbers of the one enum. */
+    const int sched[] = {XMPIR_SCHED_ECLASS, XMPIR_SCHED_ENOPE, XMPIR_SCHED_ECOUNT,
+                         XMPIR_SCHED_EGROUP, XMPIR_SCHED_EINIT, XMPIR_SCHED_ENOMEM};
+    for (size_t a = 0; a < 6; a++)
+        for (size_t b = a + 1; b < 6; b++) ck_assert_int_ne(sched[a], sched[b]);
+}
+END_TEST
+
 Suite *errors_suite(void)
 {
     Suite *s = suite_create("errors");
@@ -46,6 +78,7 @@ Suite *errors_suite(void)
     tcase_add_test(tc, test_every_code_has_text);
     tcase_add_test(tc, test_codes_distinct);
     tcase_add_test(tc, test_out_of_range_unknown);
+    tcase_add_test(tc, test_internal_codes_map_once);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -390,6 +390,26 @@ START_TEST(test_schedule_replay)
 }
 END_TEST
 
+/* What the job never carried out: the lines due and not handed out, in file order, with
+ * their line numbers; nothing once they were handed out, nothing of what is not due yet. */
+START_TEST(test_schedule_unserved)
+{
+    struct xmpi_rms_schedule s;
+    char out[512];
+    ck_assert_int_eq(parse_sched(&s, "10 spawn 1 a\n15 remove 1 a\n40 spawn 2 b\n"), 0);
+    ck_assert_int_eq(xmpi_rms_schedule_unserved(&s, 5, out, sizeof out), 0);
+    ck_assert_str_eq(out, "");
+    ck_assert_int_eq(xmpi_rms_schedule_unserved(&s, 20, out, sizeof out), 2);
+    ck_assert_str_eq(out, "the spawn of 1 a due at iteration 10 (line 1), "
+                          "the removal of 1 a due at iteration 15 (line 2)");
+    assert_event(xmpi_rms_schedule_due(&s, 20), 10, XMPIR_RMS_ACT_SPAWN, 1, "a");
+    ck_assert_int_eq(xmpi_rms_schedule_unserved(&s, 20, out, sizeof out), 1);
+    ck_assert_str_eq(out, "the removal of 1 a due at iteration 15 (line 2)");
+    ck_assert_int_eq(xmpi_rms_schedule_unserved(NULL, 20, out, sizeof out), 0);
+    xmpi_rms_schedule_free(&s);
+}
+END_TEST
+
 Suite *rms_schedule_suite(void)
 {
     Suite *s = suite_create("rms_schedule");
@@ -399,6 +419,7 @@ Suite *rms_schedule_suite(void)
     tcase_add_test(tc, test_schedule_stable_many);
     tcase_add_loop_test(tc, test_schedule_bad, 0, NBAD_SCHEDS);
     tcase_add_test(tc, test_schedule_due);
+    tcase_add_test(tc, test_schedule_unserved);
     tcase_add_test(tc, test_schedule_avail);
     tcase_add_test(tc, test_schedule_load);
     tcase_add_loop_test(tc, test_schedule_check, 0, NCHECKS);
