@@ -231,6 +231,7 @@ static const struct optdef table[] = {
      "print this help on rank 0 and end the job", NULL, NULL},
 };
 #define NOPTS (sizeof table / sizeof table[0])
+_Static_assert(NOPTS <= 64, "struct xmpi_options.given holds one bit per option");
 
 void xmpi_options_defaults(struct xmpi_options *o)
 {
@@ -440,6 +441,7 @@ static int parse_env(struct xmpi_options *o, char *const envp[], const unsigned 
         }
         if (given[d - table]) continue;
         if (apply(o, d, eq + 1, where, err, errlen)) return -1;
+        o->given |= 1ULL << (d - table);
     }
     return 0;
 }
@@ -477,6 +479,7 @@ int xmpi_options_parse(struct xmpi_options *o, int *argc, char **argv, int remov
             }
             if (pass == 0) given[d - table] = 1;
             else if (apply(&work, d, eq ? eq + 1 : NULL, where, err, errlen)) return -1;
+            else work.given |= 1ULL << (d - table);
         }
     }
 
@@ -493,6 +496,67 @@ int xmpi_options_parse(struct xmpi_options *o, int *argc, char **argv, int remov
     }
     *o = work;
     return 0;
+}
+
+int xmpi_options_given(const struct xmpi_options *o, const char *name)
+{
+    const struct optdef *d = name ? lookup(name, strlen(name), 0) : NULL;
+    return d && (o->given >> (d - table) & 1);
+}
+
+/* What makes an option act, when something else decides whether it does. The policy's
+ * indices are malleability_policies[]'s. */
+enum { POLICY_STATIC = 0, POLICY_HPMP = 2, POLICY_AMP = 3 };
+static const struct {
+    const char *name;
+    const char *needs;   /* said in the note and in docs/options.md */
+} needs[] = {
+    {"rms", "--xmpi-policy=smp, hpmp or amp for XMPI_Eval_reconfig to follow it; under "
+            "static only the program's own XMPI_Get_system_status calls read it"},
+    {"max-procs", "--xmpi-policy=smp, hpmp or amp (static never grows the job)"},
+    {"spawn-async", "--xmpi-policy=smp, hpmp or amp (only a policy's spawn runs beside the "
+                    "computation; XMPI_Spawn always waits)"},
+    {"resize", "--xmpi-policy=smp, hpmp or amp (static never resizes the job)"},
+    {"hpmp-gain", "--xmpi-policy=hpmp"},
+    {"goal", "--xmpi-policy=amp"},
+    {"constraint", "--xmpi-policy=amp"},
+    {"tol", "--xmpi-policy=amp"},
+    {"checkpoint-every", "--xmpi-checkpoint=DIR"},
+    {"checkpoint-keep", "--xmpi-checkpoint=DIR"},
+    {"emulate", "a class of speed below 1 in --xmpi-resources"},
+    {"emulate-period", "--xmpi-emulate=quota and a class of speed below 1 in --xmpi-resources"},
+};
+
+/* Whether option needs[i] acts in this job. */
+static int acts(const struct xmpi_options *o, const char *name, int emulated)
+{
+    if (!strcmp(name, "rms")) return !o->rms[0] || !strcmp(o->rms, "none") || o->policy != POLICY_STATIC;
+    if (!strcmp(name, "max-procs") || !strcmp(name, "spawn-async") || !strcmp(name, "resize"))
+        return o->policy != POLICY_STATIC;
+    if (!strcmp(name, "hpmp-gain")) return o->policy == POLICY_HPMP;
+    if (!strcmp(name, "goal") || !strcmp(name, "constraint") || !strcmp(name, "tol"))
+        return o->policy == POLICY_AMP;
+    if (!strncmp(name, "checkpoint-", 11)) return o->checkpoint[0] != '\0';
+    if (!strcmp(name, "emulate")) return emulated;
+    return emulated && o->emulate == XMPIR_EMULATE_QUOTA;   /* emulate-period */
+}
+
+int xmpi_options_idle(const struct xmpi_options *o, int emulated, char out[][256], int max)
+{
+    int n = 0;
+    for (size_t i = 0; i < sizeof needs / sizeof needs[0] && n < max; i++)
+        if (xmpi_options_given(o, needs[i].name) && !acts(o, needs[i].name, emulated))
+            snprintf(out[n++], 256, "option --xmpi-%s has no effect in this job; it acts with %s",
+                     needs[i].name, needs[i].needs);
+    return n;
+}
+
+/* docs/options.md's "needs" for option `name`, or NULL. */
+static const char *needs_of(const char *name)
+{
+    for (size_t i = 0; i < sizeof needs / sizeof needs[0]; i++)
+        if (!strcmp(needs[i].name, name)) return needs[i].needs;
+    return NULL;
 }
 
 int xmpi_options_format(const struct xmpi_options *o, const char *name, char *buf, size_t len)
@@ -605,6 +669,16 @@ void xmpi_options_markdown(FILE *out)
           "xmpi: the job stops before any work (run with --xmpi-help for all options)\n"
           "```\n"
           "\n"
+          "An option set on the command line or in the environment that has no effect in the job\n"
+          "it is given to (the **Acts with** of the table: a checkpoint option without\n"
+          "`--xmpi-checkpoint`, amp's goal under another policy, ...) is said once by rank 0 at\n"
+          "`MPI_Init`, naming what would make it act; the job goes on.\n"
+          "\n"
+          "```\n"
+          "$ mpirun -np 2 ./prog --xmpi-goal=20%\n"
+          "xmpi: option --xmpi-goal has no effect in this job; it acts with --xmpi-policy=amp\n"
+          "```\n"
+          "\n"
           "| option | environment | default | accepted | description |\n"
           "| --- | --- | --- | --- | --- |\n",
           out);
@@ -619,6 +693,11 @@ void xmpi_options_markdown(FILE *out)
         md_cell(out, d->accepted);
         fputs(" | ", out);
         md_cell(out, d->help);
+        const char *nd = needs_of(d->name);
+        if (nd) {
+            fputs(". **Acts with** ", out);
+            md_cell(out, nd);
+        }
         fputs(" |\n", out);
     }
 }

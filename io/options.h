@@ -46,6 +46,8 @@ struct xmpi_options {
     char restart[XMPIR_PATH_MAX];      /* checkpoint to restart from, or "latest"; "" = none */
     int resize;                     /* how a policy resizes: auto, spawn, restart (policies/resize.h) */
     int relaunch;                   /* a relauncher (xmpi-resume) reruns the job at a new size */
+    unsigned long long given;       /* bit i: the table's option i was set on the command line
+                                     * or in the environment (not left at its default) */
 };
 
 enum xmpi_yield_mode { XMPIR_YIELD_AUTO = 0, XMPIR_YIELD_ON, XMPIR_YIELD_OFF };
@@ -65,6 +67,16 @@ void xmpi_options_defaults(struct xmpi_options *o);
  * and leaves argv as it was; 0 on success. */
 int xmpi_options_parse(struct xmpi_options *o, int *argc, char **argv, int remove,
                        char *const envp[], char *err, size_t errlen);
+
+/* 1 when option `name` was set on the command line or in the environment. */
+int xmpi_options_given(const struct xmpi_options *o, const char *name);
+
+/* The options the user set that have no effect in this job with the others as they are
+ * (a checkpoint option without --xmpi-checkpoint, amp's goal under another policy, ...):
+ * one line each, "option --xmpi-NAME: ... ; it acts with ...", for rank 0 to say once at
+ * MPI_Init; `emulated`: some class of the pool runs below speed 1. Returns how many lines
+ * `out` (room for `max`) received. */
+int xmpi_options_idle(const struct xmpi_options *o, int emulated, char out[][256], int max);
 
 /* The value of option `name` as text, as --xmpi-NAME would give it (choices by name, flags
  * as 0/1). Returns 0, or -1 for an unknown name or a buffer too small. */

@@ -228,9 +228,23 @@ static void start_world(struct xmpi_ctx *cx, char *err, size_t len)
     if (xmpi_rms_start(cx, why, sizeof why)) snprintf(err, len, "xmpi: option --xmpi-rms: %s", why);
 }
 
+/* Rank 0: every option the user set that has no effect in this job, once, with what would
+ * make it act (io/options.c). */
+static void say_idle_options(struct xmpi_ctx *cx)
+{
+    if (cx->rank != 0) return;
+    const struct xmpi_pool *pool = &cx->world.pool;
+    int emulated = 0;
+    for (int h = 0; h < pool->nhosts; h++) emulated |= pool->hosts[h].speed > 0 && pool->hosts[h].speed < 1;
+    char lines[16][256];
+    int n = xmpi_options_idle(&cx->opts, emulated, lines, 16);
+    for (int i = 0; i < n; i++) xmpi_note(cx, 0, "%s", lines[i]);
+}
+
 /* What the job starts with, said once (--xmpi-verbose). */
 static void say_started(struct xmpi_ctx *cx)
 {
+    say_idle_options(cx);
     if (cx->async_want && !cx->async)
         xmpi_note(cx, 0, "option --xmpi-spawn-async=on: the MPI library does not provide "
                   "MPI_THREAD_MULTIPLE; a policy's spawns make the job wait (as "

@@ -73,3 +73,22 @@ for o in si trace verbose events help; do
 done
 check "--xmpi-help prints once and runs no test" \
     test "$(grep -c 'libxmpi options' "$TMP/help")" = 1 -a "$(grep -c Checks: "$TMP/help")" = 0
+
+# No silent no-op: an option the job's other options make idle is said once, by rank 0, at
+# MPI_Init, with what would make it act; the job runs as without it (docs/options.md).
+J="$ROOT/$BUILD/bin/jacobi"
+printf '# iteration action count class\n5 spawn 1 local\n' >"$TMP/sched"
+"$LAUNCH" -np 2 "$J" -n 64 -i 10 -d "--xmpi-rms=schedule:$TMP/sched" --xmpi-goal=20% --xmpi-oversubscribe \
+    --xmpi-checkpoint-keep=3 >"$TMP/idle" 2>&1
+rc=$?
+check "idle options: the job runs (exit $rc) and does not grow under the static policy" \
+    sh -c "test $rc = 0 && grep -q 'ranks=2 ' '$TMP/idle'"
+check "... --xmpi-rms under static is said once, naming the policies that follow it" \
+    test "$(grep -c 'option --xmpi-rms has no effect in this job; it acts with --xmpi-policy=smp, hpmp or amp' "$TMP/idle")" = 1
+check "... --xmpi-goal without amp is said once" \
+    test "$(grep -c 'option --xmpi-goal has no effect in this job; it acts with --xmpi-policy=amp' "$TMP/idle")" = 1
+check "... --xmpi-checkpoint-keep without --xmpi-checkpoint is said once" \
+    test "$(grep -c 'option --xmpi-checkpoint-keep has no effect in this job; it acts with --xmpi-checkpoint=DIR' "$TMP/idle")" = 1
+"$LAUNCH" -np 2 "$J" -n 64 -i 10 -d --xmpi-policy=amp --xmpi-goal=20% >"$TMP/idle2" 2>&1
+check "... and nothing is said where the option acts (--xmpi-goal under amp)" \
+    sh -c "! grep -q 'has no effect' '$TMP/idle2'"

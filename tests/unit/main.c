@@ -6,7 +6,7 @@
 
 /* In the order they run, a line per module. */
 static Suite *(*const suites[])(void) = {
-    options_values_suite, options_precedence_suite, options_errors_suite, options_lengths_suite,
+    options_values_suite, options_precedence_suite, options_idle_suite, options_errors_suite, options_lengths_suite,
     options_argv_suite, options_events_help_suite,
     interval_records_suite, interval_reduce_suite, interval_op_names_suite,
     trace_open_suite, trace_rows_suite, cost_suite, ckpt_manifest_suite, crc_suite,

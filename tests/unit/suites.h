@@ -8,6 +8,7 @@
 
 Suite *options_values_suite(void);
 Suite *options_precedence_suite(void);
+Suite *options_idle_suite(void);
 Suite *options_errors_suite(void);
 Suite *options_lengths_suite(void);
 Suite *options_argv_suite(void);
