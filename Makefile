@@ -99,8 +99,14 @@ MPI_TESTS := $(patsubst tests/mpi/%.c,$(BUILD)/tests/%,$(wildcard tests/mpi/*.c)
 # Programs link the shared library and find it next to them, in the tree or installed.
 LINK_XMPI = -L$(BUILD)/lib -lxmpi -Wl,-rpath,'$$ORIGIN/../lib'
 
-.PHONY: FORCE all lib examples bench tools tests check check-cluster check-slurm demo demo-classes install uninstall clean bench-overhead bench-spawn bench-redist bench-cr bench-dlb bench-model bench-policies bench-amp soak deps
-all: lib examples bench tools
+.PHONY: FORCE all hooks lib examples bench tools tests check check-cluster check-slurm demo demo-classes install uninstall clean bench-overhead bench-spawn bench-redist bench-cr bench-dlb bench-model bench-policies bench-amp soak deps
+all: lib examples bench tools hooks
+
+# The commit rule (scripts/check-commits) as a commit-msg hook, in a git checkout; make check
+# checks the history too (tests/sh/commits.sh).
+hooks:
+	@if git rev-parse --git-dir >/dev/null 2>&1 && [ "$$(git config core.hooksPath)" != .githooks ]; then \
+	    git config core.hooksPath .githooks && echo "libxmpi: commit-msg hook installed (.githooks, scripts/check-commits)"; fi
 
 # The MPI compiler a build directory was made with: what MPI compiles is made again when it
 # changes (another MPICC into the same BUILD), so that two MPI libraries never mix in one tree.
