@@ -160,6 +160,47 @@ static int keyed(struct reader *r, const char *key, long long min, long long max
     return 0;
 }
 
+/* The line of structure i's file `want`: its part, bytes and name as the layout says, into *fl. */
+static int parse_file(struct reader *r, const struct xmpi_ckpt_manifest *m, int i,
+                      const struct xmpi_ckpt_file *want, struct xmpi_ckpt_file *fl)
+{
+    struct xmpi_text_lines *in = &r->in;
+    const char *part = want->part;
+    char synopsis[80], what[64];
+    long long idx, bytes;
+    snprintf(synopsis, sizeof synopsis, "file %d %s BYTES CRC32 NAME", i, part);
+    snprintf(what, sizeof what, "the files of structure %d", i);
+    if (line(r, 6, file_names, synopsis, "file", what)) return -1;
+    if (number(r->w[1], 0, INT_MAX, &idx) || idx != i)
+        return xmpi_text_field_error(in, r->err, r->errlen, "I", r->w[1],
+                                     "%d, for %s: '%s'", i, what, synopsis);
+    if (strcmp(r->w[2], part))
+        return xmpi_text_field_error(in, r->err, r->errlen, "PART", r->w[2],
+                                     "%s, for %s: '%s'", part, what, synopsis);
+    if (number(r->w[3], 0, LLONG_MAX, &bytes) || bytes != want->bytes)
+        return xmpi_text_field_error(in, r->err, r->errlen, "BYTES", r->w[3],
+                                     "%lld, the size of file %d %s for %lld rows of "
+                                     "structure %d (%s)", want->bytes, i, part,
+                                     m->rows, i, kinds[m->s[i].kind]);
+    /* Exactly what the writer writes: 8 hexadecimal digits (strtoul alone would take a
+     * sign or a 0x, and "-0000001" would become a checksum no file can match). */
+    char *end;
+    errno = 0;
+    unsigned long crc = strtoul(r->w[4], &end, 16);
+    int digits = strlen(r->w[4]) == 8;
+    for (int k = 0; digits && k < 8; k++) digits = isxdigit((unsigned char)r->w[4][k]) != 0;
+    if (errno || *end || !digits)
+        return xmpi_text_field_error(in, r->err, r->errlen, "CRC32", r->w[4],
+                                     "8 hexadecimal digits, for file %d %s", i, part);
+    if (strcmp(r->w[5], want->name))
+        return xmpi_text_field_error(in, r->err, r->errlen, "NAME", r->w[5],
+                                     "%s, for file %d %s", want->name, i, part);
+    *fl = *want;
+    fl->bytes = bytes;
+    fl->crc = crc;
+    return 0;
+}
+
 static int parse_struct(struct reader *r, struct xmpi_ckpt_manifest *m, int i)
 {
     struct xmpi_ckpt_struct *s = &m->s[i];
@@ -208,41 +249,8 @@ static int parse_struct(struct reader *r, struct xmpi_ckpt_manifest *m, int i)
                                     "structure %d's file sizes for %lld rows overflow; expected "
                                     "a smaller ELSIZE or NNZ", i, m->rows);
     s->nfiles = want.nfiles;
-    for (int f = 0; f < want.nfiles; f++) {
-        struct xmpi_ckpt_file *fl = &s->file[f];
-        const char *part = want.file[f].part;
-        long long bytes;
-        snprintf(synopsis, sizeof synopsis, "file %d %s BYTES CRC32 NAME", i, part);
-        snprintf(what, sizeof what, "the files of structure %d", i);
-        if (line(r, 6, file_names, synopsis, "file", what)) return -1;
-        if (number(r->w[1], 0, INT_MAX, &idx) || idx != i)
-            return xmpi_text_field_error(in, r->err, r->errlen, "I", r->w[1],
-                                         "%d, for %s: '%s'", i, what, synopsis);
-        if (strcmp(r->w[2], part))
-            return xmpi_text_field_error(in, r->err, r->errlen, "PART", r->w[2],
-                                         "%s, for %s: '%s'", part, what, synopsis);
-        if (number(r->w[3], 0, LLONG_MAX, &bytes) || bytes != want.file[f].bytes)
-            return xmpi_text_field_error(in, r->err, r->errlen, "BYTES", r->w[3],
-                                         "%lld, the size of file %d %s for %lld rows of "
-                                         "structure %d (%s)", want.file[f].bytes, i, part,
-                                         m->rows, i, kinds[s->kind]);
-        /* Exactly what the writer writes: 8 hexadecimal digits (strtoul alone would take a
-         * sign or a 0x, and "-0000001" would become a checksum no file can match). */
-        char *end;
-        errno = 0;
-        unsigned long crc = strtoul(r->w[4], &end, 16);
-        int digits = strlen(r->w[4]) == 8;
-        for (int k = 0; digits && k < 8; k++) digits = isxdigit((unsigned char)r->w[4][k]) != 0;
-        if (errno || *end || !digits)
-            return xmpi_text_field_error(in, r->err, r->errlen, "CRC32", r->w[4],
-                                         "8 hexadecimal digits, for file %d %s", i, part);
-        if (strcmp(r->w[5], want.file[f].name))
-            return xmpi_text_field_error(in, r->err, r->errlen, "NAME", r->w[5],
-                                         "%s, for file %d %s", want.file[f].name, i, part);
-        *fl = want.file[f];
-        fl->bytes = bytes;
-        fl->crc = crc;
-    }
+    for (int f = 0; f < want.nfiles; f++)
+        if (parse_file(r, m, i, &want.file[f], &s->file[f])) return -1;
     return 0;
 }
 

@@ -39,6 +39,40 @@ static struct xmpi_rms_avail *find_avail(struct xmpi_rms_schedule *s, const char
     return NULL;
 }
 
+/* A line's four fields into *ev: its iteration no lower than prev, the previous line's. */
+static int read_event(const struct xmpi_text_lines *rd, char *const tok[4], long prev,
+                      struct xmpi_rms_event *ev, char *err, size_t errlen)
+{
+    memset(ev, 0, sizeof *ev);
+    long count;
+    if (xmpi_text_parse_long(tok[0], 0, ITER_MAX, &ev->iteration) != 0)
+        return xmpi_text_field_error(rd, err, errlen, "iteration", tok[0],
+                                     "a whole number from 0 to %ld", ITER_MAX);
+    /* A timeline that goes back would need a sort that hides the author's mistake. */
+    if (ev->iteration < prev)
+        return xmpi_text_field_error(rd, err, errlen, "iteration", tok[0],
+                                     "a whole number from %ld (the previous line's) to %ld", prev,
+                                     ITER_MAX);
+    if (strcmp(tok[1], "spawn") == 0) ev->action = XMPIR_RMS_ACT_SPAWN;
+    else if (strcmp(tok[1], "remove") == 0) ev->action = XMPIR_RMS_ACT_SHRINK;
+    else if (strcmp(tok[1], "offer") == 0) ev->action = XMPIR_RMS_SCHED_OFFER;
+    else if (strcmp(tok[1], "reclaim") == 0) ev->action = XMPIR_RMS_SCHED_RECLAIM;
+    else
+        return xmpi_text_field_error(rd, err, errlen, "action", tok[1],
+                                     "spawn, remove, offer or reclaim");
+    if (xmpi_text_parse_long(tok[2], 1, COUNT_MAX, &count) != 0)
+        return xmpi_text_field_error(rd, err, errlen, "count", tok[2],
+                                     "a whole number from 1 to %d", COUNT_MAX);
+    ev->count = (int)count;
+    if (!xmpi_text_name_ok(tok[3]))
+        return xmpi_text_field_error(rd, err, errlen, "class", tok[3],
+                                     "a class name of 1 to %d characters of A-Z a-z 0-9 _ . -",
+                                     XMPIR_NAME_MAX - 1);
+    memcpy(ev->cls, tok[3], strlen(tok[3]) + 1);
+    ev->line = rd->lineno;
+    return 0;
+}
+
 int xmpi_rms_schedule_parse(struct xmpi_rms_schedule *s, FILE *f, const char *fname,
                             char *err, size_t errlen)
 {
@@ -57,44 +91,8 @@ int xmpi_rms_schedule_parse(struct xmpi_rms_schedule *s, FILE *f, const char *fn
         char *tok[4];
         if (xmpi_text_fields(&rd, line, tok, 4, names, FIELDS, err, errlen) != 0) goto out;
         struct xmpi_rms_event ev;
-        memset(&ev, 0, sizeof ev);
-        long count;
-        if (xmpi_text_parse_long(tok[0], 0, ITER_MAX, &ev.iteration) != 0) {
-            xmpi_text_field_error(&rd, err, errlen, "iteration", tok[0],
-                                  "a whole number from 0 to %ld", ITER_MAX);
-            goto out;
-        }
-        /* A timeline that goes back would need a sort that hides the author's mistake. */
-        if (ev.iteration < prev) {
-            xmpi_text_field_error(&rd, err, errlen, "iteration", tok[0],
-                                  "a whole number from %ld (the previous line's) to %ld", prev,
-                                  ITER_MAX);
-            goto out;
-        }
+        if (read_event(&rd, tok, prev, &ev, err, errlen) != 0) goto out;
         prev = ev.iteration;
-        if (strcmp(tok[1], "spawn") == 0) ev.action = XMPIR_RMS_ACT_SPAWN;
-        else if (strcmp(tok[1], "remove") == 0) ev.action = XMPIR_RMS_ACT_SHRINK;
-        else if (strcmp(tok[1], "offer") == 0) ev.action = XMPIR_RMS_SCHED_OFFER;
-        else if (strcmp(tok[1], "reclaim") == 0) ev.action = XMPIR_RMS_SCHED_RECLAIM;
-        else {
-            xmpi_text_field_error(&rd, err, errlen, "action", tok[1],
-                                  "spawn, remove, offer or reclaim");
-            goto out;
-        }
-        if (xmpi_text_parse_long(tok[2], 1, COUNT_MAX, &count) != 0) {
-            xmpi_text_field_error(&rd, err, errlen, "count", tok[2],
-                                  "a whole number from 1 to %d", COUNT_MAX);
-            goto out;
-        }
-        ev.count = (int)count;
-        if (!xmpi_text_name_ok(tok[3])) {
-            xmpi_text_field_error(&rd, err, errlen, "class", tok[3],
-                                  "a class name of 1 to %d characters of A-Z a-z 0-9 _ . -",
-                                  XMPIR_NAME_MAX - 1);
-            goto out;
-        }
-        memcpy(ev.cls, tok[3], strlen(tok[3]) + 1);
-        ev.line = rd.lineno;
         if (n == cap) {
             long nc = cap ? 2 * cap : 16;
             if (nc > INT_MAX) {

@@ -278,6 +278,48 @@ static int word_ok(const char *s, size_t max)
     return 1;
 }
 
+/* A detail line (Nodes=HOSTLIST CPU_IDs=LIST Mem=...): the CPUs the job holds there, into *det. */
+static int add_detail(const struct xmpi_text_lines *r, const char *value, char *rest,
+                      struct detail **det, int *ndet, char *err, size_t errlen)
+{
+    struct detail d = {{0, NULL}, 0};
+    char why[160];
+    if (xmpi_slurm_hostlist(value, &d.nodes, why, sizeof why))
+        return xmpi_text_field_error(r, err, errlen, "Nodes", value, "%s (%s)", HOSTLIST_RULE,
+                                     why);
+    char *k2, *v2, *rest2;
+    if (!first_pair(rest, &k2, &v2, &rest2) && !strcmp(k2, "CPU_IDs") && v2[0]) {
+        d.cpus = xmpi_slurm_cpu_count(v2);
+        if (d.cpus < 0) {
+            xmpi_slurm_names_free(&d.nodes);
+            return xmpi_text_field_error(r, err, errlen, "CPU_IDs", v2,
+                                         "CPU numbers and ranges such as 0-3,8");
+        }
+    }
+    struct detail *nd = realloc(*det, sizeof **det * (size_t)(*ndet + 1));
+    if (!nd) {
+        xmpi_slurm_names_free(&d.nodes);
+        return xmpi_text_error(err, errlen, "%s: out of memory", r->fname);
+    }
+    *det = nd;
+    (*det)[(*ndet)++] = d;
+    return 0;
+}
+
+/* Each node of the NodeList holds the CPUs of the last detail line naming it, 0 when none does. */
+static int cpus_from_details(struct xmpi_slurm_job *job, const struct detail *det, int ndet,
+                             const char *fname, char *err, size_t errlen)
+{
+    job->cpus = calloc((size_t)job->nodes.n, sizeof *job->cpus);
+    if (!job->cpus) return xmpi_text_error(err, errlen, "%s: out of memory", fname);
+    for (int d = 0; d < ndet; d++)
+        for (int i = 0; i < det[d].nodes.n; i++) {
+            int k = xmpi_slurm_names_find(&job->nodes, det[d].nodes.v[i]);
+            if (k >= 0) job->cpus[k] = det[d].cpus;
+        }
+    return 0;
+}
+
 int xmpi_slurm_job_parse(struct xmpi_slurm_job *job, FILE *f, const char *fname, char *err,
                          size_t errlen)
 {
@@ -335,32 +377,7 @@ int xmpi_slurm_job_parse(struct xmpi_slurm_job *job, FILE *f, const char *fname,
             job->resized = strcmp(value, "None") != 0 && strcmp(value, "Unknown") != 0 &&
                            value[0] != '\0';
         } else if (!strcmp(key, "Nodes")) {
-            /* Nodes=HOSTLIST CPU_IDs=LIST Mem=... : the CPUs the job holds on those nodes. */
-            struct detail d = {{0, NULL}, 0};
-            char why[160];
-            if (xmpi_slurm_hostlist(value, &d.nodes, why, sizeof why)) {
-                rc = xmpi_text_field_error(&r, err, errlen, "Nodes", value, "%s (%s)",
-                                           HOSTLIST_RULE, why);
-                break;
-            }
-            char *k2, *v2, *rest2;
-            if (!first_pair(rest, &k2, &v2, &rest2) && !strcmp(k2, "CPU_IDs") && v2[0]) {
-                d.cpus = xmpi_slurm_cpu_count(v2);
-                if (d.cpus < 0) {
-                    xmpi_slurm_names_free(&d.nodes);
-                    rc = xmpi_text_field_error(&r, err, errlen, "CPU_IDs", v2,
-                                               "CPU numbers and ranges such as 0-3,8");
-                    break;
-                }
-            }
-            struct detail *nd = realloc(det, sizeof *det * (size_t)(ndet + 1));
-            if (!nd) {
-                xmpi_slurm_names_free(&d.nodes);
-                rc = xmpi_text_error(err, errlen, "%s: out of memory", fname);
-                break;
-            }
-            det = nd;
-            det[ndet++] = d;
+            if ((rc = add_detail(&r, value, rest, &det, &ndet, err, errlen))) break;
         }
     }
     if (!rc && got < 0) rc = xmpi_text_lines_failed(&r, err, errlen);
@@ -370,15 +387,7 @@ int xmpi_slurm_job_parse(struct xmpi_slurm_job *job, FILE *f, const char *fname,
     if (!rc && !have_state)
         rc = xmpi_text_error(err, errlen, "%s: no JobState= line for job %ld; expected a job "
                              "record as scontrol show job prints it", fname, job->id);
-    if (!rc && job->nodes.n > 0) {
-        job->cpus = calloc((size_t)job->nodes.n, sizeof *job->cpus);
-        if (!job->cpus) rc = xmpi_text_error(err, errlen, "%s: out of memory", fname);
-        for (int d = 0; !rc && d < ndet; d++)
-            for (int i = 0; i < det[d].nodes.n; i++) {
-                int k = xmpi_slurm_names_find(&job->nodes, det[d].nodes.v[i]);
-                if (k >= 0) job->cpus[k] = det[d].cpus;
-            }
-    }
+    if (!rc && job->nodes.n > 0) rc = cpus_from_details(job, det, ndet, fname, err, errlen);
     for (int d = 0; d < ndet; d++) xmpi_slurm_names_free(&det[d].nodes);
     free(det);
     xmpi_text_lines_free(&r);
@@ -443,6 +452,60 @@ static int plain_name(const char *s)
     return 1;
 }
 
+/* One sinfo line (XMPIR_SLURM_SINFO_FORMAT), split in place, into *nd once its 5 fields pass. */
+static int read_node(const struct xmpi_text_lines *r, char *line, struct xmpi_slurm_node *nd,
+                     char *err, size_t errlen)
+{
+    char *field[5];
+    int nf = 0;
+    for (char *p = line;; nf++) {
+        char *bar = strchr(p, '|');
+        if (nf < 5) field[nf] = p;
+        if (!bar) {
+            nf++;
+            break;
+        }
+        *bar = '\0';
+        p = bar + 1;
+    }
+    if (nf != 5)
+        return xmpi_text_line_error(r, err, errlen, "%d fields are not accepted; expected 5, "
+                                    "%s, separated by '|' (sinfo -o '%s')", nf,
+                                    "NodeName|NodeHostname|CPUs|State|Features",
+                                    XMPIR_SLURM_SINFO_FORMAT);
+    memset(nd, 0, sizeof *nd);
+    long cpus;
+    if (!plain_name(field[0]))
+        return xmpi_text_field_error(r, err, errlen, sinfo_fields[0], field[0],
+                                     "a node name of 1 to %d characters without blanks",
+                                     XMPIR_NAME_MAX - 1);
+    int no_host = !field[1][0] || !strcmp(field[1], "(null)");
+    if (!no_host && !plain_name(field[1]))
+        return xmpi_text_field_error(r, err, errlen, sinfo_fields[1], field[1],
+                                     "a host name of 1 to %d characters without blanks",
+                                     XMPIR_NAME_MAX - 1);
+    if (xmpi_text_parse_long(field[2], 1, 65536, &cpus))
+        return xmpi_text_field_error(r, err, errlen, sinfo_fields[2], field[2],
+                                     "a whole number of CPUs from 1 to 65536");
+    if (!field[3][0] || strlen(field[3]) >= sizeof nd->state)
+        return xmpi_text_field_error(r, err, errlen, sinfo_fields[3], field[3],
+                                     "a node state such as idle or drained*");
+    snprintf(nd->name, sizeof nd->name, "%s", field[0]);
+    snprintf(nd->host, sizeof nd->host, "%s", no_host ? field[0] : field[1]);
+    nd->cpus = (int)cpus;
+    snprintf(nd->state, sizeof nd->state, "%s", field[3]);
+    nd->flags = xmpi_slurm_node_flags(nd->state);
+    /* The first feature that can name a node class. */
+    if (strcmp(field[4], "(null)"))
+        for (char *save = NULL, *t = strtok_r(field[4], ",", &save); t;
+             t = strtok_r(NULL, ",", &save))
+            if (xmpi_text_name_ok(t)) {
+                snprintf(nd->feature, sizeof nd->feature, "%s", t);
+                break;
+            }
+    return 0;
+}
+
 int xmpi_slurm_nodes_parse(struct xmpi_slurm_nodes *nodes, FILE *f, const char *fname,
                            char *err, size_t errlen)
 {
@@ -456,67 +519,11 @@ int xmpi_slurm_nodes_parse(struct xmpi_slurm_nodes *nodes, FILE *f, const char *
         size_t len = strlen(line);
         while (len > 0 && isspace((unsigned char)line[len - 1])) line[--len] = '\0';
         if (len == 0) continue;
-        char *field[5];
-        int nf = 0;
-        for (char *p = line;; nf++) {
-            char *bar = strchr(p, '|');
-            if (nf < 5) field[nf] = p;
-            if (!bar) {
-                nf++;
-                break;
-            }
-            *bar = '\0';
-            p = bar + 1;
-        }
-        if (nf != 5) {
-            rc = xmpi_text_line_error(&r, err, errlen, "%d fields are not accepted; expected 5, "
-                                      "%s, separated by '|' (sinfo -o '%s')", nf,
-                                      "NodeName|NodeHostname|CPUs|State|Features",
-                                      XMPIR_SLURM_SINFO_FORMAT);
-            break;
-        }
         struct xmpi_slurm_node nd;
-        memset(&nd, 0, sizeof nd);
-        long cpus;
-        if (!plain_name(field[0])) {
-            rc = xmpi_text_field_error(&r, err, errlen, sinfo_fields[0], field[0],
-                                       "a node name of 1 to %d characters without blanks",
-                                       XMPIR_NAME_MAX - 1);
-            break;
-        }
-        int no_host = !field[1][0] || !strcmp(field[1], "(null)");
-        if (!no_host && !plain_name(field[1])) {
-            rc = xmpi_text_field_error(&r, err, errlen, sinfo_fields[1], field[1],
-                                       "a host name of 1 to %d characters without blanks",
-                                       XMPIR_NAME_MAX - 1);
-            break;
-        }
-        if (xmpi_text_parse_long(field[2], 1, 65536, &cpus)) {
-            rc = xmpi_text_field_error(&r, err, errlen, sinfo_fields[2], field[2],
-                                       "a whole number of CPUs from 1 to 65536");
-            break;
-        }
-        if (!field[3][0] || strlen(field[3]) >= sizeof nd.state) {
-            rc = xmpi_text_field_error(&r, err, errlen, sinfo_fields[3], field[3],
-                                       "a node state such as idle or drained*");
-            break;
-        }
+        if ((rc = read_node(&r, line, &nd, err, errlen))) break;
         int seen = 0;
-        for (int i = 0; i < nodes->n && !seen; i++) seen = !strcmp(nodes->v[i].name, field[0]);
+        for (int i = 0; i < nodes->n && !seen; i++) seen = !strcmp(nodes->v[i].name, nd.name);
         if (seen) continue;   /* listed again for another partition */
-        snprintf(nd.name, sizeof nd.name, "%s", field[0]);
-        snprintf(nd.host, sizeof nd.host, "%s", no_host ? field[0] : field[1]);
-        nd.cpus = (int)cpus;
-        snprintf(nd.state, sizeof nd.state, "%s", field[3]);
-        nd.flags = xmpi_slurm_node_flags(nd.state);
-        /* The first feature that can name a node class. */
-        if (strcmp(field[4], "(null)"))
-            for (char *save = NULL, *t = strtok_r(field[4], ",", &save); t;
-                 t = strtok_r(NULL, ",", &save))
-                if (xmpi_text_name_ok(t)) {
-                    snprintf(nd.feature, sizeof nd.feature, "%s", t);
-                    break;
-                }
         if (nodes->n == cap) {
             int nc = cap ? 2 * cap : 16;
             struct xmpi_slurm_node *v = realloc(nodes->v, sizeof *v * (size_t)nc);

@@ -733,6 +733,31 @@ static int move_sparse(struct plan *pl, struct xmpi_reg *r, void **f, int k, int
     return rc == MPI_SUCCESS ? XMPI_SUCCESS : XMPI_ERR_MPI;
 }
 
+/* Every new buffer exists on every process before any data moves, or all say why (in why). */
+static int agree_on_buffers(struct plan *pl, const char *call, char *why, size_t len)
+{
+    struct xmpi_ctx *cx = pl->cx;
+    int rc = XMPI_SUCCESS, bad = 0, problem = prepare(pl, &bad);
+    int st[2] = {problem, bad}, *all = malloc(sizeof *all * 2 * (size_t)pl->p);
+    if (!all || PMPI_Allgather(st, 2, MPI_INT, all, 2, MPI_INT, cx->comm)) {
+        fprintf(stderr, "xmpi: rank %d: %s could not agree on buffers\n", cx->rank, call);
+        PMPI_Abort(MPI_COMM_WORLD, 3);
+    }
+    /* A bad argument explains a failed allocation elsewhere: report it first. */
+    for (int pass = 0; pass < 2 && rc == XMPI_SUCCESS; pass++) {
+        for (int i = 0; i < pl->p && rc == XMPI_SUCCESS; i++) {
+            int pr = all[2 * i], s = all[2 * i + 1] - 1;
+            if (!pr || (!pass && pr == P_NOMEM)) continue;
+            snprintf(why, len, "rank %d: structure %d (%s) %s", i, s,
+                     kind_name[pl->R->r[s].kind], problem_text[pr]);
+            rc = pr == P_NOMEM ? XMPI_ERR_NOMEM : pr == P_MPI ? XMPI_ERR_MPI : XMPI_ERR_ARG;
+        }
+    }
+    free(all);
+    if (rc) free_fresh(pl);
+    return rc;
+}
+
 /* The collective move. joining: this process takes the rows nobody else's new block covers
  * (XMPI_Get_data). leaving: the hand-off of XMPI_Remove (the new blocks are computed).
  * Returns an XMPI code (the same on every process), or -1 when nothing is registered. */
@@ -769,27 +794,7 @@ int xmpi_registry_move(struct xmpi_ctx *cx, struct xmpi_move *mv)
     /* Every process is in the call from here: what came before was waiting for the last one
      * to arrive (in XMPI_Remove, the leaving processes: part of removing them). */
     double t_all = PMPI_Wtime();
-    if (rc == XMPI_SUCCESS) {
-        /* Every new buffer exists on every process before any data moves. */
-        int bad = 0, problem = prepare(&pl, &bad);
-        int st[2] = {problem, bad}, *all = malloc(sizeof *all * 2 * (size_t)pl.p);
-        if (!all || PMPI_Allgather(st, 2, MPI_INT, all, 2, MPI_INT, cx->comm)) {
-            fprintf(stderr, "xmpi: rank %d: %s could not agree on buffers\n", cx->rank, call);
-            PMPI_Abort(MPI_COMM_WORLD, 3);
-        }
-        /* A bad argument explains a failed allocation elsewhere: report it first. */
-        for (int pass = 0; pass < 2 && rc == XMPI_SUCCESS; pass++) {
-            for (int i = 0; i < pl.p && rc == XMPI_SUCCESS; i++) {
-                int pr = all[2 * i], s = all[2 * i + 1] - 1;
-                if (!pr || (!pass && pr == P_NOMEM)) continue;
-                snprintf(why, sizeof why, "rank %d: structure %d (%s) %s", i, s,
-                         kind_name[R->r[s].kind], problem_text[pr]);
-                rc = pr == P_NOMEM ? XMPI_ERR_NOMEM : pr == P_MPI ? XMPI_ERR_MPI : XMPI_ERR_ARG;
-            }
-        }
-        free(all);
-        if (rc) free_fresh(&pl);
-    }
+    if (rc == XMPI_SUCCESS) rc = agree_on_buffers(&pl, call, why, sizeof why);
     if (rc == XMPI_SUCCESS) {
         int *jstart = malloc(sizeof *jstart * (size_t)pl.p);
         if (!jstart) xmpi_die_nomem(cx, call);

@@ -648,6 +648,55 @@ static int predict_redist(const struct xmpi_predict_model *m, const struct xmpi_
     return rc;
 }
 
+/* p's t_comm and lambda: the job's own time at that size and link, else the last one replayed. */
+static int predict_candidate_comm(const struct xmpi_predict_model *m,
+                                  const struct xmpi_predict_request *rq, struct xmpi_prediction *p)
+{
+    const struct xmpi_interval *s = rq->interval;
+    int ncand = p->nprocs, rc;
+    const struct xmpi_hockney *now = rq->mixed_now ? &m->cal.spawned : &m->cal.net;
+    const struct xmpi_hockney *next = rq->mixed_next ? &m->cal.spawned : &m->cal.net;
+    double est_last, raw;
+    if ((rc = xmpi_predict_comm(s, now, s->nprocs, &est_last))) return rc;
+    if ((rc = xmpi_predict_comm(s, next, ncand, &raw))) return rc;
+    double meas = xmpi_interval_comm_time(s);
+    p->lambda = xmpi_predict_lambda(est_last, meas);
+    int to = rq->mixed_next != 0;
+    if (ncand != s->nprocs && ncand < XMPIR_MODEL_SIZES && m->size_comm[to][ncand] > 0) {
+        /* A size the job ran at over this link: what it took there. The replay scaled by
+         * today's lambda prices transfers, and most of what a call measures here is waiting
+         * (a Jacobi on 1 process spends 3 us per iteration in its calls, on 2 processes 500),
+         * which does not scale with them (make bench-model). */
+        p->t_comm = m->size_comm[to][ncand] * s->iterations;
+    } else if (to == (rq->mixed_now != 0)) {
+        p->t_comm = raw / p->lambda;
+    } else if (m->link_seen[to]) {
+        p->lambda = m->link_lambda[to];
+        p->t_comm = raw / p->lambda;
+    } else {
+        /* A link never measured: the measured communication is mostly waiting (a Jacobi on
+         * 2 processes of one spawn spent 40 times its transfers' price in its calls), and
+         * that factor carried over to the slower link predicted 3 times what 4 processes of
+         * two spawns then took, so AMP never tried them. The waiting is carried as seconds
+         * instead, the new link's transfers priced as they are: a guess on the low side that
+         * the next interval corrects (observe_link). */
+        double wait = meas - est_last;
+        /* From 1 process, which waits for nobody: the balancer's tolerance. It rebalances
+         * beyond an imbalance of lb_tolerance, so a spread of up to that share of the slowest
+         * process's compute time stays; spread evenly, a process waits for half of it, and
+         * the spread is anywhere from 0 to the tolerance: lb_tolerance / 4 of the computation
+         * on average. A Jacobi of 2 processes on whole cores (-n 3000, started by mpirun,
+         * 2026-11-28), which the balancer left alone, spent 0.5-1.3 ms per 40 iterations in
+         * its calls on one rank and 2.5-8 ms on the other, of 108 ms of computation each;
+         * after a spawn 1 -> 2, 3.4-19.6 ms on average over the two (make bench-model). */
+        if (s->nprocs == 1 && ncand > 1 && m->lb_tolerance > 0)
+            wait = m->lb_tolerance / 4 * p->t_comp;
+        p->lambda = 1;
+        p->t_comm = raw + (wait > 0 ? wait : 0);
+    }
+    return XMPIR_MODEL_OK;
+}
+
 int xmpi_predict_interval(const struct xmpi_predict_model *m, const struct xmpi_predict_request *rq,
                        struct xmpi_prediction *out)
 {
@@ -671,45 +720,7 @@ int xmpi_predict_interval(const struct xmpi_predict_model *m, const struct xmpi_
     p.comp_scale = m->learned.ncomp && ncand != ncur ? exp(m->learned.comp_k * (ncand - ncur)) : 1;
     p.t_comp *= p.comp_scale;
 
-    const struct xmpi_hockney *now = rq->mixed_now ? &m->cal.spawned : &m->cal.net;
-    const struct xmpi_hockney *next = rq->mixed_next ? &m->cal.spawned : &m->cal.net;
-    double est_last, raw;
-    if ((rc = xmpi_predict_comm(s, now, s->nprocs, &est_last))) return rc;
-    if ((rc = xmpi_predict_comm(s, next, ncand, &raw))) return rc;
-    double meas = xmpi_interval_comm_time(s);
-    p.lambda = xmpi_predict_lambda(est_last, meas);
-    int to = rq->mixed_next != 0;
-    if (ncand != s->nprocs && ncand < XMPIR_MODEL_SIZES && m->size_comm[to][ncand] > 0) {
-        /* A size the job ran at over this link: what it took there. The replay scaled by
-         * today's lambda prices transfers, and most of what a call measures here is waiting
-         * (a Jacobi on 1 process spends 3 us per iteration in its calls, on 2 processes 500),
-         * which does not scale with them (make bench-model). */
-        p.t_comm = m->size_comm[to][ncand] * s->iterations;
-    } else if (to == (rq->mixed_now != 0)) {
-        p.t_comm = raw / p.lambda;
-    } else if (m->link_seen[to]) {
-        p.lambda = m->link_lambda[to];
-        p.t_comm = raw / p.lambda;
-    } else {
-        /* A link never measured: the measured communication is mostly waiting (a Jacobi on
-         * 2 processes of one spawn spent 40 times its transfers' price in its calls), and
-         * that factor carried over to the slower link predicted 3 times what 4 processes of
-         * two spawns then took, so AMP never tried them. The waiting is carried as seconds
-         * instead, the new link's transfers priced as they are: a guess on the low side that
-         * the next interval corrects (observe_link). */
-        double wait = meas - est_last;
-        /* From 1 process, which waits for nobody: the balancer's tolerance. It rebalances
-         * beyond an imbalance of lb_tolerance, so a spread of up to that share of the slowest
-         * process's compute time stays; spread evenly, a process waits for half of it, and
-         * the spread is anywhere from 0 to the tolerance: lb_tolerance / 4 of the computation
-         * on average. A Jacobi of 2 processes on whole cores (-n 3000, started by mpirun,
-         * 2026-11-28), which the balancer left alone, spent 0.5-1.3 ms per 40 iterations in
-         * its calls on one rank and 2.5-8 ms on the other, of 108 ms of computation each;
-         * after a spawn 1 -> 2, 3.4-19.6 ms on average over the two (make bench-model). */
-        if (s->nprocs == 1 && ncand > 1 && m->lb_tolerance > 0) wait = m->lb_tolerance / 4 * p.t_comp;
-        p.lambda = 1;
-        p.t_comm = raw + (wait > 0 ? wait : 0);
-    }
+    if ((rc = predict_candidate_comm(m, rq, &p))) return rc;
 
     struct xmpi_reconfig rc_cost;
     if ((rc = xmpi_predict_reconfig(m, rq->current, rq->candidate, &rc_cost))) return rc;

@@ -346,6 +346,72 @@ static double take_first(const struct xmpi_map_slot *s, const int *order, int k,
     return cost;
 }
 
+/* fastest's candidates: delta > 0 spawns delta, < 0 removes -delta, 0 keeps; each with its
+ * predicted completion, interval time t, overhead and cost rate. */
+struct candidates {
+    int n;
+    double *delta, *completion, *t, *overhead, *rate;
+};
+
+/* Keeping, then spawning 1..S in order and removing 1..R in rorder, where the model prices them. */
+static void list_candidates(const struct xmpi_amp_input *in, const struct xmpi_amp_model *m,
+                            int S, int R, const int *order, const int *rorder, double t_now,
+                            struct candidates *c)
+{
+    c->delta[0] = 0, c->completion[0] = completion(in, 0, t_now), c->t[0] = t_now,
+    c->overhead[0] = 0, c->rate[0] = in->cost_now;
+    c->n = 1;
+    for (int dir = 1; dir >= -1; dir -= 2) {
+        const struct xmpi_map_slot *sl = dir > 0 ? in->free : in->removable;
+        const int *ord = dir > 0 ? order : rorder;
+        int n = dir > 0 ? in->nfree : in->nremovable, top = dir > 0 ? S : R, pos = 0, used = 0;
+        double dp = 0, dc = 0;   /* the power and the cost rate that came or went */
+        for (int q = 1; q <= top; q++) {
+            int e = next_slot(sl, ord, n, &pos, &used);
+            if (e < 0) break;
+            dp += sl[e].power;
+            dc += sl[e].cost;
+            double ov, cm, p = in->power_now + dir * dp;
+            if (!(p > 0) || overhead_of(m, dir * q, &ov) || comm_of(m, in->nprocs + dir * q, &cm))
+                continue;
+            int i = c->n++;
+            c->delta[i] = dir * q;
+            c->t[i] = in->work / p + cm;
+            c->completion[i] = completion(in, ov, c->t[i]);
+            c->overhead[i] = ov;
+            c->rate[i] = in->cost_now + dir * dc;
+        }
+    }
+}
+
+/* The fastest completion (*fast), and the candidate the constraint prefers within tolerance. */
+static int preferred_candidate(const struct xmpi_amp_input *in, const struct candidates *c,
+                               double *fast)
+{
+    /* Among the candidates within the tolerance of the fastest (counted from the anchor when
+     * that is sooner; and the tie): the fewest processes, or the lowest cost rate (ties:
+     * fewer). */
+    double f = c->completion[0];
+    for (int i = 1; i < c->n; i++) f = fmin(f, c->completion[i]);
+    double base = in->anchor > 0 ? fmin(f, in->anchor) : f;
+    double near = fmax(f, base + in->tol * fabs(base)) + XMPIR_AMP_TIE * fabs(f);
+    double ctie = XMPIR_AMP_TIE * fmax(max_cost(in->free, in->nfree),
+                                       max_cost(in->removable, in->nremovable));
+    int pick = -1;
+    for (int i = 0; i < c->n; i++) {
+        if (c->completion[i] > near) continue;
+        int better = pick < 0;
+        if (!better && in->constraint == XMPIR_MAP_COST &&
+            fabs(c->rate[i] - c->rate[pick]) > ctie)
+            better = c->rate[i] < c->rate[pick];
+        else if (!better)
+            better = c->delta[i] < c->delta[pick];
+        if (better) pick = i;
+    }
+    *fast = f;
+    return pick;
+}
+
 /* No s is suitable: among keeping, spawning s on the s most powerful free PEs, and removing
  * the r weakest removable processes, the fastest predicted completion; and of those within
  * --xmpi-tol of it, the fewest processes (efficiency) or the lowest cost rate (cost). Fewer
@@ -364,61 +430,21 @@ static int fastest(const struct xmpi_amp_input *in, const struct xmpi_amp_model 
     sort_slots(in->free, k, before, order);
     sort_slots(in->removable, kr, weaker, rorder);
 
-    /* Every candidate: delta > 0 spawns delta, < 0 removes -delta, 0 keeps; its predicted
-     * completion and cost rate. */
     int nc = 1 + S + R;
-    double *cd = malloc(sizeof *cd * 5 * (size_t)nc);
-    if (!cd) {
+    struct candidates c = {0};
+    if (!(c.delta = malloc(sizeof *c.delta * 5 * (size_t)nc))) {
         free(order);
         say(out, "amp: out of memory");
         return -1;
     }
-    double *cc = cd + nc, *ct = cc + nc, *cov = ct + nc, *crate = cov + nc;
-    cd[0] = 0, cc[0] = completion(in, 0, out->t_now), ct[0] = out->t_now, cov[0] = 0,
-    crate[0] = in->cost_now;
-    int nk = 1;
-    for (int dir = 1; dir >= -1; dir -= 2) {
-        const struct xmpi_map_slot *sl = dir > 0 ? in->free : in->removable;
-        const int *ord = dir > 0 ? order : rorder;
-        int n = dir > 0 ? k : kr, top = dir > 0 ? S : R, pos = 0, used = 0;
-        double dp = 0, dc = 0;   /* the power and the cost rate that came or went */
-        for (int q = 1; q <= top; q++) {
-            int e = next_slot(sl, ord, n, &pos, &used);
-            if (e < 0) break;
-            dp += sl[e].power;
-            dc += sl[e].cost;
-            double ov, cm, p = in->power_now + dir * dp;
-            if (!(p > 0) || overhead_of(m, dir * q, &ov) || comm_of(m, in->nprocs + dir * q, &cm))
-                continue;
-            cd[nk] = dir * q;
-            ct[nk] = in->work / p + cm;
-            cc[nk] = completion(in, ov, ct[nk]);
-            cov[nk] = ov;
-            crate[nk] = in->cost_now + dir * dc;
-            nk++;
-        }
-    }
-    /* The fastest, and among the candidates within the tolerance of it (counted from the
-     * anchor when that is sooner; and the tie) the one the constraint prefers: the fewest
-     * processes, or the lowest cost rate (ties: fewer). */
-    double fast = cc[0];
-    for (int i = 1; i < nk; i++) fast = fmin(fast, cc[i]);
-    double base = in->anchor > 0 ? fmin(fast, in->anchor) : fast;
-    double near = fmax(fast, base + in->tol * fabs(base)) + XMPIR_AMP_TIE * fabs(fast);
-    double ctie = XMPIR_AMP_TIE * fmax(max_cost(in->free, k), max_cost(in->removable, kr));
-    int pick = -1;
-    for (int i = 0; i < nk; i++) {
-        if (cc[i] > near) continue;
-        int better = pick < 0;
-        if (!better && in->constraint == XMPIR_MAP_COST && fabs(crate[i] - crate[pick]) > ctie)
-            better = crate[i] < crate[pick];
-        else if (!better)
-            better = cd[i] < cd[pick];
-        if (better) pick = i;
-    }
-    int best = (int)cd[pick];
-    double best_c = cc[pick], best_t = ct[pick], best_ov = cov[pick];
-    free(cd);
+    c.completion = c.delta + nc, c.t = c.completion + nc, c.overhead = c.t + nc;
+    c.rate = c.overhead + nc;
+    list_candidates(in, m, S, R, order, rorder, out->t_now, &c);
+    double fast;
+    int pick = preferred_candidate(in, &c, &fast);
+    int best = (int)c.delta[pick];
+    double best_c = c.completion[pick], best_t = c.t[pick], best_ov = c.overhead[pick];
+    free(c.delta);
 
     char passed[96] = "";
     if (in->elapsed >= in->goal)

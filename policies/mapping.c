@@ -222,6 +222,62 @@ static double dot(const double *c, const int *x, int k)
     return s;
 }
 
+/* The first integer program: sum x_i = n, x_i <= avail_i, power >= need (spawn) or <= (remove). */
+static glp_prob *first_problem(enum xmpi_map_action action, const struct xmpi_map_slot *slots,
+                               int nslots, int n, double need, double pscale, const double *first,
+                               const double *cp, int *ia, int *ja, double *ar)
+{
+    glp_prob *lp = glp_create_prob();
+    glp_set_obj_dir(lp, action == XMPIR_MAP_SPAWN ? GLP_MIN : GLP_MAX);
+    glp_add_rows(lp, 2);
+    glp_set_row_bnds(lp, 1, GLP_FX, n, n);                          /* sum x_i = n */
+    if (action == XMPIR_MAP_SPAWN)
+        glp_set_row_bnds(lp, 2, GLP_LO, need / pscale * ROWSCALE, 0);   /* power >= need */
+    else
+        glp_set_row_bnds(lp, 2, GLP_UP, 0, need / pscale * ROWSCALE);   /* power <= need */
+    glp_add_cols(lp, nslots);
+    int ne = 0;
+    for (int i = 0; i < nslots; i++) {
+        int j = i + 1;
+        glp_set_col_kind(lp, j, GLP_IV);
+        if (slots[i].avail == 0) glp_set_col_bnds(lp, j, GLP_FX, 0, 0);
+        else glp_set_col_bnds(lp, j, GLP_DB, 0, slots[i].avail);
+        glp_set_obj_coef(lp, j, first[i]);
+        ne++, ia[ne] = 1, ja[ne] = j, ar[ne] = 1;
+        ne++, ia[ne] = 2, ja[ne] = j, ar[ne] = cp[i] * ROWSCALE;
+    }
+    glp_load_matrix(lp, ne, ia, ja, ar);
+    return lp;
+}
+
+/* Lexicographic: the first objective held at count's (within the tie), the second optimised. */
+static void optimise_second_objective(glp_prob *lp, enum xmpi_map_action action,
+                                      const struct xmpi_map_slot *slots, int nslots, int n,
+                                      double need, double pscale, const double *first,
+                                      const double *second, int *count, int *x, int *ja,
+                                      double *ar)
+{
+    int dir = glp_get_obj_dir(lp);
+    double tie = XMPIR_MAP_TIE;
+    double held = dot(first, count, nslots);
+    int r = glp_add_rows(lp, 1);
+    for (int i = 0; i < nslots; i++) ja[i + 1] = i + 1, ar[i + 1] = first[i] * ROWSCALE;
+    glp_set_mat_row(lp, r, nslots, ja, ar);
+    if (dir == GLP_MIN) glp_set_row_bnds(lp, r, GLP_UP, 0, (held + tie) * ROWSCALE);
+    else glp_set_row_bnds(lp, r, GLP_LO, (held - tie) * ROWSCALE, 0);
+    for (int i = 0; i < nslots; i++) glp_set_obj_coef(lp, i + 1, second[i]);
+    /* The first objective of the answer is checked again in doubles; should GLPK's own
+     * tolerances have let it slip, the first answer stands. */
+    if (intopt(lp, nslots, x) == 1) {
+        double f = dot(first, x, nslots);
+        int sum = 0;
+        for (int i = 0; i < nslots; i++) sum += x[i];
+        int keeps = dir == GLP_MIN ? f <= held + tie : f >= held - tie;
+        if (keeps && sum == n && meets(action, slots, nslots, x, need, pscale))
+            memcpy(count, x, (size_t)nslots * sizeof *x);
+    }
+}
+
 /* xmpi_map_solve (lexicographic) or xmpi_map_solve_first (the first objective only). */
 static enum xmpi_map_status solve(enum xmpi_map_action action,
                                   enum xmpi_map_constraint constraint,
@@ -259,29 +315,9 @@ static enum xmpi_map_status solve(enum xmpi_map_action action,
     /* Efficiency: power first, cost second; cost: the other way round. */
     const double *first = constraint == XMPIR_MAP_EFFICIENCY ? cp : cc;
     const double *second = constraint == XMPIR_MAP_EFFICIENCY ? cc : cp;
-    int dir = action == XMPIR_MAP_SPAWN ? GLP_MIN : GLP_MAX;
 
     int prev_term = glp_term_out(GLP_OFF);
-    glp_prob *lp = glp_create_prob();
-    glp_set_obj_dir(lp, dir);
-    glp_add_rows(lp, 2);
-    glp_set_row_bnds(lp, 1, GLP_FX, n, n);                          /* sum x_i = n */
-    if (action == XMPIR_MAP_SPAWN)
-        glp_set_row_bnds(lp, 2, GLP_LO, need / pscale * ROWSCALE, 0);   /* power >= need */
-    else
-        glp_set_row_bnds(lp, 2, GLP_UP, 0, need / pscale * ROWSCALE);   /* power <= need */
-    glp_add_cols(lp, nslots);
-    int ne = 0;
-    for (int i = 0; i < nslots; i++) {
-        int j = i + 1;
-        glp_set_col_kind(lp, j, GLP_IV);
-        if (slots[i].avail == 0) glp_set_col_bnds(lp, j, GLP_FX, 0, 0);
-        else glp_set_col_bnds(lp, j, GLP_DB, 0, slots[i].avail);
-        glp_set_obj_coef(lp, j, first[i]);
-        ne++, ia[ne] = 1, ja[ne] = j, ar[ne] = 1;
-        ne++, ia[ne] = 2, ja[ne] = j, ar[ne] = cp[i] * ROWSCALE;
-    }
-    glp_load_matrix(lp, ne, ia, ja, ar);
+    glp_prob *lp = first_problem(action, slots, nslots, n, need, pscale, first, cp, ia, ja, ar);
 
     enum xmpi_map_status st = XMPIR_MAP_OK;
     int rc = intopt(lp, nslots, count);
@@ -294,25 +330,8 @@ static enum xmpi_map_status solve(enum xmpi_map_action action,
         st = XMPIR_MAP_ESOLVER;
         memset(count, 0, k * sizeof *count);
     } else if (lexicographic && !constant_on_usable(slots, nslots, second)) {
-        /* Lexicographic: the first objective held at its optimum (within the tie tolerance),
-         * the second optimised. The first objective of the answer is checked again in
-         * doubles; should GLPK's own tolerances have let it slip, the first answer stands. */
-        double tie = XMPIR_MAP_TIE;
-        double held = dot(first, count, nslots);
-        int r = glp_add_rows(lp, 1);
-        for (int i = 0; i < nslots; i++) ja[i + 1] = i + 1, ar[i + 1] = first[i] * ROWSCALE;
-        glp_set_mat_row(lp, r, nslots, ja, ar);
-        if (dir == GLP_MIN) glp_set_row_bnds(lp, r, GLP_UP, 0, (held + tie) * ROWSCALE);
-        else glp_set_row_bnds(lp, r, GLP_LO, (held - tie) * ROWSCALE, 0);
-        for (int i = 0; i < nslots; i++) glp_set_obj_coef(lp, i + 1, second[i]);
-        if (intopt(lp, nslots, x) == 1) {
-            double f = dot(first, x, nslots);
-            int sum = 0;
-            for (int i = 0; i < nslots; i++) sum += x[i];
-            int keeps = dir == GLP_MIN ? f <= held + tie : f >= held - tie;
-            if (keeps && sum == n && meets(action, slots, nslots, x, need, pscale))
-                memcpy(count, x, k * sizeof *x);
-        }
+        optimise_second_objective(lp, action, slots, nslots, n, need, pscale, first, second,
+                                  count, x, ja, ar);
     }
     if (st == XMPIR_MAP_OK && !meets(action, slots, nslots, count, need, pscale)) {
         /* GLPK's tolerances let through a choice that misses the need (not seen in the unit
