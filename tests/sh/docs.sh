@@ -161,9 +161,10 @@ check "(f) links to a missing file or heading are caught, good ones pass" \
 
 # ---- the tree -----------------------------------------------------------------------------
 mapfile -t MD < <(cd "$ROOT" && ls README.md docs/*.md)
+mapfile -t NOTES < <(cd "$ROOT" && ls docs/notes/*.md 2>/dev/null)
 cd "$ROOT" || exit 1
-out=$(fence_problems "${MD[@]}")
-check "(a) every code fence in README.md and docs/*.md is closed${out:+: $out}" test -z "$out"
+out=$(fence_problems "${MD[@]}" "${NOTES[@]}")
+check "(a) every code fence in README.md, docs/*.md and docs/notes/ is closed${out:+: $out}" test -z "$out"
 out=$(target_problems "$TMP/targets" "${MD[@]}")
 check "(b) every make target named in README.md and docs/ exists${out:+: $out}" test -z "$out"
 out=$(size_problems README.md)
@@ -174,8 +175,8 @@ out=$(man_problems docs/man)
 check "(e) every man page renders without a groff warning${out:+: $out}" test -z "$out"
 check "(e) there are man pages in docs/man/man1 and docs/man/man3" \
     sh -c 'ls docs/man/man1/*.1 docs/man/man3/*.3 >/dev/null'
-out=$(link_problems "${MD[@]}")
-check "(f) every relative link in README.md and docs/ resolves${out:+: $out}" test -z "$out"
+out=$(link_problems "${MD[@]}" "${NOTES[@]}")
+check "(f) every relative link in README.md, docs/ and docs/notes/ resolves${out:+: $out}" test -z "$out"
 
 # ---- one version --------------------------------------------------------------------------
 v_header=$(sed -n 's/^#define XMPI_VERSION_STRING "\(.*\)"/\1/p' include/xmpi.h)
