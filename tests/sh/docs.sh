@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The documentation stays true to the tree: balanced code fences, `make TARGET`s the Makefile
 # has, links that resolve, a short README, docs/options.md as xmpi-info prints it, man pages
-# groff renders without a warning, one version everywhere, and README's first program runs.
+# groff renders without a warning, docs/architecture.md's Layout naming every source file of
+# the four layers, one version everywhere, and README's first program runs.
 # Every check is first shown to catch a planted mistake, so that a pass means something.
 . "$(dirname "$0")/lib.sh"
 BUILDDIR=$(cd "$BUILD" 2>/dev/null && pwd) || { notok "build directory '$BUILD' exists"; exit 1; }
@@ -127,6 +128,28 @@ man_problems() {
     done
 }
 
+# layout_names DOC: the repository paths (`dir/...` in backticks) that the "## Layout" section
+# of DOC names, one per line.
+layout_names() {
+    awk '/^## / { on = ($0 == "## Layout") } on' "$1" |
+        grep -oE '`[a-z_]+/[A-Za-z0-9_./-]*`' | tr -d '`' | sort -u
+}
+
+# layout_problems TREE DOC: one line per source file of TREE's io/, models/, policies/ and
+# libxmpi/ (every .c, and every .h without a .c of the same name) that DOC's Layout section does
+# not name, and one per path it names that TREE lacks.
+layout_problems() {
+    local tree=$1 doc=$2 f names
+    names=$(layout_names "$doc")
+    while IFS= read -r f; do
+        [[ $f == *.h && -e $tree/${f%.h}.c ]] && continue
+        grep -qxF -- "$f" <<<"$names" || echo "$doc: the Layout section does not name $f"
+    done < <(cd "$tree" && find io models policies libxmpi -maxdepth 1 -name '*.[ch]' 2>/dev/null | sort)
+    while IFS= read -r f; do
+        [ -z "$f" ] || [ -e "$tree/$f" ] || echo "$doc: the Layout section names $f, which does not exist"
+    done <<<"$names"
+}
+
 # ---- each check catches a planted mistake -----------------------------------------------
 S="$TMP/sample"
 mkdir -p "$S/man/man1"
@@ -159,11 +182,48 @@ printf '# Here\n\n[a](nowhere.md), [b](#not-here), [c](fence.md#t), [d](#here)\n
 check "(f) links to a missing file or heading are caught, good ones pass" \
     test "$(link_problems "$S/links.md" | wc -l)" = 2
 
+# (g) on a small tree: a .c, a header with its .c, a header alone in each kind of place.
+L="$S/tree"
+mkdir -p "$L/io" "$L/models" "$L/policies" "$L/libxmpi"
+touch "$L/io/a.c" "$L/io/a.h" "$L/io/version.h" "$L/models/b.c" "$L/policies/c.c" "$L/libxmpi/d.c" \
+    "$L/libxmpi/context.h"
+printf '# A\n\n## Layers\n\n`io/new.c` named outside the Layout does not count.\n\n## Layout\n\n- `io/a.c`: a\n- `io/version.h`: v\n- `models/b.c`: b\n- `policies/c.c`: c\n- `libxmpi/d.c`: d\n- `libxmpi/context.h`: x\n\n## After\n\n`models/gone.c` after the Layout does not count.\n' >"$S/arch.md"
+check "(g) a Layout naming every source file, and nothing else, passes" test -z "$(layout_problems "$L" "$S/arch.md")"
+touch "$L/io/new.c" "$L/policies/new.h"
+check "(g) a .c file, or a header without one, added without its Layout line is caught" \
+    test "$(layout_problems "$L" "$S/arch.md" | grep -c -e 'not name io/new.c$' -e 'not name policies/new.h$')" = 2
+rm "$L/io/new.c" "$L/policies/new.h" "$L/models/b.c"
+check "(g) a file the Layout names that does not exist is caught" \
+    test "$(layout_problems "$L" "$S/arch.md")" = "$S/arch.md: the Layout section names models/b.c, which does not exist"
+
+# (g) on a temporary copy of this tree's four layers and docs/architecture.md (the other paths
+# its Layout names, such as tests/sh/docs.sh, as empty stand-ins).
+C="$TMP/copy"
+mkdir -p "$C/docs"
+cp -r "$ROOT/io" "$ROOT/models" "$ROOT/policies" "$ROOT/libxmpi" "$C/"
+cp "$ROOT/docs/architecture.md" "$C/docs/"
+while IFS= read -r f; do
+    if [ -d "$ROOT/$f" ]; then mkdir -p "$C/$f"
+    elif [ -e "$ROOT/$f" ] && [ ! -e "$C/$f" ]; then mkdir -p "$C/$(dirname "$f")" && touch "$C/$f"
+    fi
+done < <(layout_names "$ROOT/docs/architecture.md")
+# What the copy adds to the problems the tree has of itself (the last check reports those).
+layout_base=$(layout_problems "$C" "$C/docs/architecture.md")
+layout_new() { layout_problems "$C" "$C/docs/architecture.md" | grep -vxF -e "$layout_base"; }
+touch "$C/models/undocumented.c"
+check "(g) the copy: a new models/undocumented.c is caught" \
+    test "$(layout_new)" = "$C/docs/architecture.md: the Layout section does not name models/undocumented.c"
+gone=$(layout_names "$C/docs/architecture.md" | grep -m1 '^libxmpi/.*\.c$')
+rm -f "$C/models/undocumented.c" "$C/$gone" "$C/${gone%.c}.h"
+check "(g) the copy: ${gone:-a .c file} and its header removed while the Layout names it is caught" \
+    test "$(layout_new)" = "$C/docs/architecture.md: the Layout section names $gone, which does not exist"
+
 # ---- the tree -----------------------------------------------------------------------------
 mapfile -t MD < <(cd "$ROOT" && ls README.md docs/*.md)
+mapfile -t NOTES < <(cd "$ROOT" && ls docs/notes/*.md 2>/dev/null)
 cd "$ROOT" || exit 1
-out=$(fence_problems "${MD[@]}")
-check "(a) every code fence in README.md and docs/*.md is closed${out:+: $out}" test -z "$out"
+out=$(fence_problems "${MD[@]}" "${NOTES[@]}")
+check "(a) every code fence in README.md, docs/*.md and docs/notes/ is closed${out:+: $out}" test -z "$out"
 out=$(target_problems "$TMP/targets" "${MD[@]}")
 check "(b) every make target named in README.md and docs/ exists${out:+: $out}" test -z "$out"
 out=$(size_problems README.md)
@@ -174,8 +234,10 @@ out=$(man_problems docs/man)
 check "(e) every man page renders without a groff warning${out:+: $out}" test -z "$out"
 check "(e) there are man pages in docs/man/man1 and docs/man/man3" \
     sh -c 'ls docs/man/man1/*.1 docs/man/man3/*.3 >/dev/null'
-out=$(link_problems "${MD[@]}")
-check "(f) every relative link in README.md and docs/ resolves${out:+: $out}" test -z "$out"
+out=$(link_problems "${MD[@]}" "${NOTES[@]}")
+check "(f) every relative link in README.md, docs/ and docs/notes/ resolves${out:+: $out}" test -z "$out"
+out=$(layout_problems "$ROOT" docs/architecture.md)
+check "(g) docs/architecture.md's Layout names every source file of io/, models/, policies/, libxmpi/, and only files that exist${out:+: $out}" test -z "$out"
 
 # ---- one version --------------------------------------------------------------------------
 v_header=$(sed -n 's/^#define XMPI_VERSION_STRING "\(.*\)"/\1/p' include/xmpi.h)
