@@ -482,8 +482,8 @@ static void free_fresh(struct plan *pl)
 
 static const char dummy[16];   /* a send buffer for processes that send nothing (never written) */
 
-/* Reads one byte of every page of a buffer an MPI call just filled. Under shadow paging (the
- * project's VMs) a page the kernel wrote for this process (a receive of Open MPI's shared
+/* Reads one byte of every page of a buffer an MPI call just filled. Under shadow paging (virtual
+ * machines without nested page tables) a page the kernel wrote for this process (a receive of Open MPI's shared
  * memory by process_vm_readv) costs a fault at the program's first access: 20-28 ms for a
  * fresh 24 MB buffer, 1.8 ms for the program's next pass over it. Paid here, it is part of
  * the move that the model prices (touch in the calibration), not a slower first interval of

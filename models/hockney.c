@@ -185,9 +185,8 @@ static int is_collective(int op)
  * it sends more, so the cost is the least over all sizes >= n: the chosen algorithm at n,
  * or any later algorithm at the start of its range (each algorithm alone grows with n).
  * Where the jumps go up, as with the thesis's cluster parameters, this is MPICH's cost. */
-/* More processes than cores. Across Open MPI's TCP link between spawns, on this 2-core VM
- * (2026-11-28; a loop of MPI_Allgather over 2 mpirun processes and 0-4 spawned ones, 16 KiB
- * to 4 MiB in all): 1-4 MiB took 0.6 times the ping-pong's beta per byte of the whole on 2
+/* More processes than cores. Across Open MPI's TCP link between spawns, on 2 cores (a loop of
+ * MPI_Allgather over 2 mpirun processes and 0-4 spawned ones, 16 KiB to 4 MiB in all): 1-4 MiB took 0.6 times the ping-pong's beta per byte of the whole on 2
  * processes, 2.1-2.5 times on 3 and 4, 6.2-6.4 times on 6, where the algorithms price
  * (p - 1)/p of it. CG's communication per iteration, every class at full speed, grew with
  * p - 1 at one rate per byte of its vector: 1.4 ms on 4 processes and 2.5 ms on 6 for a

@@ -121,7 +121,7 @@ START_TEST(th1_edge)
 }
 END_TEST
 
-START_TEST(th2_edge)
+START_TEST(th2_is_exclusive_a_share_at_the_threshold_is_dedicated)
 {
     struct synth s;
     double t[P] = {1.0, 1.0, 1.0, 1.0};
@@ -170,7 +170,7 @@ Suite *lbalance_detect_suite(void)
     tcase_add_test(tc, k1_reacts_at_once);
     tcase_add_test(tc, k5_waits_five);
     tcase_add_test(tc, th1_edge);
-    tcase_add_test(tc, th2_edge);
+    tcase_add_test(tc, th2_is_exclusive_a_share_at_the_threshold_is_dedicated);
     tcase_add_test(tc, invalid_input);
     suite_add_tcase(s, tc);
     return s;
