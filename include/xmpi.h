@@ -144,8 +144,73 @@ XMPI_PUBLIC int XMPI_Register_sparse(void *address_ia, void *address_ja, void *a
                                      int size, MPI_Datatype type, XMPI_Scheme scheme);
 
 /* Forgets the structure registered at `address` (the first address for a sparse one); its
- * buffers stay the program's. Local. XMPI_ERR_ARG when nothing is registered there. */
+ * buffers stay the program's. Local. XMPI_ERR_ARG when nothing is registered there, or for
+ * a sparse matrix while a vector registered with XMPI_Register_halo_vector uses its halo. */
 XMPI_PUBLIC int XMPI_Unregister(void *address);
+
+/* ---- Halos: neighbours' rows beside the block ---------------------------------------
+ * XMPI_Register_ghost: a distributed array of `size` rows of `type` (a row of a grid: any
+ * contiguous datatype, e.g. MPI_Type_contiguous of a line's points) with `ghost` rows above
+ * and below its block. The buffer behind *address holds ghost + count + ghost rows: the
+ * rows [displ - ghost, displ) of the neighbours, the block [displ, displ + count), then
+ * [displ + count, displ + count + ghost); ghost rows outside [0, size) stay as the program
+ * leaves them. The buffer must come from malloc. After a move the library lays the new block
+ * out the same way, its ghost rows zero until the next XMPI_Exchange (a process whose block
+ * is empty has no ghost rows to fill). XMPI_ERR_ARG for
+ * ghost < 0 or ghost > size, and as XMPI_Register_vector.
+ *
+ * XMPI_Get_halo: the local view of the registered distributed sparse matrix `address_ia`
+ * (CSR, global column indices): *local_ja (owned by the library, one entry per local
+ * nonzero) holds local column indices, the block's columns first (column displ + k is k),
+ * then the *nhalo halo columns, ascending and so grouped by owner, from *nowned on. Collective
+ * over XMPI_COMM_WORLD: the first call for a matrix builds the view and its exchange plan;
+ * after that the library rebuilds both after every move, spawn, removal and restart, and
+ * the call returns at once (its pointer may differ after a change of the partition).
+ * XMPI_ERR_ARG for an address that is no distributed sparse matrix, or a column index
+ * outside [0, size) on some process (rank 0 says which); nothing is built then.
+ *
+ * XMPI_Register_halo_vector: a distributed vector laid out like the matrix's columns: its
+ * block, then room for the matrix's halo (*nhalo of XMPI_Get_halo) after it. Call
+ * XMPI_Get_halo first on a process that holds rows (else XMPI_ERR_STATE); a spawned process
+ * registers it with a NULL pointer as any other array.
+ *
+ * XMPI_Exchange: fills the ghost rows of an array of XMPI_Register_ghost, or the halo part
+ * of a vector of XMPI_Register_halo_vector, with the owners' values. Collective over
+ * XMPI_COMM_WORLD; each process exchanges with its neighbours only. XMPI_ERR_ARG for an
+ * address registered by neither call. */
+XMPI_PUBLIC int XMPI_Register_ghost(void *address, int size, MPI_Datatype type, int ghost);
+XMPI_PUBLIC int XMPI_Get_halo(void *address_ia, int **local_ja, int *nowned, int *nhalo);
+XMPI_PUBLIC int XMPI_Register_halo_vector(void *address, void *address_ia, MPI_Datatype type);
+XMPI_PUBLIC int XMPI_Exchange(void *address);
+
+/* XMPI_Get_partition: every process's block of the current partition (counts and displs:
+ * XMPI_COMM_WORLD's size entries each, NULL allowed) and its epoch, a number that changes
+ * with every move, spawn, removal and restart: a program compares it with the one it saw
+ * to learn cheaply that its blocks may have changed. Local. XMPI_ERR_STATE for counts or
+ * displs before anything is registered (the epoch alone is always available). */
+XMPI_PUBLIC int XMPI_Get_partition(int *epoch, int *counts, int *displs);
+
+/* XMPI_Set_rebuild: fn(arg) runs on every process after every change of the partition (a
+ * move, a spawn, a removal, a restart), when the new blocks and halo views are in place,
+ * before the library call that changed them returns; it rebuilds what the program derives
+ * from its blocks (XMPI_Get_partition and XMPI_Get_wsize tell it the new ones; it must not
+ * call other XMPI_ functions). Its time is part of the move's cost: a move that does not pay
+ * for it is not made by the balancer. NULL fn: none. Local. */
+XMPI_PUBLIC int XMPI_Set_rebuild(void (*fn)(void *arg), void *arg);
+
+/* ---- Data for processes that join -------------------------------------------------
+ * XMPI_Set_app_data: a copy of `bytes` bytes (0 to 1 MiB) of the program's own data (sizes,
+ * scalars, solver state) that processes joining the job receive before they register
+ * anything: those XMPI_Spawn or a policy starts (inside their MPI_Init), and every process
+ * of a job restarted with --xmpi-restart (it travels in each checkpoint). Rank 0's copy is
+ * what travels; set it again whenever it changes. Local. XMPI_ERR_ARG (rank 0 says why,
+ * nothing changed) for bytes < 0, more than 1 MiB, or a NULL buffer for bytes > 0.
+ * XMPI_Get_app_data: copies the job's data into `data` (room for `bytes`) and sets *got
+ * (NULL allowed) to its size: on a joining process the data it received, elsewhere the last
+ * copy this process set or received; 0 bytes when none was set. XMPI_ERR_ARG, with *got set
+ * and nothing copied, when bytes is smaller than that. Local. */
+XMPI_PUBLIC int XMPI_Set_app_data(const void *data, int bytes);
+XMPI_PUBLIC int XMPI_Get_app_data(void *data, int bytes, int *got);
 
 /* Moves every registered structure from the old partition (this process held rows
  * [sdispl, sdispl + scount)) to the new one (it will hold [rdispl, rdispl + rcount)).

@@ -300,8 +300,9 @@ int xmpi_balance_step(struct xmpi_ctx *cx, const struct xmpi_interval *s,
     return rc;
 }
 
-void xmpi_balance_moved(struct xmpi_ctx *cx, double seconds)
+void xmpi_balance_moved(struct xmpi_ctx *cx, double seconds, double rebuild)
 {
-    cx->balance.st.move_cost = seconds;
+    cx->balance.st.move_cost = seconds > rebuild ? seconds - rebuild : 0;
+    cx->balance.st.rebuild_cost = rebuild;
     cx->balance.st.moved = 1;
 }

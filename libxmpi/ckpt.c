@@ -429,10 +429,29 @@ static void rotate(struct xmpi_ctx *cx, const char *parent, const char *leaf)
 }
 
 /* Rank 0: the manifest, then the rename that publishes the checkpoint, then LATEST. */
-static int publish(struct xmpi_ctx *cx, const struct xmpi_ckpt_manifest *m, const char *tmp,
+/* Rank 0: the program's data for joining processes beside the arrays (file XMPIR_CKPT_APP),
+ * its size and CRC in the manifest; 0, or -1 when it cannot be written. */
+static int write_app(struct xmpi_ctx *cx, struct xmpi_ckpt_manifest *m, const char *tmp)
+{
+    m->app_bytes = cx->app_bytes;
+    if (cx->app_bytes <= 0) return 0;
+    char path[PATHLEN + 40];
+    snprintf(path, sizeof path, "%s/%s", tmp, XMPIR_CKPT_APP);
+    FILE *f = fopen(path, "w");
+    int bad = !f || fwrite(cx->app_data, 1, (size_t)cx->app_bytes, f) != (size_t)cx->app_bytes;
+    if (f) bad |= fflush(f) != 0 || fsync(fileno(f)) != 0, bad |= fclose(f) != 0;
+    m->app_crc = xmpi_crc32(0, cx->app_data, (size_t)cx->app_bytes);
+    return bad ? -1 : 0;
+}
+
+static int publish(struct xmpi_ctx *cx, struct xmpi_ckpt_manifest *m, const char *tmp,
                    const char *final, const char *parent, const char *leaf, char *why, size_t len)
 {
     char path[PATHLEN + 40];
+    if (write_app(cx, m, tmp)) {
+        snprintf(why, len, "cannot write %s/%s", tmp, XMPIR_CKPT_APP);
+        return XMPI_ERR_CHECKPOINT;
+    }
     snprintf(path, sizeof path, "%s/%s", tmp, XMPIR_CKPT_MANIFEST);
     FILE *f = fopen(path, "w");
     int bad = !f || xmpi_ckpt_write(f, m) != 0;
@@ -590,6 +609,7 @@ static void written(struct xmpi_ctx *cx, const struct xmpi_ckpt_manifest *m, con
 static int checkpoint(struct xmpi_ctx *cx, const char *name, const char *call)
 {
     double t0 = PMPI_Wtime();
+    xmpi_registry_sync(cx);   /* arrays with room around their block: the blocks as they are */
     struct writer w = {.cx = cx};
     char final[PATHLEN] = "", parent[PATHLEN] = "", leaf[256] = "";
     int c = 0, d = 0, nosub = xmpi_registry_own_block(cx, &c, &d) != 0 ||
@@ -746,6 +766,35 @@ void xmpi_ckpt_check(struct xmpi_ctx *cx, char *err, size_t len)
     free(text);
 }
 
+/* Collective at a restart, before the program registers: rank 0 reads the program's data for
+ * joining processes from the checkpoint and every process gets it (XMPI_Get_app_data). A
+ * damaged file ends the job as a damaged checkpoint does. */
+static void restore_app(struct xmpi_ctx *cx)
+{
+    const struct xmpi_ckpt_manifest *m = cx->ckpt.manifest;
+    int n = (int)m->app_bytes, bad = 0;
+    if (n <= 0) return;
+    char *d = malloc((size_t)n);
+    if (!d) xmpi_die_nomem(cx, "--xmpi-restart");
+    if (cx->rank == 0) {
+        char path[PATHLEN + 40];
+        snprintf(path, sizeof path, "%s/%s", cx->ckpt.restart_dir, XMPIR_CKPT_APP);
+        FILE *f = fopen(path, "r");
+        bad = !f || fread(d, 1, (size_t)n, f) != (size_t)n ||
+              (xmpi_crc32(0, d, (size_t)n) & 0xffffffffUL) != (m->app_crc & 0xffffffffUL);
+        if (f) fclose(f);
+        if (bad)
+            xmpi_note(cx, 0, "option --xmpi-restart: %s is missing, short or damaged (its CRC-32 "
+                      "differs from the manifest's); the job stops", path);
+    }
+    PMPI_Bcast(&bad, 1, MPI_INT, 0, cx->comm);
+    if (bad) PMPI_Abort(MPI_COMM_WORLD, 2);
+    PMPI_Bcast(d, n, MPI_BYTE, 0, cx->comm);
+    free(cx->app_data);
+    cx->app_data = d;
+    cx->app_bytes = n;
+}
+
 int xmpi_ckpt_start(struct xmpi_ctx *cx)
 {
     struct xmpi_ckpt_state *st = &cx->ckpt;
@@ -756,6 +805,7 @@ int xmpi_ckpt_start(struct xmpi_ctx *cx)
         xmpi_die_nomem(cx, "--xmpi-restart");
     PMPI_Bcast(st->manifest, (int)sizeof *st->manifest, MPI_BYTE, 0, cx->comm);
     PMPI_Bcast(st->restart_dir, (int)sizeof st->restart_dir, MPI_CHAR, 0, cx->comm);
+    restore_app(cx);
     st->restarting = 1;
     st->last_it = st->manifest->iteration;
     xmpi_note(cx, 1, "restarting from %s (iteration %lld, written by %d process(es))",

@@ -14,6 +14,7 @@
 #include "balance.h"
 #include "ckpt.h"
 #include "emulate.h"
+#include "halo.h"
 #include "hwcount.h"
 #include "predict.h"
 #include "monitor.h"
@@ -52,6 +53,11 @@ struct xmpi_ctx {
     struct xmpi_monitor mon;
     struct xmpi_hwcount hw;
     struct xmpi_registry reg;
+    struct xmpi_halo halo;   /* halo views and ghost plans (halo.h) */
+    /* The program's data for joining processes (XMPI_Set_app_data): rank 0's travels with
+     * every join and in every checkpoint; a joining process holds the copy it received. */
+    char *app_data;
+    int app_bytes;
     struct xmpi_world world;
     struct xmpi_emulation emu;
     struct xmpi_rms rms;

@@ -463,6 +463,8 @@ XMPI_PUBLIC int MPI_Finalize(void)
         xmpi_watchdog_stop(&cx->watch);
         xmpi_balance_free(&cx->balance);
         free_argv(cx);
+        free(cx->app_data);
+        cx->app_data = NULL;
         cx->phase = XMPIR_PHASE_DONE;
     }
     return PMPI_Finalize();

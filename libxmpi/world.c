@@ -25,6 +25,7 @@ struct join_packet {
     struct xmpi_join join;     /* new processes count on from here */
     struct xmpi_options opts;  /* children inherit their parents' options */
     int spawn_refused;         /* and whether policies may still spawn */
+    int app_bytes;             /* the program's data for joining processes, sent after it */
 };
 
 /* Makes `world` the new XMPI_COMM_WORLD (freeing the previous one) with its private twin
@@ -178,7 +179,20 @@ static void after_merge(struct xmpi_ctx *cx, MPI_Comm merged, struct join_packet
                         const struct xmpi_emu_assign *emu, int joined)
 {
     adopt(cx, merged);
+    if (cx->rank == 0) pk->app_bytes = cx->app_bytes;
     PMPI_Bcast(pk, (int)sizeof *pk, MPI_BYTE, 0, cx->comm);
+    /* Rank 0's data for joining processes (XMPI_Set_app_data): they hold it before they
+     * register anything; the members take rank 0's too, so that every process has the same. */
+    if (pk->app_bytes > 0) {
+        char *d = cx->rank == 0 ? cx->app_data : malloc((size_t)pk->app_bytes);
+        if (!d) xmpi_die_nomem(cx, "the program's data for joining processes");
+        PMPI_Bcast(d, pk->app_bytes, MPI_BYTE, 0, cx->comm);
+        if (cx->rank != 0) {
+            free(cx->app_data);
+            cx->app_data = d;
+            cx->app_bytes = pk->app_bytes;
+        }
+    }
     struct xmpi_emu_assign *sp = calloc((size_t)pk->nnew, sizeof *sp);
     if (sp && emu && cx->rank == 0) memcpy(sp, emu, sizeof *sp * (size_t)pk->nnew);
     if (sp) PMPI_Bcast(sp, (int)sizeof *sp * pk->nnew, MPI_BYTE, 0, cx->comm);

@@ -175,9 +175,15 @@ int xmpi_balance_plan(const struct xmpi_balance_params *prm, const struct xmpi_b
                  "current ones", 100 * d->imbalance);
         return 0;
     }
-    if (d->gain <= st->move_cost) {
-        snprintf(d->why, sizeof d->why, "imbalance %.1f%%: a move would save %.3g s, not more "
-                 "than the last move cost (%.3g s)", 100 * d->imbalance, d->gain, st->move_cost);
+    if (d->gain <= st->move_cost + st->rebuild_cost) {
+        if (st->rebuild_cost > 0)
+            snprintf(d->why, sizeof d->why, "imbalance %.1f%%: a move would save %.3g s, not more "
+                     "than the last move cost (%.3g s) and the program's rebuild after it "
+                     "(%.3g s)", 100 * d->imbalance, d->gain, st->move_cost, st->rebuild_cost);
+        else
+            snprintf(d->why, sizeof d->why, "imbalance %.1f%%: a move would save %.3g s, not "
+                     "more than the last move cost (%.3g s)", 100 * d->imbalance, d->gain,
+                     st->move_cost);
         return 0;
     }
     d->rebalance = 1;

@@ -24,6 +24,8 @@ struct xmpi_balance_state {
     unsigned char dedicated[XMPIR_LB_KMAX];   /* circular: 1 = every PE ran dedicated */
     long intervals;                          /* intervals evaluated */
     double move_cost;                        /* seconds of the last move (0: none yet) */
+    double rebuild_cost;                     /* seconds of the program's rebuild after it
+                                              * (XMPI_Set_rebuild): every move pays it again */
     int moved;                               /* the caller made the planned move: the next
                                               * interval shows what it achieved */
     double floor;                            /* imbalance the last move could not remove

@@ -1,6 +1,7 @@
 /* policies/balance.c, the moves: blocks in proportion to measured power (new processes take
  * their class's), by row weight for the nnz policy, no move that costs more than it saves or
  * chases what a move cannot remove, and every row kept on 2000 random cases. */
+#include <string.h>
 #include <math.h>
 
 #include "lbalance_synth.h"
@@ -44,6 +45,17 @@ START_TEST(no_ping_pong)
     ck_assert_int_eq(xmpi_balance_decide(&prm3, &st, &s.in, &d, c, dp), 0);
     ck_assert_int_eq(d.rebalance, 0);
     ck_assert_int_eq(d.imbalanced, 1);
+    /* Nor one whose transfer alone would pay, but not with the program's rebuild after it
+     * (XMPI_Set_rebuild): every move pays that again. */
+    st.move_cost = d.gain * 0.6;
+    st.rebuild_cost = d.gain * 0.5;
+    ck_assert_int_eq(xmpi_balance_decide(&prm3, &st, &s.in, &d, c, dp), 0);
+    ck_assert_int_eq(d.rebalance, 0);
+    ck_assert_msg(strstr(d.why, "the program's rebuild after it") != NULL, "%s", d.why);
+    st.rebuild_cost = d.gain * 0.3;
+    ck_assert_int_eq(xmpi_balance_decide(&prm3, &st, &s.in, &d, c, dp), 0);
+    ck_assert_int_eq(d.rebalance, 1);
+    st.rebuild_cost = 0;
     /* Nor one at the end of the run: no iterations left to gain anything. */
     st.move_cost = 0;
     s.in.remaining = 0;
