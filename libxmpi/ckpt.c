@@ -479,8 +479,19 @@ static int publish(struct xmpi_ctx *cx, const struct xmpi_ckpt_manifest *m, cons
     return XMPI_SUCCESS;
 }
 
-/* Collective: one checkpoint. `name` (rank 0's): NULL for an automatic one. */
+static int write_checkpoint(struct xmpi_ctx *cx, const char *name, const char *call);
+
+/* Collective: one checkpoint, a region of the library's work under --xmpi-otf2. */
 static int checkpoint(struct xmpi_ctx *cx, const char *name, const char *call)
+{
+    xmpi_otf2_enter(cx, XMPIR_OTF2_CHECKPOINT);
+    int rc = write_checkpoint(cx, name, call);
+    xmpi_otf2_leave(cx, XMPIR_OTF2_CHECKPOINT, call);
+    return rc;
+}
+
+/* Collective: one checkpoint. `name` (rank 0's): NULL for an automatic one. */
+static int write_checkpoint(struct xmpi_ctx *cx, const char *name, const char *call)
 {
     struct xmpi_registry *R = &cx->reg;
     double t0 = PMPI_Wtime();

@@ -400,6 +400,7 @@ int xmpi_pipeline_interval_end(struct xmpi_ctx *cx, const struct xmpi_app *app)
 {
     double mark[2];
     xmpi_monitor_lib_begin(mark);
+    xmpi_otf2_enter(cx, XMPIR_OTF2_INTERVAL);
     /* measure */
     xmpi_monitor_gather(cx);
     const struct xmpi_interval *s = xmpi_monitor_summary(cx);
@@ -499,6 +500,7 @@ int xmpi_pipeline_interval_end(struct xmpi_ctx *cx, const struct xmpi_app *app)
     if (!recorded && xmpi_ckpt_interval(cx, s)) xmpi_journal_action(&cx->journal, "checkpoint");
     /* record */
     if (!recorded) record(cx, s, &plan, decided, t_decide, classes, rate, rate_procs);
+    xmpi_otf2_leave(cx, XMPIR_OTF2_INTERVAL, NULL);
     xmpi_monitor_lib_end(cx, mark);
     return rc;
 }

@@ -733,10 +733,21 @@ static int move_sparse(struct plan *pl, struct xmpi_reg *r, void **f, int k, int
     return rc == MPI_SUCCESS ? XMPI_SUCCESS : XMPI_ERR_MPI;
 }
 
+static int move(struct xmpi_ctx *cx, struct xmpi_move *mv);
+
+/* --xmpi-otf2: every move is a region of the library's own work. */
+int xmpi_registry_move(struct xmpi_ctx *cx, struct xmpi_move *mv)
+{
+    xmpi_otf2_enter(cx, XMPIR_OTF2_MOVE);
+    int rc = move(cx, mv);
+    xmpi_otf2_leave(cx, XMPIR_OTF2_MOVE, mv->call);
+    return rc;
+}
+
 /* The collective move. joining: this process takes the rows nobody else's new block covers
  * (XMPI_Get_data). leaving: the hand-off of XMPI_Remove (the new blocks are computed).
  * Returns an XMPI code (the same on every process), or -1 when nothing is registered. */
-int xmpi_registry_move(struct xmpi_ctx *cx, struct xmpi_move *mv)
+static int move(struct xmpi_ctx *cx, struct xmpi_move *mv)
 {
     struct xmpi_registry *R = &cx->reg;
     int scount = mv->scount, sdispl = mv->sdispl, rcount = mv->rcount, rdispl = mv->rdispl;

@@ -212,6 +212,8 @@ static void start(int *argc, char ***argv)
         xmpi_predict_load_profile(&cx->predict, cx->opts.work_profile, err, sizeof err);
     if (!err[0] && cx->rank == 0 && !cx->opts.help) xmpi_ckpt_check(cx, err, sizeof err);
     if (!err[0] && cx->rank == 0 && !cx->opts.help) xmpi_resize_check(cx, err, sizeof err);
+    if (!err[0] && cx->rank == 0 && cx->opts.otf2[0] && !cx->opts.help)
+        xmpi_otf2_check(cx, err, sizeof err);
     if (!err[0] && cx->rank == 0 && cx->opts.trace[0] && !cx->opts.help) {
         /* Never over a file the job reads: the options' files, and the program itself. */
         struct xmpi_input_file in[XMPIR_INPUTS_MAX + 1];
@@ -253,6 +255,7 @@ static void start(int *argc, char ***argv)
             snprintf(err, sizeof err, "xmpi: option --xmpi-rms: %s", why);
     }
     agree_or_abort(cx, err);
+    xmpi_otf2_start(cx);
     /* Restarted: every process takes its rows as a spawned one does (XMPI_Get_data). */
     if (xmpi_ckpt_start(cx)) {
         cx->status = XMPI_NEWLY_SPAWNED;
@@ -413,6 +416,7 @@ XMPI_PUBLIC int MPI_Finalize(void)
     struct xmpi_ctx *cx = xmpi_ctx;
     if (cx->phase == XMPIR_PHASE_RUNNING) {
         xmpi_pipeline_finish(cx);
+        xmpi_otf2_finish(cx);
         xmpi_monitor_free(cx);
         if (cx->rank == 0 && cx->opts.trace[0]) {
             /* The whole trace replaces an earlier one only now (the rows went to FILE.part). */
