@@ -39,6 +39,7 @@
 /* How long rank 0 waits at MPI_Finalize for a removed process to close its location. */
 #define XMPIR_OTF2_WAIT_S 10
 
+#ifdef XMPI_HAVE_OTF2
 /* The parts of DIR an earlier archive of this writer has: what may be replaced. */
 static int archive_file(const char *name)
 {
@@ -84,6 +85,7 @@ static int only_archive(const char *dir, char *other, size_t len)
     closedir(d);
     return rc;
 }
+#endif
 
 int xmpi_otf2_check(const struct xmpi_ctx *cx, char *err, size_t len)
 {
