@@ -198,6 +198,7 @@ struct xmpi_otf2_writer {
     struct frame stack[XMPIR_OTF2_DEPTH];
     int depth, deeper;         /* open regions; those beyond the stack (not recorded) */
     int broken;                /* a write failed: it records nothing more */
+    int closed;                /* its files are closed and its .info written */
     char part[XMPIR_PATH_MAX + 64];
     /* rank 0: the markers of the job's actions, written into the archive at the end */
     struct marker *marks;
@@ -370,13 +371,15 @@ static void open_location(struct xmpi_ctx *cx, long loc, int spawned)
 }
 
 /* Closes this process's location: its open regions left, its files written, then its .info
- * (written whole by a rename: rank 0 takes its presence for the location's end). */
+ * (written whole by a rename: rank 0 takes its presence for the location's end; a location
+ * that could not be opened or written says ok 0, and rank 0 leaves it out at once). */
 static void close_location(struct xmpi_ctx *cx)
 {
     struct xmpi_otf2_writer *w = cx->otf2.w;
-    if (!w || !w->archive) return;
+    if (!w || w->closed) return;
+    w->closed = 1;
     uint64_t nevents = 0;
-    int ok = cx->otf2.on;
+    int ok = cx->otf2.on && w->archive;
     if (ok) {
         while (w->depth > 0) {
             w->depth--;
@@ -389,16 +392,19 @@ static void close_location(struct xmpi_ctx *cx)
         }
     }
     cx->otf2.on = 0;
-    if (w->evt) OTF2_EvtWriter_GetNumberOfEvents(w->evt, &nevents);
-    if (w->evt && OTF2_Archive_CloseEvtWriter(w->archive, w->evt)) ok = 0;
-    w->evt = NULL;
-    if (OTF2_Archive_CloseEvtFiles(w->archive) || OTF2_Archive_OpenDefFiles(w->archive)) ok = 0;
-    OTF2_DefWriter *dw = ok ? OTF2_Archive_GetDefWriter(w->archive, w->loc) : NULL;
-    if (!dw || OTF2_Archive_CloseDefWriter(w->archive, dw) ||
-        OTF2_Archive_CloseDefFiles(w->archive))
-        ok = 0;
-    if (OTF2_Archive_Close(w->archive)) ok = 0;
-    w->archive = NULL;
+    if (w->archive) {
+        if (w->evt) OTF2_EvtWriter_GetNumberOfEvents(w->evt, &nevents);
+        if (w->evt && OTF2_Archive_CloseEvtWriter(w->archive, w->evt)) ok = 0;
+        w->evt = NULL;
+        if (OTF2_Archive_CloseEvtFiles(w->archive) || OTF2_Archive_OpenDefFiles(w->archive))
+            ok = 0;
+        OTF2_DefWriter *dw = ok ? OTF2_Archive_GetDefWriter(w->archive, w->loc) : NULL;
+        if (!dw || OTF2_Archive_CloseDefWriter(w->archive, dw) ||
+            OTF2_Archive_CloseDefFiles(w->archive))
+            ok = 0;
+        if (OTF2_Archive_Close(w->archive)) ok = 0;
+        w->archive = NULL;
+    }
     if (!ok) broken(cx, "closing its location's files");
     char info[XMPIR_PATH_MAX + 80], tmp[XMPIR_PATH_MAX + 96], host[256] = "";
     gethostname(host, sizeof host - 1);
@@ -767,13 +773,15 @@ static void assemble(struct xmpi_ctx *cx)
      * finished writing it yet. */
     struct timespec nap = {0, 50000000L};
     long missing = 0;
-    for (int tries = 0; tries <= XMPIR_OTF2_WAIT_S * 20; tries++) {
+    char *seen = calloc((size_t)n + 1, 1);
+    for (int tries = 0; seen && tries <= XMPIR_OTF2_WAIT_S * 20; tries++) {
         missing = 0;
         for (long l = 0; l < n; l++)
-            if (!li[l].ok && read_info(dir, l, &li[l])) missing++;
+            if (!seen[l] && !(seen[l] = read_info(dir, l, &li[l]) == 0)) missing++;
         if (!missing) break;
         nanosleep(&nap, NULL);
     }
+    free(seen);
     unsigned long long t0 = 0, t1 = 0, events = 0;
     long used = 0, spawned = 0;
     for (long l = 0; l < n; l++) {
