@@ -255,7 +255,6 @@ static void parse(struct run *u)
     u->have_cost = 0;
     u->goal_row = -1;
     double offset = 0;
-    int relaunched = 0;
     for (int i = 0; i < u->n; i++) {
         struct row *w = &u->r[i];
         w->line = t->lines[i];
@@ -295,10 +294,10 @@ static void parse(struct run *u)
             w->cost_total = need_num(u, w, i, "cost_total", 0);
             u->have_cost = 1;
         }
-        /* Rows carried over a relaunch: the new launch's clock starts again at its MPI_Init. */
-        if (i > 0 && (relaunched || w->elapsed < u->r[i - 1].elapsed)) offset = u->r[i - 1].t;
-        relaunched = has_word(w->action, "relaunch");
-        w->relaunch_after = relaunched;
+        /* A relaunched job's clock goes on from the launch before (resize.c); a trace whose
+         * elapsed goes back (rows of two runs joined by hand) is drawn launch after launch. */
+        if (i > 0 && w->elapsed < u->r[i - 1].elapsed) offset = u->r[i - 1].t;
+        w->relaunch_after = has_word(w->action, "relaunch");
         w->t = w->elapsed + offset;
         if (i == 0 || w->nprocs > u->maxprocs) u->maxprocs = w->nprocs;
         if (i == 0 || w->nprocs < u->minprocs) u->minprocs = w->nprocs;
@@ -545,7 +544,7 @@ static void plot_processes(const struct run *u, FILE *gp)
     for (int j = 0; j < NEVENTS; j++)
         if (any[j])
             fprintf(gp, ", 'events.dat' using 1:($2 == %d ? $2 : 1/0) with points pt %d ps 1.8 "
-                        "lc rgb '%s' notitle", j + 1, pt[j], palette[j % 8]);
+                        "lc rgb '%s' notitle", j + 1, pt[j], palette[j == EV_RELAUNCH ? 7 : j]);
     fprintf(gp, "\nunset multiplot\n");
 }
 
@@ -876,8 +875,7 @@ static void write_html(const struct run *u, const struct summary *s, int plots,
     }
 
     fprintf(f, "<h2>Summary</h2>\n<table>\n");
-    tr(f, "time", "%.4g s from MPI_Init to the last interval's end%s", s->time_s,
-       s->relaunches ? " (the launches' times added)" : "");
+    tr(f, "time", "%.4g s from MPI_Init to the last interval's end", s->time_s);
     tr(f, "iterations", "%ld", s->iterations);
     tr(f, "processes", "%d at the start, %d at the end, %d to %d", s->procs_first, s->procs_last,
        u->minprocs, u->maxprocs);

@@ -211,6 +211,20 @@ check "a version-2 trace is drawn, the page saying what it lacks (exit $rc)" \
     sh -c "test $rc = 0 && test -s v2-report/processes.png && test -s v2-report/ranks.png &&
            grep -q 'An older trace format (version 2)' v2-report/report.html && ! test -s v2.err"
 
+# A resize by checkpoint and restart: the job ends at a row whose action says relaunch and
+# comes back at another size. That change is no removal (mall.csv's removal row made one).
+awk -F, -v OFS=, 'NR > 1 && $3 == 4 && $11 == "remove" { $11 = "relaunch" } { print }' mall.csv >relaunch.csv
+"$R" -o relaunch-report relaunch.csv >/dev/null 2>&1
+check "a relaunch's change of size is no removal (exit $?)" \
+    sh -c "grep -qx 'relaunches	1' relaunch-report/summary.tsv && grep -qx 'removed_procs	0' relaunch-report/summary.tsv &&
+           grep -qx 'remove_events	0' relaunch-report/summary.tsv"
+# Rows of two runs joined by hand (elapsed goes back): laid one launch after the other.
+{ cat one.csv; tail -1 one.csv | awk -F, -v OFS=, '{ $12 = $12 / 2; print }'; } >joined.csv
+"$R" -o joined-report joined.csv >/dev/null 2>&1
+check "rows whose elapsed goes back are laid after the earlier ones (exit $?)" \
+    awk -F'\t' -v e="$(awk -F, 'NR == 2 { print $12 }' one.csv)" \
+        '$1 == "time_s" { d = $2 - 1.5 * e; exit !(d < 1e-5 && d > -1e-5) }' joined-report/summary.tsv
+
 # ---- an AMP run: 40% sooner than the static estimate, at the least cost ---------------------------
 H=$(hostname)
 printf '%s:fast:2:4\n%s:slow:4:1:0.15\n' "$H" "$H" >res
