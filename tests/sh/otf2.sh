@@ -4,8 +4,8 @@
 # otf2-print reads without a warning, counted against the run's trace: one location per process
 # the job ever had, spawned ones created by rank 0; every location's regions nest; the
 # 'computation' regions are the trace's iterations times its processes, row by row; the size
-# metric follows nprocs; a spawn and a removal marker per row that says so. A second job replaces
-# the archive.
+# metric follows nprocs; a spawn, a removal and a checkpoint marker per row that says so. A
+# later job replaces the archive.
 . "$(dirname "$0")/lib.sh"
 J="$ROOT/$BUILD/bin/jacobi"
 cd "$TMP" || exit 1
@@ -104,13 +104,19 @@ archive() {
         test "$(grep -c 'Text: "spawn: [0-9]* -> [0-9]* processes' "$name.markers")" = "$spawns"
     check "$name: a removal marker per row with a removal ($removals), saying 4 -> 2" \
         sh -c "test \$(grep -c 'Text: \"removal: ' '$name.markers') = $removals && grep -q 'removal: 4 -> 2 processes' '$name.markers'"
+    local ckpts
+    ckpts=$(col "$csv" action | grep -cE '(^|\+)checkpoint(\+|$)')
+    check "$name: a checkpoint marker per row with a checkpoint ($ckpts)" \
+        test "$(grep -c 'Text: "checkpoint' "$name.markers")" = "$ckpts"
 }
 
-# Blocking spawns, one process at a time.
-RETRY_HOOK="rm -rf blocking blocking.csv" XMPI_SPAWN_ASYNC=off launch_retry blocking.out -np 2 "$J" -n 300 \
-    -i 120 -s 5 -d -b --xmpi-lb-th1=0 --xmpi-lb-k=1 --xmpi-si=20 --xmpi-policy=smp \
-    --xmpi-rms=schedule:events --xmpi-oversubscribe --xmpi-trace=blocking.csv --xmpi-otf2=blocking
+# Blocking spawns, one process at a time, and checkpoints.
+RETRY_HOOK="rm -rf blocking blocking.csv ck" XMPI_SPAWN_ASYNC=off launch_retry blocking.out -np 2 "$J" \
+    -n 300 -i 120 -s 5 -d -b --xmpi-lb-th1=0 --xmpi-lb-k=1 --xmpi-si=20 --xmpi-policy=smp \
+    --xmpi-rms=schedule:events --xmpi-oversubscribe --xmpi-checkpoint=ck --xmpi-checkpoint-every=40 \
+    --xmpi-trace=blocking.csv --xmpi-otf2=blocking
 check "blocking: jacobi exits 0 with the archive" test $? = 0
+check "blocking: ... and it checkpointed" grep -q checkpoint blocking.csv
 archive blocking
 
 # Asynchronous spawns (the default): the processes join at a later interval end. A spawn takes
