@@ -53,8 +53,19 @@ $(info libxmpi: building without ISA-L (no isa-l/crc.h or libisal, or ISAL=no): 
 endif
 ISAL_CFLAGS = $(if $(filter yes,$(ISAL)),-DXMPI_HAVE_ISAL)
 ISAL_LIBS = $(if $(filter yes,$(ISAL)),-lisal)
+# OTF2 is optional: with otf2/otf2.h (Debian's libotf2-trace-dev) --xmpi-otf2=DIR writes an OTF2
+# archive for HPC performance tools (libxmpi/otf2.c); OTF2=no, or without it, the option is
+# refused at start-up.
+ifeq ($(origin OTF2),undefined)
+OTF2 := $(if $(shell printf '\043include <otf2/otf2.h>\nint main(void){return OTF2_Archive_Close(0) == 0;}\n' | $(CC) -x c - -o /dev/null -lotf2 >/dev/null 2>&1 && echo y),yes,no)
+endif
+ifneq ($(OTF2),yes)
+$(info libxmpi: building without OTF2 (no otf2/otf2.h or libotf2, or OTF2=no): --xmpi-otf2 is refused at start-up)
+endif
+OTF2_CFLAGS = $(if $(filter yes,$(OTF2)),-DXMPI_HAVE_OTF2)
+OTF2_LIBS = $(if $(filter yes,$(OTF2)),-lotf2)
 PAPI_CFLAGS = $(if $(filter yes,$(PAPI)),-DXMPI_HAVE_PAPI $(shell pkg-config --cflags papi 2>/dev/null)) $(if $(filter yes,$(SDE)),-DXMPI_HAVE_SDE)
-XCFLAGS = -std=c11 -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Werror -fPIC -fvisibility=hidden -Iinclude $(PAPI_CFLAGS) $(ISAL_CFLAGS)
+XCFLAGS = -std=c11 -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Werror -fPIC -fvisibility=hidden -Iinclude $(PAPI_CFLAGS) $(ISAL_CFLAGS) $(OTF2_CFLAGS)
 SDE_LIBS = $(if $(filter yes,$(SDE)),-lsde)
 PAPI_LIBS = $(if $(filter yes,$(PAPI)),$(shell pkg-config --libs papi 2>/dev/null || echo -lpapi)) $(SDE_LIBS)
 HWLOC_LIBS = $(shell pkg-config --libs hwloc 2>/dev/null || echo -lhwloc)
@@ -62,7 +73,7 @@ HWLOC_LIBS = $(shell pkg-config --libs hwloc 2>/dev/null || echo -lhwloc)
 GLPK_LIBS = $(shell pkg-config --libs glpk 2>/dev/null || echo -lglpk)
 # zlib: the CRC-32 of checkpoint files (libxmpi/ckpt.c).
 ZLIB_LIBS = $(shell pkg-config --libs zlib 2>/dev/null || echo -lz)
-DEP_LIBS = $(PAPI_LIBS) $(HWLOC_LIBS) $(GLPK_LIBS) $(ISAL_LIBS) $(ZLIB_LIBS) -lm -pthread
+DEP_LIBS = $(PAPI_LIBS) $(HWLOC_LIBS) $(GLPK_LIBS) $(ISAL_LIBS) $(ZLIB_LIBS) $(OTF2_LIBS) -lm -pthread
 # The example programs and their plain-MPI twins: hot loops aligned to 32 bytes in both builds,
 # so that the library build's extra calls cannot move an inner loop across a 32-byte fetch
 # boundary where the plain build's is not (Jacobi's sweep ran 10-25% slower that way;
@@ -91,7 +102,7 @@ EXAMPLES = $(BUILD)/bin/jacobi $(BUILD)/bin/jacobi-plain $(BUILD)/bin/cg $(BUILD
 BENCH = $(BUILD)/bin/overhead-micro $(BUILD)/bin/xmpi-redistbench $(BUILD)/bin/xmpi-opmodel \
         $(BUILD)/bin/xmpi-ampdecide $(BUILD)/bin/xmpi-crbench
 # tools/: the installed programs; the pure ones link only the pure archive (no MPI).
-PURE_TOOLS = $(BUILD)/bin/xmpi-info $(BUILD)/bin/xmpi-interfere $(BUILD)/bin/xmpi-rms
+PURE_TOOLS = $(BUILD)/bin/xmpi-info $(BUILD)/bin/xmpi-interfere $(BUILD)/bin/xmpi-rms $(BUILD)/bin/xmpi-report
 MPI_TOOLS = $(BUILD)/bin/xmpi-calibrate $(BUILD)/bin/xmpi-spawnbench $(BUILD)/bin/xmpi-spawnbench-child
 TOOLS = $(PURE_TOOLS) $(MPI_TOOLS)
 UNIT_SRC := $(wildcard tests/unit/*.c)
@@ -301,7 +312,8 @@ install: all
 	ln -sf libxmpi.so.$(VERSION) $(DESTDIR)$(PREFIX)/lib/libxmpi.so.$(SOMAJOR)
 	ln -sf libxmpi.so.$(VERSION) $(DESTDIR)$(PREFIX)/lib/libxmpi.so
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' -e 's|@PAPI_PC@|$(if $(filter yes,$(PAPI)),papi )|' \
-	    -e 's|@SDE_LIBS@|$(if $(SDE_LIBS), $(SDE_LIBS))|' -e 's|@ISAL_LIBS@|$(if $(ISAL_LIBS), $(ISAL_LIBS))|' xmpi.pc.in \
+	    -e 's|@SDE_LIBS@|$(if $(SDE_LIBS), $(SDE_LIBS))|' -e 's|@ISAL_LIBS@|$(if $(ISAL_LIBS), $(ISAL_LIBS))|' \
+	    -e 's|@OTF2_LIBS@|$(if $(OTF2_LIBS), $(OTF2_LIBS))|' xmpi.pc.in \
 	    > $(DESTDIR)$(PREFIX)/lib/pkgconfig/xmpi.pc
 	install -m 755 $(BUILD)/bin/jacobi $(DESTDIR)$(PREFIX)/bin/xmpi-jacobi
 	install -m 755 $(BUILD)/bin/jacobi-plain $(DESTDIR)$(PREFIX)/bin/xmpi-jacobi-plain

@@ -60,6 +60,17 @@ static const struct optdef table[] = {
      "trace, and a job that dies leaves its finished intervals in FILE.part. A directory or a "
      "read-only FILE is refused; a device or pipe (/dev/stdout) is written directly", NULL,
      NULL},
+    {"otf2", K_STRING, 0, 0, OFF(otf2), SZ(otf2), "(none)",
+     "a directory that is new (its parent must exist), empty, or holds an earlier OTF2 archive "
+     "of libxmpi, on a file system every process of the job sees",
+     "write an OTF2 trace archive into this directory, for HPC performance tools (Vampir, "
+     "otf2-print): per process, regions for its computation (each monitored iteration), its "
+     "profiled MPI calls and the library's own work (interval ends, moves of rows, spawns, "
+     "removals, checkpoints), the processes in XMPI_COMM_WORLD as a metric, and the job's "
+     "reconfigurations as markers; a process that joins later is a new location. Each "
+     "process writes its own events while the job runs; rank 0 completes the archive "
+     "(DIR/traces.otf2) at MPI_Finalize, replacing an earlier one. Refused where libxmpi was "
+     "built without the OTF2 library", NULL, NULL},
     {"verbose", K_INT, 0, 2, LONGF(verbose), 0, "0", "0, 1 or 2 (bare --xmpi-verbose means 1)",
      "0: notices only; 1: one progress line per interval on rank 0; 2: also debug lines",
      NULL, NULL},

@@ -606,7 +606,7 @@ static void written(struct xmpi_ctx *cx, const struct xmpi_ckpt_manifest *m, con
 }
 
 /* Collective: one checkpoint. `name` (rank 0's): NULL for an automatic one. */
-static int checkpoint(struct xmpi_ctx *cx, const char *name, const char *call)
+static int write_checkpoint(struct xmpi_ctx *cx, const char *name, const char *call)
 {
     double t0 = PMPI_Wtime();
     xmpi_registry_sync(cx);   /* arrays with room around their block: the blocks as they are */
@@ -652,6 +652,15 @@ static int checkpoint(struct xmpi_ctx *cx, const char *name, const char *call)
     if (rc) xmpi_note(cx, 0, "%s: %s; the previous checkpoint stays the latest", call, w.why);
     else written(cx, m, final, leaf, PMPI_Wtime() - t0);
     free(m);
+    return rc;
+}
+
+/* --xmpi-otf2: every checkpoint is a region of the library's own work. */
+static int checkpoint(struct xmpi_ctx *cx, const char *name, const char *call)
+{
+    xmpi_otf2_enter(cx, XMPIR_OTF2_CHECKPOINT);
+    int rc = write_checkpoint(cx, name, call);
+    xmpi_otf2_leave(cx, XMPIR_OTF2_CHECKPOINT, call);
     return rc;
 }
 

@@ -18,6 +18,7 @@
 #include "hwcount.h"
 #include "predict.h"
 #include "monitor.h"
+#include "otf2.h"
 #include "registry.h"
 #include "resize.h"
 #include "rms.h"
@@ -70,6 +71,7 @@ struct xmpi_ctx {
     struct xmpi_cost cost;
     struct xmpi_ckpt_state ckpt;   /* checkpoint and restart (checkpoint.h) */
     struct xmpi_resize_rt resize;  /* resizing by checkpoint and restart (resize.h) */
+    struct xmpi_otf2_rt otf2;      /* the OTF2 archive's writer (--xmpi-otf2, otf2.h) */
 };
 
 /* The process's context: always valid (zeroed before MPI_Init). */

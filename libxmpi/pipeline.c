@@ -594,6 +594,7 @@ int xmpi_pipeline_interval_end(struct xmpi_ctx *cx, const struct xmpi_app *app)
     struct interval_end ie = {.app = app};
     double mark[2];
     xmpi_monitor_lib_begin(mark);
+    xmpi_otf2_enter(cx, XMPIR_OTF2_INTERVAL);
     measure(cx, &ie);
     model(cx, &ie);
     int rc = decide(cx, &ie);
@@ -602,6 +603,7 @@ int xmpi_pipeline_interval_end(struct xmpi_ctx *cx, const struct xmpi_app *app)
     record(cx, &ie);
     if (ie.relaunching) relaunch_end(cx, &ie);
     free(ie.blocks);
+    xmpi_otf2_leave(cx, XMPIR_OTF2_INTERVAL, NULL);
     xmpi_monitor_lib_end(cx, mark);
     return rc;
 }

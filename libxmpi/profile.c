@@ -27,6 +27,8 @@ static inline void account(enum xmpi_op op, double bytes, double t0, MPI_Comm co
     s->bytes += bytes;
     s->time += t;
     s->procs += p;
+    /* --xmpi-otf2: the call as a region of this process's location. */
+    if (xmpi_ctx->otf2.on) xmpi_otf2_mpi(xmpi_ctx, op, t0, now);
 }
 
 static inline double nbytes(double count, MPI_Datatype type)

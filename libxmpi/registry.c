@@ -937,7 +937,7 @@ static int ready_to_move(struct plan *pl, int scount, const char *call, char *wh
     return agree_on_buffers(pl, call, why, len);
 }
 
-int xmpi_registry_move(struct xmpi_ctx *cx, struct xmpi_move *mv)
+static int move(struct xmpi_ctx *cx, struct xmpi_move *mv)
 {
     struct xmpi_registry *R = &cx->reg;
     int scount = mv->scount, sdispl = mv->sdispl, rcount = mv->rcount, rdispl = mv->rdispl;
@@ -1013,6 +1013,15 @@ int xmpi_registry_move(struct xmpi_ctx *cx, struct xmpi_move *mv)
     }
     xmpi_watchdog_disarm(&cx->watch);
     plan_free(&pl);
+    return rc;
+}
+
+/* --xmpi-otf2: every move is a region of the library's own work. */
+int xmpi_registry_move(struct xmpi_ctx *cx, struct xmpi_move *mv)
+{
+    xmpi_otf2_enter(cx, XMPIR_OTF2_MOVE);
+    int rc = move(cx, mv);
+    xmpi_otf2_leave(cx, XMPIR_OTF2_MOVE, mv->call);
     return rc;
 }
 

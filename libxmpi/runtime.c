@@ -195,6 +195,7 @@ static void open_files(struct xmpi_ctx *cx, char *err, size_t len)
     if (!err[0]) xmpi_predict_load_profile(&cx->predict, cx->opts.work_profile, err, len);
     if (!err[0]) xmpi_ckpt_check(cx, err, len);
     if (!err[0]) xmpi_resize_check(cx, err, len);
+    if (!err[0] && cx->opts.otf2[0]) xmpi_otf2_check(cx, err, len);
     if (err[0] || !cx->opts.trace[0]) return;
     struct xmpi_input_file in[XMPIR_INPUTS_MAX + 1];
     int nin = xmpi_options_inputs(&cx->opts, in, XMPIR_INPUTS_MAX);
@@ -299,6 +300,7 @@ static void start(int *argc, char ***argv)
     cx->status = XMPI_RUNNING;
     start_world(cx, err, sizeof err);
     agree_or_abort(cx, err);
+    xmpi_otf2_start(cx);
     /* Restarted: every process takes its rows as a spawned one does (XMPI_Get_data). */
     if (xmpi_ckpt_start(cx)) {
         cx->status = XMPI_NEWLY_SPAWNED;
@@ -447,6 +449,7 @@ XMPI_PUBLIC int MPI_Finalize(void)
     struct xmpi_ctx *cx = xmpi_ctx;
     if (cx->phase == XMPIR_PHASE_RUNNING) {
         xmpi_pipeline_finish(cx);
+        xmpi_otf2_finish(cx);
         xmpi_monitor_free(cx);
         if (cx->rank == 0 && cx->opts.trace[0]) {
             /* The whole trace replaces an earlier one only now (the rows went to FILE.part). */

@@ -206,6 +206,7 @@ static void after_merge(struct xmpi_ctx *cx, MPI_Comm merged, struct join_packet
     free(sp);
     PMPI_Reduce(&mine, &worst, 1, MPI_INT, MPI_MAX, 0, cx->comm);
     report_emulation(cx, worst, NULL);
+    xmpi_otf2_merged(cx, pk->nnew, joined);
 }
 
 /* Tag of the intercommunicator between the job and the processes of one spawn. */
@@ -623,6 +624,7 @@ int xmpi_world_spawn(struct xmpi_ctx *cx, const char *command, char *argv[], con
     struct xmpi_emu_assign *emu = NULL;
     int rc = XMPI_SUCCESS;
     *done = 0;
+    xmpi_otf2_enter(cx, XMPIR_OTF2_SPAWN);
     if (cx->rank == 0) spawn_infos(cx, hosts, n, info, &infos, &emu);
     if (cx->opts.spawn == 1) {
         rc = spawn_round(cx, command, argv, n, infos, 0, emu, join, MPI_COMM_NULL);
@@ -637,6 +639,7 @@ int xmpi_world_spawn(struct xmpi_ctx *cx, const char *command, char *argv[], con
     if (cx->rank == 0 && *done > 0) xmpi_sched_add(&w->sched, hosts, *done, cx->opts.spawn == 1);
     if (cx->rank == 0) free_infos(infos, n);
     free(emu);
+    xmpi_otf2_leave(cx, XMPIR_OTF2_SPAWN, NULL);
     return rc;
 }
 
@@ -765,6 +768,7 @@ int xmpi_world_spawn_join(struct xmpi_ctx *cx, const struct xmpi_join *join, int
     struct xmpi_world *w = &cx->world;
     struct xmpi_async *a = w->async;
     int st[3] = {0, 0, 0};   /* failed, processes started, bridges */
+    xmpi_otf2_enter(cx, XMPIR_OTF2_SPAWN);
     if (cx->rank == 0) {
         if (a->threaded) pthread_join(a->thread, NULL);
         st[0] = a->rc != MPI_SUCCESS;
@@ -789,6 +793,7 @@ int xmpi_world_spawn_join(struct xmpi_ctx *cx, const struct xmpi_join *join, int
         w->async = NULL;
     }
     w->pending = 0;
+    xmpi_otf2_leave(cx, XMPIR_OTF2_SPAWN, "asynchronous");
     return st[0] ? XMPI_ERR_SPAWN : XMPI_SUCCESS;
 }
 
@@ -818,6 +823,7 @@ void xmpi_world_remove(struct xmpi_ctx *cx, const int *ranks, int n)
 {
     MPI_Group all, keep;
     MPI_Comm smaller, twin;
+    xmpi_otf2_enter(cx, XMPIR_OTF2_REMOVE);
     xmpi_watchdog_arm(&cx->watch, (int)cx->opts.wait_timeout, cx->rank, "XMPI_Remove");
     PMPI_Comm_group(cx->comm, &all);
     PMPI_Group_excl(all, n, ranks, &keep);
@@ -832,6 +838,7 @@ void xmpi_world_remove(struct xmpi_ctx *cx, const int *ranks, int n)
         xmpi_emulate_release(&cx->emu);
     }
     adopt_pair(cx, smaller, twin);
+    xmpi_otf2_removed(cx);
 }
 
 void xmpi_world_stop(struct xmpi_ctx *cx)

@@ -10,6 +10,7 @@ static Suite *(*const suites[])(void) = {
     options_argv_suite, options_events_help_suite,
     interval_records_suite, interval_reduce_suite, interval_op_names_suite,
     trace_open_suite, trace_rows_suite, cost_suite, ckpt_manifest_suite, crc_suite,
+    trace_table_suite,
     errors_suite,
     resources_parse_suite, resources_load_suite, resources_lookup_suite,
     scheduler_thesis_suite, scheduler_place_suite, scheduler_errors_suite, scheduler_remove_suite,

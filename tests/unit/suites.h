@@ -18,6 +18,7 @@ Suite *interval_reduce_suite(void);
 Suite *interval_op_names_suite(void);
 Suite *trace_open_suite(void);
 Suite *trace_rows_suite(void);
+Suite *trace_table_suite(void);
 Suite *cost_suite(void);
 Suite *ckpt_manifest_suite(void);
 Suite *crc_suite(void);
