@@ -131,10 +131,10 @@ static void describe_unknown(const char *header, char *out, size_t len)
     }
 }
 
-int xmpi_trace_table_read(FILE *f, const char *fname, struct xmpi_trace_table *t, char *err,
-                          size_t errlen)
+/* The header line: the format version it tells and the column names. 0, or -1 with err. */
+static int read_header(FILE *f, const char *fname, struct xmpi_trace_table *t, char *err,
+                       size_t errlen)
 {
-    memset(t, 0, sizeof *t);
     char *line = NULL;
     size_t cap = 0;
     ssize_t got = getline(&line, &cap, f);
@@ -167,12 +167,26 @@ int xmpi_trace_table_read(FILE *f, const char *fname, struct xmpi_trace_table *t
     t->ncols = xmpi_trace_version_columns[v - 1];
     t->header_buf = line;
     t->cols = malloc(sizeof *t->cols * (size_t)t->ncols);
-    if (!t->cols) goto nomem;
+    if (!t->cols) {
+        snprintf(err, errlen, "%s: out of memory reading the trace", fname);
+        return -1;
+    }
     split(t->header_buf, t->cols, t->ncols);
-    line = NULL;
-    cap = 0;
+    return 0;
+}
 
-    int rcap = 0, ln = 1;
+int xmpi_trace_table_read(FILE *f, const char *fname, struct xmpi_trace_table *t, char *err,
+                          size_t errlen)
+{
+    memset(t, 0, sizeof *t);
+    if (read_header(f, fname, t, err, errlen)) {
+        free_parts(t, 0);
+        return -1;
+    }
+    char *line = NULL;
+    size_t cap = 0;
+    ssize_t got;
+    int rcap = 0, ln = 1, nl;
     while ((got = getline(&line, &cap, f)) > 0) {
         ln++;
         size_t len = chomp(line, (size_t)got, &nl);
