@@ -329,3 +329,72 @@ clean:
 	rm -rf $(BUILD)
 
 -include $(LIB_OBJ:.o=.d)
+
+# ==== Fortran 2008 (module xmpi_f08) ==========================================================
+# The module (include/xmpi_f08.f90) compiles with the MPI's Fortran wrapper into
+# $(BUILD)/include/*.mod and libxmpi_f08.{a,so}, which link libxmpi; built when that wrapper
+# and its mpi_f08 are there (scripts/fortran-probe says what is missing otherwise, and the
+# Fortran tests skip saying it). MPIFC on the command line chooses another wrapper.
+ifeq ($(MPI),mpich)
+MPIFC = $(MPICH_PREFIX)/bin/mpifort
+else
+MPIFC ?= $(subst mpicc,mpifort,$(MPICC))
+endif
+FFLAGS ?= -O2 -g
+XFFLAGS = -Wall -Wextra -Werror -fPIC -J$(BUILD)/include
+ifneq ($(filter-out clean deps,$(or $(MAKECMDGOALS),all)),)
+F08_STATUS := $(shell scripts/fortran-probe '$(MPIFC)' '$(BUILD)')
+endif
+F08_OBJ = $(BUILD)/obj/f08/xmpi_f08.o
+F08_LIBA = $(BUILD)/lib/libxmpi_f08.a
+F08_LIBSO = $(BUILD)/lib/libxmpi_f08.so.$(VERSION)
+F08_MODS = $(BUILD)/include/xmpi_f08.mod $(BUILD)/include/xmpi_f08_core.mod
+F08_PROGS =
+LINK_XMPI_F08 = -I$(BUILD)/include -L$(BUILD)/lib -lxmpi_f08 -lxmpi -Wl,-rpath,'$$ORIGIN/../lib'
+
+.PHONY: fortran install-fortran uninstall-fortran
+all: fortran
+install: install-fortran
+uninstall: uninstall-fortran
+
+ifeq ($(F08_STATUS),yes)
+fortran: $(F08_LIBA) $(F08_LIBSO) $(F08_PROGS)
+
+$(F08_OBJ) $(F08_PROGS): $(BUILD)/mpi-id
+
+# One compilation makes the object and both .mod files.
+$(F08_OBJ): include/xmpi_f08.f90 Makefile
+	@mkdir -p $(@D) $(BUILD)/include
+	$(MPIFC) $(FFLAGS) $(XFFLAGS) -c $< -o $@
+$(F08_MODS): $(F08_OBJ)
+
+$(F08_LIBA): $(F08_OBJ)
+	@mkdir -p $(@D)
+	rm -f $@ && ar rcs $@ $^
+
+$(F08_LIBSO): $(F08_OBJ) $(LIBSO)
+	@mkdir -p $(@D)
+	$(MPIFC) -shared -Wl,-soname,libxmpi_f08.so.$(SOMAJOR) -Wl,-rpath,'$$ORIGIN' -o $@ $(F08_OBJ) -L$(BUILD)/lib -lxmpi
+	ln -sf libxmpi_f08.so.$(VERSION) $(BUILD)/lib/libxmpi_f08.so.$(SOMAJOR)
+	ln -sf libxmpi_f08.so.$(VERSION) $(BUILD)/lib/libxmpi_f08.so
+
+install-fortran: fortran
+	install -d $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib
+	install -m 644 $(F08_MODS) $(DESTDIR)$(PREFIX)/include/
+	install -m 644 $(F08_LIBA) $(DESTDIR)$(PREFIX)/lib/
+	install -m 755 $(F08_LIBSO) $(DESTDIR)$(PREFIX)/lib/
+	ln -sf libxmpi_f08.so.$(VERSION) $(DESTDIR)$(PREFIX)/lib/libxmpi_f08.so.$(SOMAJOR)
+	ln -sf libxmpi_f08.so.$(VERSION) $(DESTDIR)$(PREFIX)/lib/libxmpi_f08.so
+else
+fortran:
+	@echo "libxmpi: no Fortran module: $(F08_STATUS)"
+install-fortran:
+	@echo "libxmpi: no Fortran module to install: $(F08_STATUS)"
+endif
+
+# Whatever was built, uninstall removes (directories stay).
+uninstall-fortran:
+	rm -f $(addprefix $(DESTDIR)$(PREFIX)/include/,$(notdir $(F08_MODS)))
+	rm -f $(DESTDIR)$(PREFIX)/lib/$(notdir $(F08_LIBA)) $(DESTDIR)$(PREFIX)/lib/$(notdir $(F08_LIBSO))
+	rm -f $(DESTDIR)$(PREFIX)/lib/libxmpi_f08.so.$(SOMAJOR) $(DESTDIR)$(PREFIX)/lib/libxmpi_f08.so
+
