@@ -349,7 +349,7 @@ F08_OBJ = $(BUILD)/obj/f08/xmpi_f08.o
 F08_LIBA = $(BUILD)/lib/libxmpi_f08.a
 F08_LIBSO = $(BUILD)/lib/libxmpi_f08.so.$(VERSION)
 F08_MODS = $(BUILD)/include/xmpi_f08.mod $(BUILD)/include/xmpi_f08_core.mod
-F08_PROGS =
+F08_PROGS = $(BUILD)/tests/f08_api
 LINK_XMPI_F08 = -I$(BUILD)/include -L$(BUILD)/lib -lxmpi_f08 -lxmpi -Wl,-rpath,'$$ORIGIN/../lib'
 
 .PHONY: fortran install-fortran uninstall-fortran
@@ -377,6 +377,11 @@ $(F08_LIBSO): $(F08_OBJ) $(LIBSO)
 	$(MPIFC) -shared -Wl,-soname,libxmpi_f08.so.$(SOMAJOR) -Wl,-rpath,'$$ORIGIN' -o $@ $(F08_OBJ) -L$(BUILD)/lib -lxmpi
 	ln -sf libxmpi_f08.so.$(VERSION) $(BUILD)/lib/libxmpi_f08.so.$(SOMAJOR)
 	ln -sf libxmpi_f08.so.$(VERSION) $(BUILD)/lib/libxmpi_f08.so
+
+# The contract test compares values bit for bit on purpose.
+$(BUILD)/tests/f08_api: tests/fortran/f08_api.f90 $(F08_LIBSO)
+	@mkdir -p $(@D)
+	$(MPIFC) $(FFLAGS) -Wall -Wextra -Werror -Wno-compare-reals -J$(BUILD)/obj/f08 -o $@ $< $(LINK_XMPI_F08)
 
 install-fortran: fortran
 	install -d $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib
