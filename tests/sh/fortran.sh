@@ -1,16 +1,25 @@
-# The Fortran 2008 module xmpi_f08: its constants are the C header's, and its contract
-# (tests/fortran/f08_api.f90): registered arrays followed through moves, spawns, removals and
-# a restart, every refusal of bad input, MPI calls counted once. One SKIP line when the MPI
-# has no Fortran wrapper with mpi_f08 (the build says what is missing).
+# The Fortran 2008 module xmpi_f08: its constants are the C header's; its contract
+# (tests/fortran/f08_api.f90: registered arrays followed through moves, spawns, removals and a
+# restart, every refusal of bad input, MPI calls counted once); and the Fortran Jacobi
+# (examples/jacobi_f08.f90), which prints the C Jacobi's result line bit for bit on the same
+# input, static, balanced (-b) and malleable (-d under smp and hpmp). One SKIP line when the
+# MPI has no Fortran wrapper with mpi_f08 (the build says what is missing).
 . "$(dirname "$0")/lib.sh"
 B="$ROOT/$BUILD"
 T="$B/tests/f08_api"
-if [ ! -x "$T" ]; then
+JF="$B/bin/jacobi-f08"
+J="$B/bin/jacobi"
+JP="$B/bin/jacobi-plain"
+if [ ! -x "$T" ] || [ ! -x "$JF" ]; then
     why=$(sed -n 2p "$B/fortran-status" 2>/dev/null)
     echo "ok - Fortran 2008 module xmpi_f08 # SKIP ${why:-not built (run make)}"
     exit 0
 fi
 
+# field NAME FILE: a key=value from the result line.
+field() { sed -n "s/^result:.* $1=\([^ ]*\).*/\1/p" "$2"; }
+# same_bits FILE: the result line without the times, which alone may differ between runs.
+same_bits() { sed -n 's/^result: //p' "$1" | sed 's/ time=[^ ]*//; s/ iter_time=[^ ]*//'; }
 # tap OUT: the program's own TAP lines, passed on.
 tap() { grep -E '^(not )?ok - ' "$1"; }
 
@@ -77,6 +86,52 @@ rc=$?
 check "a refusal without ierror ends the job (exit $rc), saying why, as MPI's default error handler" \
     sh -c "test $rc != 0 -a $rc != 124 && grep -q 'XMPI_Register_dense failed: invalid argument.*(pass ierror to handle it)' '$TMP/abort' && ! grep -q 'still running' '$TMP/abort'"
 
+# ---- the Fortran Jacobi against the C one ---------------------------------------------------
+check "examples/jacobi_f08.f90 uses xmpi_f08 and no other MPI module" \
+    sh -c "grep -qiE '^ *use +xmpi_f08' '$ROOT/examples/jacobi_f08.f90' && ! grep -qiE '^ *use +mpi(_f08)? *(,|$)' '$ROOT/examples/jacobi_f08.f90'"
+"$LAUNCH" -np 2 "$JP" -n 240 -i 60 -s 7 >"$TMP/c2" 2>&1
+for np in 1 2 3; do
+    "$LAUNCH" -np $np "$JF" -n 240 -i 60 -s 7 >"$TMP/f$np" 2>"$TMP/f$np.err"
+done
+"$LAUNCH" -np 3 "$JP" -n 240 -i 60 -s 7 >"$TMP/c3" 2>&1
+check "C Jacobi printed a result line" test -n "$(same_bits "$TMP/c2")"
+check "Fortran Jacobi on 2 processes: the C result line bit for bit (times aside)" \
+    test "$(same_bits "$TMP/f2")" = "$(same_bits "$TMP/c2")"
+check "... on 3 processes, against C's on 3" test "$(same_bits "$TMP/f3")" = "$(same_bits "$TMP/c3")"
+check "... on 1 process: the same checksum and residual" \
+    test "$(field checksum "$TMP/f1")" = "$(field checksum "$TMP/c2")" -a "$(field residual "$TMP/f1")" = "$(field residual "$TMP/c2")"
+"$LAUNCH" -np 2 "$JP" -n 240 -i 500 -s 7 -t 1e-13 >"$TMP/ct" 2>&1
+"$LAUNCH" -np 2 "$JF" -n 240 -i 500 -s 7 -t 1e-13 >"$TMP/ft" 2>&1
+check "-t 1e-13: stops after the same iteration ($(field iterations "$TMP/ct")) with the same bits" \
+    test -n "$(field iterations "$TMP/ct")" -a "$(same_bits "$TMP/ft")" = "$(same_bits "$TMP/ct")"
+"$LAUNCH" -np 2 "$J" -n 240 -i 60 -s 7 -p 1,0.4 >"$TMP/cp" 2>&1
+"$LAUNCH" -np 2 "$JF" -n 240 -i 60 -s 7 -p 1,0.4 >"$TMP/fp" 2>&1
+check "-p 1,0.4: the C blocks (rows=$(field rows "$TMP/cp")) and bits" \
+    test "$(field rows "$TMP/cp")" = 171,69 -a "$(same_bits "$TMP/fp")" = "$(same_bits "$TMP/cp")"
+# -b with thresholds that make it move rows: blocks follow the measured times, the bits do not.
+"$LAUNCH" -np 3 "$JF" -n 240 -i 60 -s 7 -b --xmpi-lb-th1=0 --xmpi-lb-k=1 --xmpi-si=10 \
+    "--xmpi-trace=$TMP/fb.csv" >"$TMP/fb" 2>&1
+check "-b on 3 processes: the C checksum and residual" \
+    test "$(field checksum "$TMP/fb")" = "$(field checksum "$TMP/c3")" -a "$(field residual "$TMP/fb")" = "$(field residual "$TMP/c3")"
+check "-b: the balancer moved rows (a rebalance in the trace)" grep -qE ',([a-z]+[+])*rebalance([+][a-z]+)*,' "$TMP/fb.csv"
+check "-b: the trace has the profiled bytes of the Fortran MPI calls" \
+    awk -F, 'NR > 1 && $10 > 0 { n++ } END { exit !(n == 6) }' "$TMP/fb.csv"
+# Bad input: non-zero exit, one message, no result (as the C program).
+bad() { # bad DESCRIPTION PATTERN ARGS...
+    local d=$1 p=$2; shift 2
+    "$LAUNCH" -np 2 "$JF" "$@" >"$TMP/bad" 2>&1
+    local rc=$?
+    if [ $rc = 2 ] && [ "$(grep -c -- "$p" "$TMP/bad")" = 1 ] && ! grep -q '^result:' "$TMP/bad"; then
+        ok "$d"
+    else
+        notok "$d (exit $rc)"; sed 's/^/#   /' "$TMP/bad" | head -5
+    fi
+}
+bad "jacobi-f08 -n 0 refused: exit 2, one message" "bad order '-n 0'" -n 0
+bad "jacobi-f08 -s -1 refused" "bad seed '-s -1'" -s -1
+bad "jacobi-f08 -p with one weight for 2 ranks refused" "one per rank" -p 1
+bad "jacobi-f08 --long refused" "long options are not accepted" --long
+
 # ---- the module's arrays through a checkpoint and a restart at another size -----------------
 mkdir -p "$TMP/ckpt"
 "$LAUNCH" -np 2 "$T" checkpoint "--xmpi-checkpoint=$TMP/ckpt" >"$TMP/ck" 2>&1
@@ -87,7 +142,43 @@ tap "$TMP/rs"
 check "f08_api restart on 3 processes from 2's checkpoint: exits 0 with its 2 checks" \
     test $rc = 0 -a "$(tap "$TMP/rs" | grep -c '^ok')" = 2
 
+# ---- malleable: grow and shrink, as tests/sh/malleable.sh drives the C Jacobi ----------------
 require_spawn "xmpi_f08: spawning and removing processes"
+# Blocking spawns: the iteration of each change is asserted.
+export XMPI_SPAWN_ASYNC=off
+sizes() { awk -F, 'NR > 1 && $3 != last { printf "%s%s", (n++ ? " " : ""), $3; last = $3 }' "$1"; }
+"$LAUNCH" -np 2 "$JP" -n 300 -i 120 -s 5 >"$TMP/ref" 2>&1
+printf '# iteration action count class\n20 spawn 1 local\n40 spawn 1 local\n80 remove 2 local\n' >"$TMP/events"
+EXPECTED='iteration 20: spawned 1 process (now 3)
+iteration 40: spawned 1 process (now 4)
+iteration 80: removed 2 processes (now 2)'
+malleable() { # malleable NAME POLICY EVENTS ARGS...
+    local name=$1 policy=$2 events=$3 out="$TMP/$1"; shift 3
+    RETRY_HOOK="rm -f '$out.csv'" launch_retry "$out" -np 2 "$JF" -n 300 -i 120 -s 5 -d "$@" --xmpi-si=20 \
+        "--xmpi-policy=$policy" "--xmpi-rms=schedule:$events" --xmpi-oversubscribe "--xmpi-trace=$out.csv"
+    local rc=$?
+    check "$name: exits 0" test $rc = 0
+    [ $rc = 0 ] || sed 's/^/#   /' "$out" "$out.err" | tail -8
+    check "$name: the static C run's checksum, residual and iterations" \
+        test -n "$(field checksum "$TMP/ref")" -a "$(field checksum "$out")" = "$(field checksum "$TMP/ref")" \
+        -a "$(field residual "$out")" = "$(field residual "$TMP/ref")" -a "$(field iterations "$out")" = 120
+    check "$name: one result line (removed processes print none)" test "$(grep -c '^result:' "$out")" = 1
+    local left
+    left=$(leftovers "$JF")
+    check "$name: no process left behind${left:+ (pids $left)}" test -z "$left"
+}
+malleable "jacobi-f08 -d smp" smp "$TMP/events"
+check "jacobi-f08 -d smp: the trace shows 2, 3, 4, then 2 processes" test "$(sizes "$TMP/jacobi-f08 -d smp.csv")" = "2 3 4 2"
+check "jacobi-f08 -d smp: rank 0 reported each change once" \
+    test "$(sed -n 's/^jacobi-f08: \(iteration [0-9]*: [sr].*\)/\1/p' "$TMP/jacobi-f08 -d smp")" = "$EXPECTED"
+malleable "jacobi-f08 -d -b smp" smp "$TMP/events" -b --xmpi-lb-th1=0 --xmpi-lb-k=1
+check "jacobi-f08 -d -b smp: 2, 3, 4, then 2 processes" test "$(sizes "$TMP/jacobi-f08 -d -b smp.csv")" = "2 3 4 2"
+# HPMP takes the part of an offer its model says finishes soonest (possibly none): the bits stay.
+printf '20 spawn 2 local\n' >"$TMP/events-hpmp"
+malleable "jacobi-f08 -d hpmp" hpmp "$TMP/events-hpmp" --xmpi-verbose=1
+check "jacobi-f08 -d hpmp: the policy weighed the offer" \
+    grep -q 'hpmp: predicted seconds to the end' "$TMP/jacobi-f08 -d hpmp.err"
+
 # ---- the module's arrays through XMPI_Spawn and XMPI_Remove ---------------------------------
 launch_retry "$TMP/grow" -np 2 "$T" grow --xmpi-oversubscribe
 rc=$?
