@@ -330,7 +330,7 @@ clean:
 
 -include $(LIB_OBJ:.o=.d)
 
-# ==== Fortran 2008 (module xmpi_f08) ==========================================================
+# ==== Fortran 2008 (module xmpi_f08) and the CMake package ===================================
 # The module (include/xmpi_f08.f90) compiles with the MPI's Fortran wrapper into
 # $(BUILD)/include/*.mod and libxmpi_f08.{a,so}, which link libxmpi; built when that wrapper
 # and its mpi_f08 are there (scripts/fortran-probe says what is missing otherwise, and the
@@ -355,10 +355,10 @@ F08_MODS = $(BUILD)/include/xmpi_f08.mod $(BUILD)/include/xmpi_f08_core.mod
 F08_PROGS = $(BUILD)/bin/jacobi-f08 $(BUILD)/tests/f08_api
 LINK_XMPI_F08 = -I$(BUILD)/include -L$(BUILD)/lib -lxmpi_f08 -lxmpi -Wl,-rpath,'$$ORIGIN/../lib'
 
-.PHONY: fortran install-fortran uninstall-fortran
+.PHONY: fortran install-fortran uninstall-fortran install-cmake uninstall-cmake
 all: fortran
-install: install-fortran
-uninstall: uninstall-fortran
+install: install-fortran install-cmake
+uninstall: uninstall-fortran uninstall-cmake
 
 ifeq ($(F08_STATUS),yes)
 fortran: $(F08_LIBA) $(F08_LIBSO) $(F08_PROGS)
@@ -410,3 +410,16 @@ uninstall-fortran:
 	rm -f $(DESTDIR)$(PREFIX)/lib/$(notdir $(F08_LIBA)) $(DESTDIR)$(PREFIX)/lib/$(notdir $(F08_LIBSO))
 	rm -f $(DESTDIR)$(PREFIX)/lib/libxmpi_f08.so.$(SOMAJOR) $(DESTDIR)$(PREFIX)/lib/libxmpi_f08.so
 
+# find_package(xmpi) from PREFIX/lib/cmake/xmpi: the files locate the prefix from where they
+# are (so a DESTDIR tree works where it lies), and name the MPI compilers libxmpi was built
+# with, so that FindMPI picks the same MPI.
+CMAKE_FILES = xmpiConfig.cmake xmpiConfigVersion.cmake xmpiTargets.cmake
+CMAKE_DIR = $(DESTDIR)$(PREFIX)/lib/cmake/xmpi
+install-cmake:
+	install -d $(CMAKE_DIR)
+	$(foreach f,$(CMAKE_FILES),sed -e 's|@VERSION@|$(VERSION)|g' -e 's|@SOMAJOR@|$(SOMAJOR)|g' \
+	    -e 's|@MPICC@|$(shell command -v $(MPICC) 2>/dev/null || echo $(MPICC))|g' \
+	    -e 's|@MPIFC@|$(shell command -v $(MPIFC) 2>/dev/null || echo $(MPIFC))|g' cmake/$(f).in >$(CMAKE_DIR)/$(f);)
+
+uninstall-cmake:
+	rm -f $(addprefix $(CMAKE_DIR)/,$(CMAKE_FILES))
