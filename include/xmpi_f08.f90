@@ -105,6 +105,10 @@ module xmpi_f08_core
 
     ! The calls that replace mpi_f08's: each passes the call on to mpi_f08's PMPI_ version,
     ! timed and counted as the C library's wrappers count a C program's.
+    interface XMPI_Monitor_add_work
+        module procedure add_work_real64, add_work_real32, add_work_int32, add_work_int64
+    end interface
+
     interface MPI_Init
         module procedure f_init
     end interface
@@ -1303,10 +1307,29 @@ contains
         call finish(rc, ierror, "XMPI_Monitor_si_init", .false.)
     end subroutine
 
-    subroutine XMPI_Monitor_add_work(flop, ierror)
+    ! XMPI_Monitor_add_work takes the work in any real or integer kind.
+    subroutine add_work_real64(flop, ierror)
         real(c_double), intent(in) :: flop
         integer, optional, intent(out) :: ierror
         call finish(int(c_monitor_add_work(flop)), ierror, "XMPI_Monitor_add_work", .true.)
+    end subroutine
+
+    subroutine add_work_real32(flop, ierror)
+        real(c_float), intent(in) :: flop
+        integer, optional, intent(out) :: ierror
+        call add_work_real64(real(flop, c_double), ierror)
+    end subroutine
+
+    subroutine add_work_int32(flop, ierror)
+        integer(c_int), intent(in) :: flop
+        integer, optional, intent(out) :: ierror
+        call add_work_real64(real(flop, c_double), ierror)
+    end subroutine
+
+    subroutine add_work_int64(flop, ierror)
+        integer(c_int64_t), intent(in) :: flop
+        integer, optional, intent(out) :: ierror
+        call add_work_real64(real(flop, c_double), ierror)
     end subroutine
 
     subroutine XMPI_Monitor_work_source(source, resultlen, ierror)

@@ -1,6 +1,7 @@
 # The Fortran 2008 module xmpi_f08: its constants are the C header's; its contract
 # (tests/fortran/f08_api.f90: registered arrays followed through moves, spawns, removals and a
-# restart, every refusal of bad input, MPI calls counted once); and the Fortran Jacobi
+# restart, every refusal of bad input, MPI calls counted once); docs/api.md's Fortran first
+# program, which prints the README's C one's line; and the Fortran Jacobi
 # (examples/jacobi_f08.f90), which prints the C Jacobi's result line bit for bit on the same
 # input, static, balanced (-b) and malleable (-d under smp and hpmp). One SKIP line when the
 # MPI has no Fortran wrapper with mpi_f08 (the build says what is missing).
@@ -85,6 +86,18 @@ check "the trace counts the Fortran MPI calls' bytes once: 928 per interval of 4
 rc=$?
 check "a refusal without ierror ends the job (exit $rc), saying why, as MPI's default error handler" \
     sh -c "test $rc != 0 -a $rc != 124 && grep -q 'XMPI_Register_dense failed: invalid argument.*(pass ierror to handle it)' '$TMP/abort' && ! grep -q 'still running' '$TMP/abort'"
+
+# ---- docs/api.md's Fortran twin of the README's first program ---------------------------------
+awk '/^```fortran$/ && !done { on = 1; next } on && /^```$/ { on = 0; done = 1 } on' "$ROOT/docs/api.md" >"$TMP/first.f90"
+FC=$(sed -n 1p "$B/fortran-status")
+APP="$TMP/xmpi-ext-first-f08"
+(cd "$TMP" && $FC -Wall -Werror first.f90 -o "$APP" -I"$B/include" -L"$B/lib" -lxmpi_f08 -lxmpi \
+    -Wl,-rpath,"$B/lib") >"$TMP/first.cc" 2>&1
+check "docs/api.md's Fortran first program compiles with -Wall -Werror" test -x "$APP"
+"$LAUNCH" -np 2 "$APP" --xmpi-si=50 "--xmpi-trace=$TMP/first.csv" >"$TMP/first.out" 2>&1
+check "... runs on 2 processes and prints the C program's line (sum 2000000.000 on 2 processes)" \
+    grep -qx 'sum 2000000.000 on 2 processes' "$TMP/first.out"
+check "... with libxmpi's trace, one row per interval (10)" test "$(wc -l <"$TMP/first.csv" 2>/dev/null)" = 11
 
 # ---- the Fortran Jacobi against the C one ---------------------------------------------------
 check "examples/jacobi_f08.f90 uses xmpi_f08 and no other MPI module" \
