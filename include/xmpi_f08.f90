@@ -103,12 +103,12 @@ module xmpi_f08_core
         MPI_Gather, MPI_Gatherv, MPI_Scatter, MPI_Scatterv, MPI_Allgather, MPI_Allgatherv, &
         MPI_Alltoall, MPI_Alltoallv
 
-    ! The calls that replace mpi_f08's: each passes the call on to mpi_f08's PMPI_ version,
-    ! timed and counted as the C library's wrappers count a C program's.
     interface XMPI_Monitor_add_work
         module procedure add_work_real64, add_work_real32, add_work_int32, add_work_int64
     end interface
 
+    ! The calls that replace mpi_f08's: each passes the call on to mpi_f08's PMPI_ version,
+    ! timed and counted as the C library's wrappers count a C program's.
     interface MPI_Init
         module procedure f_init
     end interface
