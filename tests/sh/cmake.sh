@@ -43,6 +43,7 @@ check "it runs on 2 processes with correct sums and libxmpi's trace (2 intervals
 
 if [ ! -e "$P/lib/libxmpi_f08.so" ]; then
     why=$(sed -n 2p "$ROOT/$BUILD/fortran-status" 2>/dev/null)
+    [ "$why" = yes ] && why="libxmpi_f08 not built in $BUILD (run make)"
     echo "ok - Fortran project with xmpi::xmpi_f08 # SKIP ${why:-libxmpi_f08 not built}"
 else
     mkdir -p "$TMP/f"

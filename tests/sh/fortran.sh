@@ -13,6 +13,7 @@ J="$B/bin/jacobi"
 JP="$B/bin/jacobi-plain"
 if [ ! -x "$T" ] || [ ! -x "$JF" ]; then
     why=$(sed -n 2p "$B/fortran-status" 2>/dev/null)
+    [ "$why" = yes ] && why="not built in $BUILD (run make)"
     echo "ok - Fortran 2008 module xmpi_f08 # SKIP ${why:-not built (run make)}"
     exit 0
 fi
