@@ -347,3 +347,97 @@ clean:
 	rm -rf $(BUILD)
 
 -include $(LIB_OBJ:.o=.d)
+
+# ==== Fortran 2008 (module xmpi_f08) and the CMake package ===================================
+# The module (include/xmpi_f08.f90) compiles with the MPI's Fortran wrapper into
+# $(BUILD)/include/*.mod and libxmpi_f08.{a,so}, which link libxmpi; built when that wrapper
+# and its mpi_f08 are there (scripts/fortran-probe says what is missing otherwise, and the
+# Fortran tests skip saying it). MPIFC on the command line chooses another wrapper.
+ifeq ($(MPI),mpich)
+MPIFC = $(MPICH_PREFIX)/bin/mpifort
+else
+MPIFC ?= $(subst mpicc,mpifort,$(MPICC))
+endif
+FFLAGS ?= -O2 -g
+XFFLAGS = -Wall -Wextra -Werror -fPIC -J$(BUILD)/include
+# The Fortran Jacobi must reproduce the C one bit for bit: no fused multiply-adds (C11 mode
+# makes gcc keep a * b + c as two roundings; gfortran would contract them where the CPU has FMA).
+EXAMPLE_FFLAGS ?= -ffp-contract=off
+ifneq ($(filter-out clean deps,$(or $(MAKECMDGOALS),all)),)
+F08_STATUS := $(shell scripts/fortran-probe '$(MPIFC)' '$(BUILD)')
+endif
+F08_OBJ = $(BUILD)/obj/f08/xmpi_f08.o
+F08_LIBA = $(BUILD)/lib/libxmpi_f08.a
+F08_LIBSO = $(BUILD)/lib/libxmpi_f08.so.$(VERSION)
+F08_MODS = $(BUILD)/include/xmpi_f08.mod $(BUILD)/include/xmpi_f08_core.mod
+F08_PROGS = $(BUILD)/bin/jacobi-f08 $(BUILD)/tests/f08_api
+LINK_XMPI_F08 = -I$(BUILD)/include -L$(BUILD)/lib -lxmpi_f08 -lxmpi -Wl,-rpath,'$$ORIGIN/../lib'
+
+.PHONY: fortran install-fortran uninstall-fortran install-cmake uninstall-cmake
+all: fortran
+install: install-fortran install-cmake
+uninstall: uninstall-fortran uninstall-cmake
+
+ifeq ($(F08_STATUS),yes)
+fortran: $(F08_LIBA) $(F08_LIBSO) $(F08_PROGS)
+
+$(F08_OBJ) $(F08_PROGS): $(BUILD)/mpi-id
+
+# One compilation makes the object and both .mod files.
+$(F08_OBJ): include/xmpi_f08.f90 Makefile
+	@mkdir -p $(@D) $(BUILD)/include
+	$(MPIFC) $(FFLAGS) $(XFFLAGS) -c $< -o $@
+$(F08_MODS): $(F08_OBJ)
+
+$(F08_LIBA): $(F08_OBJ)
+	@mkdir -p $(@D)
+	rm -f $@ && ar rcs $@ $^
+
+$(F08_LIBSO): $(F08_OBJ) $(LIBSO)
+	@mkdir -p $(@D)
+	$(MPIFC) -shared -Wl,-soname,libxmpi_f08.so.$(SOMAJOR) -Wl,-rpath,'$$ORIGIN' -o $@ $(F08_OBJ) -L$(BUILD)/lib -lxmpi
+	ln -sf libxmpi_f08.so.$(VERSION) $(BUILD)/lib/libxmpi_f08.so.$(SOMAJOR)
+	ln -sf libxmpi_f08.so.$(VERSION) $(BUILD)/lib/libxmpi_f08.so
+
+$(BUILD)/bin/jacobi-f08: examples/jacobi_f08.f90 $(F08_LIBSO)
+	@mkdir -p $(@D)
+	$(MPIFC) $(FFLAGS) $(EXAMPLE_FFLAGS) -Wall -Wextra -Werror -J$(BUILD)/obj/f08 -o $@ $< $(LINK_XMPI_F08)
+
+# The contract test compares values bit for bit on purpose.
+$(BUILD)/tests/f08_api: tests/fortran/f08_api.f90 $(F08_LIBSO)
+	@mkdir -p $(@D)
+	$(MPIFC) $(FFLAGS) -Wall -Wextra -Werror -Wno-compare-reals -J$(BUILD)/obj/f08 -o $@ $< $(LINK_XMPI_F08)
+
+install-fortran: fortran
+	install -d $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib
+	install -m 644 $(F08_MODS) $(DESTDIR)$(PREFIX)/include/
+	install -m 644 $(F08_LIBA) $(DESTDIR)$(PREFIX)/lib/
+	install -m 755 $(F08_LIBSO) $(DESTDIR)$(PREFIX)/lib/
+	ln -sf libxmpi_f08.so.$(VERSION) $(DESTDIR)$(PREFIX)/lib/libxmpi_f08.so.$(SOMAJOR)
+	ln -sf libxmpi_f08.so.$(VERSION) $(DESTDIR)$(PREFIX)/lib/libxmpi_f08.so
+else
+fortran:
+	@echo "libxmpi: no Fortran module: $(F08_STATUS)"
+install-fortran:
+	@echo "libxmpi: no Fortran module to install: $(F08_STATUS)"
+endif
+
+# Whatever was built, uninstall removes (directories stay).
+uninstall-fortran:
+	rm -f $(addprefix $(DESTDIR)$(PREFIX)/include/,$(notdir $(F08_MODS)))
+	rm -f $(DESTDIR)$(PREFIX)/lib/$(notdir $(F08_LIBA)) $(DESTDIR)$(PREFIX)/lib/$(notdir $(F08_LIBSO))
+	rm -f $(DESTDIR)$(PREFIX)/lib/libxmpi_f08.so.$(SOMAJOR) $(DESTDIR)$(PREFIX)/lib/libxmpi_f08.so
+
+# find_package(xmpi) from PREFIX/lib/cmake/xmpi: the files locate the prefix from where they
+# are (so a DESTDIR tree works where it lies), and name the MPI compilers libxmpi was built
+# with, so that FindMPI picks the same MPI.
+CMAKE_FILES = xmpiConfig.cmake xmpiConfigVersion.cmake xmpiTargets.cmake
+CMAKE_DIR = $(DESTDIR)$(PREFIX)/lib/cmake/xmpi
+install-cmake:
+	install -d $(CMAKE_DIR)
+	$(foreach f,$(CMAKE_FILES),sed -e 's|@VERSION@|$(VERSION)|g' -e 's|@SOMAJOR@|$(SOMAJOR)|g' \
+	    -e 's|@MPICC@|$(shell command -v $(MPICC) 2>/dev/null || echo $(MPICC))|g' \
+	    -e 's|@MPIFC@|$(shell command -v $(MPIFC) 2>/dev/null || echo $(MPIFC))|g' cmake/$(f).in >$(CMAKE_DIR)/$(f);)
+
+uninstall-cmake:
+	rm -f $(addprefix $(CMAKE_DIR)/,$(CMAKE_FILES))

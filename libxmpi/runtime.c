@@ -13,6 +13,7 @@
 #include "../policies/malleability.h"
 #include "../policies/scheduler.h"
 #include "pipeline.h"
+#include "runtime.h"
 #include "xmpi.h"
 
 extern char **environ;
@@ -472,3 +473,9 @@ XMPI_PUBLIC int MPI_Finalize(void)
     }
     return PMPI_Finalize();
 }
+
+/* runtime.h: the same functions, hidden, so that calls to them never leave the library. */
+int xmpi_runtime_init(int *argc, char ***argv) __attribute__((alias("MPI_Init")));
+int xmpi_runtime_init_thread(int *argc, char ***argv, int required, int *provided)
+    __attribute__((alias("MPI_Init_thread")));
+int xmpi_runtime_finalize(void) __attribute__((alias("MPI_Finalize")));
