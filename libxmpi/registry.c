@@ -408,7 +408,7 @@ static int plan_alloc(struct plan *pl)
 /* The verdict on the gathered descriptions, identical on every process. -1: nothing is
  * registered anywhere. `leaving` (n ranks, may be NULL) makes the new partition the
  * hand-off of XMPI_Remove. */
-static int judge(struct plan *pl, const int *leaving, int nleaving, char *why, size_t len)
+static int check_descriptions(struct plan *pl, const int *leaving, int nleaving, char *why, size_t len)
 {
     const struct xmpi_registry *R = pl->R;
     const struct desc *d = pl->d;
@@ -556,7 +556,7 @@ static void give_buffer(struct xmpi_ctx *cx, void *b, size_t bytes)
 
 /* Sparse structures: who sends how many nonzeros to whom, then every new buffer. The
  * returned problem is this process's; the caller agrees on it with the others. */
-static int prepare(struct plan *pl, int *bad)
+static int plan_buffers(struct plan *pl, int *bad)
 {
     struct xmpi_registry *R = pl->R;
     int p = pl->p, me = pl->me, ns = pl->nsparse + 1, problem = P_NONE;
@@ -898,7 +898,7 @@ static int move_sparse(struct plan *pl, struct xmpi_reg *r, void **f, int k, int
 static int agree_on_buffers(struct plan *pl, const char *call, char *why, size_t len)
 {
     struct xmpi_ctx *cx = pl->cx;
-    int rc = XMPI_SUCCESS, bad = 0, problem = prepare(pl, &bad);
+    int rc = XMPI_SUCCESS, bad = 0, problem = plan_buffers(pl, &bad);
     int st[2] = {problem, bad}, *all = malloc(sizeof *all * 2 * (size_t)pl->p);
     if (!all || PMPI_Allgather(st, 2, MPI_INT, all, 2, MPI_INT, cx->comm)) {
         fprintf(stderr, "xmpi: rank %d: %s could not agree on buffers\n", cx->rank, call);
@@ -969,7 +969,7 @@ static int move(struct xmpi_ctx *cx, struct xmpi_move *mv)
     xmpi_watchdog_arm(&cx->watch, (int)cx->opts.wait_timeout, cx->rank, what);
     if (PMPI_Allgather(&mine, DESC_LL, MPI_LONG_LONG, pl.d, DESC_LL, MPI_LONG_LONG,
                        cx->comm) == MPI_SUCCESS)
-        rc = judge(&pl, mv->leaving, mv->nleaving, why, sizeof why);
+        rc = check_descriptions(&pl, mv->leaving, mv->nleaving, why, sizeof why);
     /* Every process is in the call from here: what came before was waiting for the last one
      * to arrive (in XMPI_Remove, the leaving processes: part of removing them). */
     double t_all = PMPI_Wtime();

@@ -338,7 +338,7 @@ static void count_cores(void)
  *   (docs/architecture.md).
  * - Does the job need MPI_THREAD_MULTIPLE: a policy that may grow it, with asynchronous spawns
  *   (--xmpi-spawn-async=on, the default)? */
-static void prepare(struct xmpi_ctx *cx, int *argc, char ***argv)
+static void settle_before_init(struct xmpi_ctx *cx, int *argc, char ***argv)
 {
     count_cores();
     char cmdline[8192], *cmdargv[256], err[512] = "";
@@ -421,7 +421,7 @@ XMPI_PUBLIC int MPI_Init(int *argc, char ***argv)
 {
     struct xmpi_ctx *cx = xmpi_ctx;
     prepare_io();
-    prepare(cx, argc, argv);
+    settle_before_init(cx, argc, argv);
     int provided = MPI_THREAD_SINGLE, rc;
     /* Asking for threads the program did not want: MPI_Init's program sees no difference. */
     if (cx->async_want) rc = PMPI_Init_thread(argc, argv, MPI_THREAD_MULTIPLE, &provided);
@@ -435,7 +435,7 @@ XMPI_PUBLIC int MPI_Init_thread(int *argc, char ***argv, int required, int *prov
 {
     struct xmpi_ctx *cx = xmpi_ctx;
     prepare_io();
-    prepare(cx, argc, argv);
+    settle_before_init(cx, argc, argv);
     int got = MPI_THREAD_SINGLE;
     /* The program is told the level it got, which is at least the one it asked for. */
     int rc = PMPI_Init_thread(argc, argv, cx->async_want ? MPI_THREAD_MULTIPLE : required, &got);

@@ -197,7 +197,7 @@ static int is_collective(int op)
  * the algorithms' own (at most (p - 1) alpha + (p - 1) n beta). n is the op's, which for an
  * Allgatherv is the largest block (hockney.h): with uneven blocks this is a bound, and
  * xmpi_hockney_crowded_gather prices the bytes of the whole instead. */
-static double crowded(const struct xmpi_hockney *h, int op, double n, int p, double c)
+static double crowded_allgather_floor(const struct xmpi_hockney *h, int op, double n, int p, double c)
 {
     if (!(h->cores > 0) || !(p > h->cores) ||
         (op != XMPIR_OP_ALLGATHER && op != XMPIR_OP_ALLGATHERV))
@@ -226,7 +226,7 @@ static double op_cost(const struct xmpi_hockney *h, int op, double n, int p)
         double c = alg_cost(select_alg(op, nextafter(t[i], INFINITY), p), h, t[i], p);
         if (c < best) best = c;
     }
-    return crowded(h, op, n, p, best);
+    return crowded_allgather_floor(h, op, n, p, best);
 }
 
 static double checked(const struct xmpi_hockney *h, int op, double n, int p)
