@@ -268,10 +268,13 @@ XMPI_PUBLIC int XMPI_Checkpoint(const char *name);
  *                 made only when it saves more than the last move cost before the run ends;
  *   weight:       --xmpi-lb=weight: the work of each of this process's rows (count values);
  *                 ignored otherwise (NULL allowed).
- * Decisions (thesis Algorithm 5): imbalance is (max - min) / max of the processes' compute
- * times (wall time outside MPI calls) above --xmpi-lb-th1; a process is non-dedicated when
- * (wall - CPU) / wall exceeds --xmpi-lb-th2; non-dedicated running for fewer than
- * --xmpi-lb-k intervals in a row is a burst and is tolerated. The policy (--xmpi-lb) says
+ * Decisions (thesis Algorithm 5, made robust to other jobs' load): imbalance is
+ * (max - min) / max of the processes' median compute times (wall time outside MPI calls)
+ * over the intervals since the last move, above --xmpi-lb-th1; a process is non-dedicated
+ * when (wall - CPU) / wall exceeds --xmpi-lb-th2, and its time then counts as if it had its
+ * CPU to itself until that share has held for --xmpi-lb-k intervals; a move needs two
+ * intervals of evidence that it would have been faster, and a move that made the slowest
+ * process slower is undone. The policy (--xmpi-lb) says
  * what a row weighs: rows (all equal), nnz (its nonzeros in the first registered
  * distributed sparse matrix) or weight (the program's array).
  * Errors (the same on every process, nothing moved): XMPI_ERR_STATE when nothing is

@@ -146,8 +146,9 @@ static const struct optdef table[] = {
      "whole new block. A process holds at most its registered blocks plus this much", NULL,
      NULL},
     {"lb-k", K_INT, 1, 64, LONGF(lb_k), 0, "3", "an integer from 1 to 64",
-     "interference lasting k sampling intervals in a row is long-term and rebalanced; shorter "
-     "bursts are tolerated", NULL, NULL},
+     "a CPU share that holds steady for k sampling intervals (and twice as long as any earlier "
+     "load on that process) is a lasting load, balanced by wall time; a load that comes and "
+     "goes is not chased", NULL, NULL},
     {"policy", K_CHOICE, 0, 0, INTF(policy), 0, "static", "static, smp, hpmp or amp",
      "XMPI_Eval_reconfig's malleability policy: static (no process changes, balancing only), "
      "smp (follow what the resource manager offers and reclaims, up to --xmpi-max-procs), "

@@ -25,7 +25,7 @@ static Suite *(*const suites[])(void) = {
     calibration_suite,
     predict_comm_suite, predict_comp_suite, predict_reconfig_suite, predict_redist_suite,
     predict_entry_suite,
-    lbalance_detect_suite, lbalance_moves_suite, lbalance_time_suite,
+    lbalance_detect_suite, lbalance_moves_suite, lbalance_time_suite, lbalance_noise_suite,
     config_suite,
     malleability_suite, mapping_suite, amp_suite,
     yield_suite, options_amp_suite, resize_suite,

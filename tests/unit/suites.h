@@ -60,6 +60,7 @@ Suite *predict_entry_suite(void);
 Suite *lbalance_detect_suite(void);
 Suite *lbalance_moves_suite(void);
 Suite *lbalance_time_suite(void);
+Suite *lbalance_noise_suite(void);
 Suite *config_suite(void);
 Suite *malleability_suite(void);
 Suite *yield_suite(void);
