@@ -29,6 +29,8 @@
  * serial computation of all N iterations, bit for bit; a restart compares what it loaded with
  * the data after K iterations. With --xmpi-trace, rank 0 reads the trace back after
  * MPI_Finalize and checks its rows' iteration column. */
+#include <signal.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 
 #include "contract.h"
@@ -275,6 +277,40 @@ static void errors(void)
         if (rank == 1) X(XMPI_Unregister(&extra));
         free(extra);
     }
+
+    /* a file that cannot be written: every file is limited to 512 bytes (RLIMIT_FSIZE), and the
+     * data is larger */
+    double *big = malloc(sizeof *big * (size_t)count * 64 + 1);
+    for (long i = 0; i < (long)count * 64; i++) big[i] = (double)i;
+    MPI_Datatype row64;
+    MPI_Type_contiguous(64, MPI_DOUBLE, &row64);
+    MPI_Type_commit(&row64);
+    X(XMPI_Register_vector(&big, M, row64, XMPI_DISTRIBUTED));
+    char before[256] = "";
+    if (rank == 0) read_latest(dir, before, sizeof before);
+    struct rlimit old, lim;
+    getrlimit(RLIMIT_FSIZE, &old);
+    lim = old;
+    lim.rlim_cur = 512;
+    signal(SIGXFSZ, SIG_IGN);
+    PMPI_Barrier(W);
+    setrlimit(RLIMIT_FSIZE, &lim);
+    capture_begin();
+    rc = X(XMPI_Checkpoint("toobig"));
+    int lines = capture_end();
+    setrlimit(RLIMIT_FSIZE, &old);
+    check_code(W, rc, XMPI_ERR_CHECKPOINT, "XMPI_Checkpoint when no file may exceed 512 bytes");
+    check_one_line(W, lines, "XMPI_Checkpoint when no file may exceed 512 bytes");
+    PROMISE("The same code on every process: XMPI_ERR_STATE when nothing is registered, XMPI_ERR_ARG for "
+            "a bad name, inconsistent registrations or a NULL buffer, XMPI_ERR_CHECKPOINT when a file "
+            "cannot be written (rank 0 says why; the previous checkpoint stays the latest).");
+    if (rank == 0) read_latest(dir, latest, sizeof latest);
+    check_all(W, rank != 0 || strcmp(latest, before) == 0, "after the failed checkpoint LATEST still "
+                                                           "names '%s' (got '%s')",
+              rank == 0 ? before : "", rank == 0 ? latest : "");
+    X(XMPI_Unregister(&big));
+    free(big);
+    MPI_Type_free(&row64);
 
     /* the automatic name */
     PROMISE("XMPI_Checkpoint: writes every registered structure, in global row order (so that any number "

@@ -52,6 +52,10 @@ int main(int argc, char **argv)
     kept = 1;
     for (unsigned i = 0; i < sizeof buf; i++) kept &= buf[i] == 'Q';
     check_all(W, rc == XMPI_ERR_ARG, "len = strlen(value) (%d): XMPI_ERR_ARG (got %d)", len, rc);
+    PROMISE("on an error nothing the call would have changed has changed.");
+    check_all(W, kept, "len = strlen(value): the refused call left the buffer untouched (it holds "
+                       "'%.8s')", buf[0] == 'Q' ? "QQQ..." : buf);
+    PROMISE("XMPI_ERR_ARG for an unknown name or a value longer than len - 1.");
     rc = X(XMPI_Get_option("si", buf, len + 1));
     check_all(W, rc == XMPI_SUCCESS && strcmp(buf, si) == 0, "len = strlen(value) + 1: the whole value "
                                                              "(got %d)", rc);

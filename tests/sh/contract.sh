@@ -65,6 +65,19 @@ run 2 contract_errors rms "--xmpi-rms=schedule:$TMP/rms-schedule" --xmpi-oversub
 run 2 contract_redistribute nomem
 run 3 contract_redistribute nomem
 
+# The library's exported symbols: the header's names and the MPI_ wrappers.
+# promise: "The library exports only what this header declares (and the MPI_ wrappers)."
+if command -v nm >/dev/null; then
+    extra=$(nm -D --defined-only "$ROOT/$BUILD/lib/libxmpi.so" | awk 'NF == 3 {print $3}' |
+        grep -v '^MPI_' | while read -r sym; do
+            grep -qE "(^|[^A-Za-z0-9_])$sym([^A-Za-z0-9_]|$)" "$ROOT/include/xmpi.h" || printf '%s ' "$sym"
+        done)
+    check "libxmpi.so exports only names include/xmpi.h declares and MPI_ wrappers (also: ${extra:-nothing})" \
+        test -z "$extra"
+else
+    ok "libxmpi.so's exported symbols # SKIP no nm"
+fi
+
 # ---- Monitoring and the trace's intervals ----------------------------------------------------
 run 1 contract_monitor events=default style=ib n=10 --xmpi-si=3 --xmpi-trace=m1.csv
 run 2 contract_monitor events=default style=si n=10 --xmpi-si=4 --xmpi-trace=m2.csv
@@ -72,6 +85,7 @@ run 3 contract_monitor events=default style=si n=6 --xmpi-si=3 --xmpi-trace=m3.c
 run 3 contract_monitor events=default style=ib n=4 --xmpi-si=1 --xmpi-trace=m4.csv
 run 2 contract_monitor events=bogus style=ib n=6 --xmpi-si=3 --xmpi-trace=m5.csv
 run 1 contract_monitor events=two style=ib n=7 --xmpi-si=2 --xmpi-trace=m6.csv
+run 2 contract_monitor events=nowork style=ib n=5 --xmpi-si=2
 run 2 contract_monitor events=envlist style=ib n=5 --xmpi-si=2 --xmpi-events=PAPI_TOT_CYC \
     --xmpi-trace=m7.csv
 
@@ -132,12 +146,14 @@ rc=$?
 check "the job killed while writing its second checkpoint did not end well (exit $rc)" test $rc -ne 0
 run 3 contract_checkpoint style=si eval=lb n=10 expect=3 crash=1 "ref=$TMP/ck-si-lb-2.u" \
     "--xmpi-restart=$d"
-# refused restarts: a damaged file, other structures
+# refused restarts: a damaged file, a missing file, other structures
 src="$TMP/ck-si-lb-2/k4"
-cp -r "$src" "$TMP/damaged"
+cp -r "$src" "$TMP/damaged" && cp -r "$src" "$TMP/missing"
 f=$(find "$TMP/damaged" -type f ! -name manifest | sort | head -1)
 printf 'CONTRACT' | dd of="$f" bs=1 seek=0 conv=notrunc 2>/dev/null
+rm -f "$(find "$TMP/missing" -type f ! -name manifest | sort | head -1)"
 run 2 contract_checkpoint style=si eval=lb refuse=1 "--xmpi-restart=$TMP/damaged"
+run 1 contract_checkpoint style=si eval=lb refuse=1 "--xmpi-restart=$TMP/missing"
 run 3 contract_checkpoint style=si eval=lb refuse=1 rows=12 "--xmpi-restart=$src"
 
 # ---- Dynamic processes (last: skipped where this MPI cannot spawn) ---------------------------
