@@ -239,6 +239,19 @@ $(BUILD)/tests/%: tests/mpi/%.c include/xmpi.h $(LIBA)
 	@mkdir -p $(@D)
 	$(MPICC) $(CFLAGS) $(XCFLAGS) $(CHECK_CFLAGS) -o $@ $< $(LIBA) $(DEP_LIBS) $(CHECK_LIBS)
 
+# ---- contract tests (tests/contract, issue 36) ---------------------------------------------
+# Programs written from include/xmpi.h alone, each check quoting the header sentence it tests
+# (tests/sh/promises.sh checks the quotes; tests/sh/contract.sh runs them). They link the shared
+# library as a user's program does, from build/tests/contract/.
+CONTRACT_TESTS := $(patsubst tests/contract/%.c,$(BUILD)/tests/contract/%,$(wildcard tests/contract/*.c))
+CONTRACT_CFLAGS = -std=c11 -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Werror -Iinclude
+tests: $(CONTRACT_TESTS)
+$(CONTRACT_TESTS): $(BUILD)/mpi-id
+$(BUILD)/tests/contract/%: tests/contract/%.c tests/contract/contract.h include/xmpi.h $(LIBSO)
+	@mkdir -p $(@D)
+	$(MPICC) $(CFLAGS) $(CONTRACT_CFLAGS) -o $@ $< -L$(BUILD)/lib -lxmpi -Wl,-rpath,'$$ORIGIN/../../lib'
+# ---- end of contract tests ------------------------------------------------------------------
+
 # The README's test command: unit tests, MPI scenarios under timeouts, CLI and install checks.
 check: all tests
 	MPICC="$(MPICC)" MPIRUN="$(MPIRUN)" tests/run.sh $(BUILD)
