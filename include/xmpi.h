@@ -13,7 +13,8 @@ extern "C" {
 #define XMPI_VERSION_MINOR 1
 #define XMPI_VERSION_STRING "0.1.0"
 
-/* The library exports only what this header declares (and the MPI_ wrappers). */
+/* The library exports only what this header declares, the MPI_ wrappers and, when built with
+ * PAPI's libsde, papi_sde_hook_list_events (the hook PAPI looks up in the program). */
 #if defined(__GNUC__)
 #define XMPI_PUBLIC __attribute__((visibility("default")))
 #else
@@ -28,15 +29,18 @@ enum {
     XMPI_ERR_STATE,       /* wrong moment: before MPI_Init, after MPI_Finalize, or out of order */
     XMPI_ERR_NOMEM,       /* the library could not allocate memory */
     XMPI_ERR_MPI,         /* an MPI call made by the library failed */
-    XMPI_ERR_PAPI,        /* PAPI refused the requested events (monitoring continues without them) */
+    XMPI_ERR_PAPI,        /* reserved: when PAPI refuses the events, monitoring goes on
+                           * without them, rank 0 says so once and the calls succeed */
     XMPI_ERR_NOT_FOUND,   /* the program to spawn does not exist or is not executable */
     XMPI_ERR_CLASS,       /* a node class that the resource pool does not have */
     XMPI_ERR_RESOURCES,   /* no free PE of a class, or fewer removable processes than asked */
     XMPI_ERR_SPAWN,       /* MPI_Comm_spawn failed */
     XMPI_ERR_RMS,         /* the resource manager's file could not be read or written, or it
                            * did not make room for a spawn (Slurm refused an expansion) */
-    XMPI_ERR_CHECKPOINT,  /* a checkpoint could not be written, or the one to restart from is
-                           * missing, damaged or does not match the registered structures */
+    XMPI_ERR_CHECKPOINT,  /* a checkpoint could not be written, or the one to restart from has
+                           * a missing or damaged file or does not match the registered
+                           * structures (a checkpoint that is not there at all stops the job
+                           * at MPI_Init) */
     XMPI_ERR_LAST         /* one past the last code; not returned */
 };
 
@@ -52,9 +56,10 @@ XMPI_PUBLIC int XMPI_Get_option(const char *name, char *value, int len);
  * and MPI_Finalize (MPI_COMM_NULL outside). */
 XMPI_PUBLIC extern MPI_Comm XMPI_COMM_WORLD;
 
-/* Process status: XMPI_NEWLY_SPAWNED from MPI_Init of a spawned process until it begins
- * its first monitored iteration; XMPI_REMOVED once XMPI_Remove chose it (it should leave its
- * loop and call MPI_Finalize); -1 outside MPI_Init..MPI_Finalize. */
+/* Process status: XMPI_RUNNING for a process mpirun started, and for a spawned one once it
+ * began its first monitored iteration; XMPI_NEWLY_SPAWNED from MPI_Init of a spawned process
+ * until it begins its first monitored iteration; XMPI_REMOVED once XMPI_Remove chose it (it
+ * should leave its loop and call MPI_Finalize); -1 outside MPI_Init..MPI_Finalize. */
 enum { XMPI_RUNNING = 0, XMPI_NEWLY_SPAWNED, XMPI_REMOVED };
 XMPI_PUBLIC int XMPI_Get_process_status(void);
 
@@ -72,7 +77,8 @@ XMPI_PUBLIC int XMPI_Get_process_status(void);
  * removed alone; group spawns them at once. `info` (MPI_INFO_NULL allowed) is passed on
  * with the "host" key set by the scheduler. Both calls change the job between iterations:
  * inside an iteration XMPI_Monitor_iter_begin opened they return XMPI_ERR_STATE; an iteration
- * XMPI_Monitor_si_init opened ends at the call. */
+ * XMPI_Monitor_si_init opened ends at the call, also when the call is then refused for its
+ * arguments or resources (the iteration's work is over either way). */
 XMPI_PUBLIC int XMPI_Spawn(const char *command, char *argv[], int nprocs, MPI_Info info,
                            char *node_class[]);
 /* XMPI_Remove: nprocs spawned processes leave: on hosts of node_class[i] when given (the
@@ -245,11 +251,13 @@ XMPI_PUBLIC int XMPI_Get_data(int *it);
  * write leaves the previous checkpoint whole. It records the monitored iterations completed,
  * and a restart resumes at that number: call it between iterations, after XMPI_Monitor_iter_end
  * or an XMPI_Eval_* call; an iteration XMPI_Monitor_si_init opened ends at the call (it counts
- * as completed); inside an iteration XMPI_Monitor_iter_begin opened it returns XMPI_ERR_STATE
- * and writes nothing. Collective over XMPI_COMM_WORLD; `name` is significant on rank 0.
+ * as completed, also when the call is then refused); inside an iteration
+ * XMPI_Monitor_iter_begin opened it returns XMPI_ERR_STATE and writes nothing. Collective over
+ * XMPI_COMM_WORLD; `name` is significant on rank 0.
  * The same code on every process: XMPI_ERR_STATE when nothing is registered, XMPI_ERR_ARG for
- * a bad name, inconsistent registrations or a NULL buffer, XMPI_ERR_CHECKPOINT when a file
- * cannot be written (rank 0 says why; the previous checkpoint stays the latest).
+ * an empty or too long name, inconsistent registrations or a NULL buffer,
+ * XMPI_ERR_CHECKPOINT when a file cannot be written (rank 0 says why; the previous checkpoint
+ * stays the latest).
  * With --xmpi-restart every process starts as XMPI_NEWLY_SPAWNED: it registers its structures
  * with NULL pointers, and XMPI_Get_data fills them from the checkpoint for the current number
  * of processes (even blocks) and returns the iteration to resume at. */
@@ -257,7 +265,8 @@ XMPI_PUBLIC int XMPI_Checkpoint(const char *name);
 
 /* ---- Load balancing ---------------------------------------------------------
  * XMPI_Eval_lbalance: call it at the end of every iteration (after the monitoring call); it
- * ends an iteration XMPI_Monitor_si_init opened.
+ * ends an iteration XMPI_Monitor_si_init opened. Between interval ends it returns at once
+ * without checking its arguments (what the policy needs is checked at the first call).
  * At the end of each sampling interval it runs FLEX-MPI's balancer over the interval's
  * measurements and, when it decides so, moves the registered data to new blocks
  * proportional to each process's measured power, then returns the new block in
@@ -342,8 +351,9 @@ XMPI_PUBLIC int XMPI_Monitor_si_init(void);
  * as the work measure when PAPI cannot count (the usual case in VMs). */
 XMPI_PUBLIC int XMPI_Monitor_add_work(double flop);
 
-/* "papi:EVENT[+EVENT...]", "declared" or "none" (no monitored iteration yet, or
- * no work declared). Never NULL. */
+/* "papi:EVENT[+EVENT...]" when PAPI counts the work, "declared" when it cannot (the work is
+ * then what XMPI_Monitor_add_work declared, 0 when nothing was), or "none" (no monitored
+ * iteration yet). Never NULL. */
 XMPI_PUBLIC const char *XMPI_Monitor_work_source(void);
 
 #ifdef __cplusplus

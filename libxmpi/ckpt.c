@@ -95,7 +95,15 @@ static void mpi_text(int code, char *out, size_t len)
     char s[MPI_MAX_ERROR_STRING];
     int n = 0;
     if (PMPI_Error_string(code, s, &n) != MPI_SUCCESS) snprintf(s, sizeof s, "MPI error %d", code);
-    snprintf(out, len, "%s", s);
+    /* One line: MPICH's texts hold line breaks, and the library says why in one line. */
+    size_t o = 0;
+    for (const char *c = s; *c && o + 1 < len; c++) {
+        char ch = *c == '\n' || *c == '\r' || *c == '\t' ? ' ' : *c;
+        if (ch == ' ' && (o == 0 || out[o - 1] == ' ')) continue;
+        out[o++] = ch;
+    }
+    while (o > 0 && out[o - 1] == ' ') o--;
+    if (len) out[o] = '\0';
 }
 
 /* ---- what is registered, as a manifest ------------------------------------------------- */
@@ -216,14 +224,20 @@ static void put(struct writer *w, struct xmpi_ckpt_file *f, long long off, const
         return;
     }
     static const char none[1];
+    MPI_Status st;
     int err = PMPI_File_write_at_all(fh, (MPI_Offset)off, count > 0 ? buf : none, count, t,
-                                     MPI_STATUS_IGNORE) != MPI_SUCCESS;
+                                     &st) != MPI_SUCCESS;
+    /* A short write can come back as success with a smaller count (Open MPI's ompio past a
+     * file size limit): only the whole count is a written block. */
+    int wrote = -1;
+    if (!err && (PMPI_Get_count(&st, t, &wrote) != MPI_SUCCESS || wrote != count)) err = 1;
     err |= PMPI_File_sync(fh) != MPI_SUCCESS;
     err |= PMPI_File_close(&fh) != MPI_SUCCESS;
     int any = 0;
     PMPI_Allreduce(&err, &any, 1, MPI_INT, MPI_MAX, cx->comm);
     if (any) {
-        snprintf(w->why, sizeof w->why, "writing %s failed (full or read-only file system?)", path);
+        snprintf(w->why, sizeof w->why, "writing %s failed or wrote less than asked (full or "
+                 "read-only file system, or a file size limit?)", path);
         w->bad = 1;
         return;
     }
@@ -872,9 +886,12 @@ static void get(struct reader *rd, const struct xmpi_ckpt_file *f, long long off
     agree_problem(rd, size != f->bytes, text);
     static char none[1];
     int err = 0;
+    MPI_Status st;
+    int got = -1;
     if (!rd->bad)
         err = PMPI_File_read_at_all(fh, (MPI_Offset)off, count > 0 ? buf : none, count, t,
-                                    MPI_STATUS_IGNORE) != MPI_SUCCESS;
+                                    &st) != MPI_SUCCESS ||
+              PMPI_Get_count(&st, t, &got) != MPI_SUCCESS || got != count;
     PMPI_File_close(&fh);
     if (rd->bad) return;
     snprintf(text, sizeof text, "reading %s failed", path);

@@ -59,8 +59,17 @@ int XMPI_Get_option(const char *name, char *value, int len)
 {
     int rc = xmpi_ready(xmpi_ctx);
     if (rc) return rc;
-    if (len < 1 || xmpi_options_format(&xmpi_ctx->opts, name, value, (size_t)len)) return XMPI_ERR_ARG;
-    return XMPI_SUCCESS;
+    if (len < 1 || !value) return XMPI_ERR_ARG;
+    /* Formatted aside first: a refused call leaves the program's buffer as it was. The
+     * longest value is a path or a list of events, well inside the room here. */
+    enum { ROOM = 1 << 16 };
+    char *tmp = malloc(ROOM);
+    if (!tmp) return XMPI_ERR_NOMEM;
+    rc = xmpi_options_format(&xmpi_ctx->opts, name, tmp, ROOM) || strlen(tmp) >= (size_t)len
+             ? XMPI_ERR_ARG : XMPI_SUCCESS;
+    if (!rc) memcpy(value, tmp, strlen(tmp) + 1);
+    free(tmp);
+    return rc;
 }
 
 int XMPI_Get_process_status(void)
