@@ -122,8 +122,11 @@ check "-t 1e-13: stops after the same iteration ($(field iterations "$TMP/ct")) 
 "$LAUNCH" -np 2 "$JF" -n 240 -i 60 -s 7 -p 1,0.4 >"$TMP/fp" 2>&1
 check "-p 1,0.4: the C blocks (rows=$(field rows "$TMP/cp")) and bits" \
     test "$(field rows "$TMP/cp")" = 171,69 -a "$(same_bits "$TMP/fp")" = "$(same_bits "$TMP/cp")"
-# -b with thresholds that make it move rows: blocks follow the measured times, the bits do not.
-"$LAUNCH" -np 3 "$JF" -n 240 -i 60 -s 7 -b --xmpi-lb-th1=0 --xmpi-lb-k=1 --xmpi-si=10 \
+# -b with rank 2 on an emulated class at 0.3 of a core (an imbalance no noise hides, so that
+# the balancer moves rows): blocks follow the measured times, the bits do not.
+printf '%s:fast:2:1:1\n%s:slow:1:1:0.3\n' "$(hostname)" "$(hostname)" >"$TMP/classes"
+"$LAUNCH" -np 3 "$JF" -n 240 -i 60 -s 7 -b --xmpi-lb-th1=0 --xmpi-si=10 \
+    "--xmpi-resources=$TMP/classes" --xmpi-initial=fast:2,slow:1 \
     "--xmpi-trace=$TMP/fb.csv" >"$TMP/fb" 2>&1
 check "-b on 3 processes: the C checksum and residual" \
     test "$(field checksum "$TMP/fb")" = "$(field checksum "$TMP/c3")" -a "$(field residual "$TMP/fb")" = "$(field residual "$TMP/c3")"
