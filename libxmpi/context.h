@@ -22,6 +22,7 @@
 #include "registry.h"
 #include "resize.h"
 #include "rms.h"
+#include "stepclock.h"
 #include "journal.h"
 #include "watchdog.h"
 #include "world.h"
@@ -72,6 +73,7 @@ struct xmpi_ctx {
     struct xmpi_ckpt_state ckpt;   /* checkpoint and restart (checkpoint.h) */
     struct xmpi_resize_rt resize;  /* resizing by checkpoint and restart (resize.h) */
     struct xmpi_otf2_rt otf2;      /* the OTF2 archive's writer (--xmpi-otf2, otf2.h) */
+    struct xmpi_stepclock steps;   /* the steps' own time, for make bench-scale (stepclock.h) */
 };
 
 /* The process's context: always valid (zeroed before MPI_Init). */
