@@ -215,10 +215,14 @@ static void powers_before_spawn(struct xmpi_ctx *cx, const struct xmpi_interval 
         }
     }
     PMPI_Bcast(klass, p + nnew, MPI_INT, 0, cx->comm);
+    /* Each process's compute time, from the records only rank 0 holds (monitor.c). */
+    for (int i = 0; cx->rank == 0 && i < p; i++)
+        power[i] = s->ranks[i].t_real - s->ranks[i].comm_time;
+    PMPI_Bcast(power, p, MPI_DOUBLE, 0, cx->comm);
     double all = 0;
     int nall = 0;
     for (int i = 0; i < p; i++) {
-        double comp = s->ranks[i].t_real - s->ranks[i].comm_time, rows = count[i];
+        double comp = power[i], rows = count[i];
         if (*map) {
             rows = 0;
             for (int r = displ[i]; r < displ[i] + count[i]; r++) rows += (*map)[r];
