@@ -39,6 +39,7 @@ struct xmpi_ctx {
     int status;              /* XMPI_RUNNING, ... */
     int evaluates;           /* the program calls XMPI_Eval_*: the pipeline waits for it */
     FILE *trace;             /* rank 0 only, when --xmpi-trace is set */
+    int trace_ranks_said;    /* rank 0: the trace's per-rank columns were left out once */
     char progname[256];
     int yield;               /* MPI progress gives up the core while waiting (decided before
                               * PMPI_Init; the processes it spawns are told the same) */

@@ -96,6 +96,20 @@ static double cost_charge(struct xmpi_ctx *cx, double rate, int nprocs, double e
 
 static const char *const plan_words[] = {"keep", "spawn", "remove"};
 
+/* Rank 0: whether the trace row of s leaves its per-rank columns out (a job larger than
+ * --xmpi-trace-ranks: 4 x P numbers a row); said once, at the first such row. */
+static int trace_no_ranks(struct xmpi_ctx *cx, const struct xmpi_interval *s)
+{
+    if (!cx->trace || s->nprocs <= cx->opts.trace_ranks) return 0;
+    if (!cx->trace_ranks_said)
+        xmpi_note(cx, 0, "the trace's per-rank columns (t_real_ranks, t_cpu_ranks, work_ranks, "
+                  "comm_time_ranks) are left empty from interval %d on while the job has more "
+                  "than %ld processes (%d now; --xmpi-trace-ranks)", s->index,
+                  cx->opts.trace_ranks, s->nprocs);
+    cx->trace_ranks_said = 1;
+    return 1;
+}
+
 /* The interval's trace row and --xmpi-verbose line, once per interval end. */
 static void record(struct xmpi_ctx *cx, const struct interval_end *ie)
 {
@@ -116,6 +130,7 @@ static void record(struct xmpi_ctx *cx, const struct interval_end *ie)
         tm.t_decide = ie->t_decide;
     }
     snprintf(tm.classes, sizeof tm.classes, "%s", ie->classes);
+    tm.no_ranks = trace_no_ranks(cx, s);
     /* The cost of the interval: from the previous row's end (MPI_Init for the first) to
      * this one's, at the rate of the processes that ran it (measured before the act step);
      * what the act step spends now falls into the next interval, at the new rate. */
