@@ -97,7 +97,8 @@ LIBA  = $(BUILD)/lib/libxmpi.a
 LIBSO = $(BUILD)/lib/libxmpi.so.$(VERSION)
 # examples/: the applications users run and read, each with its plain-MPI twin.
 EXAMPLES = $(BUILD)/bin/jacobi $(BUILD)/bin/jacobi-plain $(BUILD)/bin/cg $(BUILD)/bin/cg-plain \
-           $(BUILD)/bin/epidemic $(BUILD)/bin/epidemic-plain $(BUILD)/bin/xmpi-spmd
+           $(BUILD)/bin/epidemic $(BUILD)/bin/epidemic-plain $(BUILD)/bin/xmpi-spmd \
+           $(BUILD)/bin/heat $(BUILD)/bin/heat-plain
 # benchmarks/: what only measures.
 BENCH = $(BUILD)/bin/overhead-micro $(BUILD)/bin/xmpi-redistbench $(BUILD)/bin/xmpi-opmodel \
         $(BUILD)/bin/xmpi-ampdecide $(BUILD)/bin/xmpi-crbench
@@ -173,6 +174,15 @@ $(BUILD)/bin/cg: examples/cg.c examples/example_util.h examples/example_timed.h 
 $(BUILD)/bin/epidemic: examples/epidemic.c examples/example_util.h examples/example_timed.h tools/cli.h include/xmpi.h $(LIBSO)
 	@mkdir -p $(@D)
 	$(MPICC) $(CFLAGS) $(EXAMPLE_CFLAGS) $(XCFLAGS) -o $@ $< $(LINK_XMPI) -lm
+
+# The halo examples: a stencil code written as plain MPI first.
+$(BUILD)/bin/heat: $(BUILD)/bin/%: examples/%.c examples/example_util.h examples/example_timed.h tools/cli.h include/xmpi.h $(LIBSO)
+	@mkdir -p $(@D)
+	$(MPICC) $(CFLAGS) $(EXAMPLE_CFLAGS) $(XCFLAGS) -o $@ $< $(LINK_XMPI) -lm
+
+$(BUILD)/bin/heat-plain: $(BUILD)/bin/%-plain: examples/%.c examples/example_util.h examples/example_timed.h tools/cli.h
+	@mkdir -p $(@D)
+	$(MPICC) $(CFLAGS) $(EXAMPLE_CFLAGS) $(XCFLAGS) -DXMPI_PLAIN -o $@ $< -lm
 
 # The thesis's malleable SPMD example (Fig. 5.14): XMPI_Eval_reconfig is all it calls.
 $(BUILD)/bin/xmpi-spmd: examples/spmd.c include/xmpi.h $(LIBSO)
