@@ -98,7 +98,7 @@ LIBSO = $(BUILD)/lib/libxmpi.so.$(VERSION)
 # examples/: the applications users run and read, each with its plain-MPI twin.
 EXAMPLES = $(BUILD)/bin/jacobi $(BUILD)/bin/jacobi-plain $(BUILD)/bin/cg $(BUILD)/bin/cg-plain \
            $(BUILD)/bin/epidemic $(BUILD)/bin/epidemic-plain $(BUILD)/bin/xmpi-spmd \
-           $(BUILD)/bin/heat $(BUILD)/bin/heat-plain
+           $(BUILD)/bin/heat $(BUILD)/bin/heat-plain $(BUILD)/bin/cg3d $(BUILD)/bin/cg3d-plain
 # benchmarks/: what only measures.
 BENCH = $(BUILD)/bin/overhead-micro $(BUILD)/bin/xmpi-redistbench $(BUILD)/bin/xmpi-opmodel \
         $(BUILD)/bin/xmpi-ampdecide $(BUILD)/bin/xmpi-crbench
@@ -175,12 +175,12 @@ $(BUILD)/bin/epidemic: examples/epidemic.c examples/example_util.h examples/exam
 	@mkdir -p $(@D)
 	$(MPICC) $(CFLAGS) $(EXAMPLE_CFLAGS) $(XCFLAGS) -o $@ $< $(LINK_XMPI) -lm
 
-# The halo examples: a stencil code written as plain MPI first.
-$(BUILD)/bin/heat: $(BUILD)/bin/%: examples/%.c examples/example_util.h examples/example_timed.h tools/cli.h include/xmpi.h $(LIBSO)
+# The halo examples (issue 38): a stencil code and a CG written as plain MPI first.
+$(BUILD)/bin/heat $(BUILD)/bin/cg3d: $(BUILD)/bin/%: examples/%.c examples/example_util.h examples/example_timed.h tools/cli.h include/xmpi.h $(LIBSO)
 	@mkdir -p $(@D)
 	$(MPICC) $(CFLAGS) $(EXAMPLE_CFLAGS) $(XCFLAGS) -o $@ $< $(LINK_XMPI) -lm
 
-$(BUILD)/bin/heat-plain: $(BUILD)/bin/%-plain: examples/%.c examples/example_util.h examples/example_timed.h tools/cli.h
+$(BUILD)/bin/heat-plain $(BUILD)/bin/cg3d-plain: $(BUILD)/bin/%-plain: examples/%.c examples/example_util.h examples/example_timed.h tools/cli.h
 	@mkdir -p $(@D)
 	$(MPICC) $(CFLAGS) $(EXAMPLE_CFLAGS) $(XCFLAGS) -DXMPI_PLAIN -o $@ $< -lm
 
