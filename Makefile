@@ -330,6 +330,10 @@ install: all
 	install -m 755 $(BUILD)/bin/cg $(DESTDIR)$(PREFIX)/bin/xmpi-cg
 	install -m 755 $(BUILD)/bin/cg-plain $(DESTDIR)$(PREFIX)/bin/xmpi-cg-plain
 	install -m 755 $(BUILD)/bin/epidemic $(DESTDIR)$(PREFIX)/bin/xmpi-epidemic
+	install -m 755 $(BUILD)/bin/heat $(DESTDIR)$(PREFIX)/bin/xmpi-heat
+	install -m 755 $(BUILD)/bin/heat-plain $(DESTDIR)$(PREFIX)/bin/xmpi-heat-plain
+	install -m 755 $(BUILD)/bin/cg3d $(DESTDIR)$(PREFIX)/bin/xmpi-cg3d
+	install -m 755 $(BUILD)/bin/cg3d-plain $(DESTDIR)$(PREFIX)/bin/xmpi-cg3d-plain
 	$(foreach t,$(INSTALL_TOOLS),install -m 755 $(t) $(DESTDIR)$(PREFIX)/bin/;)
 	install -m 755 tools/xmpi-resume $(DESTDIR)$(PREFIX)/bin/
 	install -m 644 $(MAN1) $(DESTDIR)$(PREFIX)/share/man/man1/
@@ -348,6 +352,10 @@ uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/bin/xmpi-cg
 	rm -f $(DESTDIR)$(PREFIX)/bin/xmpi-cg-plain
 	rm -f $(DESTDIR)$(PREFIX)/bin/xmpi-epidemic
+	rm -f $(DESTDIR)$(PREFIX)/bin/xmpi-heat
+	rm -f $(DESTDIR)$(PREFIX)/bin/xmpi-heat-plain
+	rm -f $(DESTDIR)$(PREFIX)/bin/xmpi-cg3d
+	rm -f $(DESTDIR)$(PREFIX)/bin/xmpi-cg3d-plain
 	rm -f $(addprefix $(DESTDIR)$(PREFIX)/bin/,$(notdir $(INSTALL_TOOLS)))
 	rm -f $(DESTDIR)$(PREFIX)/bin/xmpi-resume
 	rm -f $(addprefix $(DESTDIR)$(PREFIX)/share/man/man1/,$(notdir $(MAN1)))
