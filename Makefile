@@ -111,7 +111,7 @@ MPI_TESTS := $(patsubst tests/mpi/%.c,$(BUILD)/tests/%,$(wildcard tests/mpi/*.c)
 # Programs link the shared library and find it next to them, in the tree or installed.
 LINK_XMPI = -L$(BUILD)/lib -lxmpi -Wl,-rpath,'$$ORIGIN/../lib'
 
-.PHONY: FORCE all hooks lib examples bench tools tests check check-cluster check-slurm demo demo-classes install uninstall clean bench-overhead bench-spawn bench-redist bench-cr bench-dlb bench-model bench-policies bench-amp soak deps
+.PHONY: FORCE all hooks lib examples bench tools tests check check-cluster check-slurm demo demo-classes install uninstall clean bench-overhead bench-spawn bench-redist bench-cr bench-dlb bench-model bench-policies bench-amp bench-halo soak deps
 all: lib examples bench tools hooks
 
 # The commit rule (scripts/check-commits) as a commit-msg hook, in a git checkout; make check
@@ -293,6 +293,11 @@ bench-policies: all
 
 bench-amp: all
 	MPIRUN="$(MPIRUN)" scripts/bench-amp.sh $(BUILD)
+
+# cg3d's bytes per process and iteration at 2-16 processes against its halo, and what the halo
+# views' rebuild costs inside a move (docs/benchmarks.md).
+bench-halo: all
+	MPIRUN="$(MPIRUN)" scripts/bench-halo.sh $(BUILD)
 
 soak: all tests
 	MPIRUN="$(MPIRUN)" scripts/soak.sh $(BUILD)
