@@ -352,8 +352,7 @@ static void exchange(struct cg3d *c)
 #endif
 
 #ifndef XMPI_PLAIN
-/* The program's rebuild (XMPI_Set_rebuild), after every change of the partition: this process's
- * new block, and A p's scratch to match (XMPI_Get_halo, which it may not call, follows). */
+/* XMPI_Set_rebuild's callback, after every change: the new block, and A p's scratch to match. */
 static void rebuild(void *arg)
 {
     struct cg3d *c = arg;
@@ -497,6 +496,10 @@ int main(int argc, char **argv)
         for (int ii = 0; ii < c.count; ii++)
             c.p[ii] = c.r[ii] + beta * c.p[ii];
         c.s.rr = rr;
+#ifndef XMPI_PLAIN
+        /* Before the iteration ends: a checkpoint or a joiner at its interval end needs them. */
+        must(XMPI_Set_app_data(&c.s, sizeof c.s), "XMPI_Set_app_data");
+#endif
         monitor_check(MONITOR_ADD_WORK(2.0 * c.ia[c.count] + 10.0 * c.count), "XMPI_Monitor_add_work", rank, &f,
                       &warned);
         monitor_check(MONITOR_END(), "XMPI_Monitor_iter_end", rank, &f, &warned);
@@ -507,7 +510,6 @@ int main(int argc, char **argv)
         if (o.shuffle && it % o.shuffle == 0)
             must(shuffle_rows(c.n, (uint64_t)it, &c.count, &c.displ), "XMPI_Redistribute_data");
 #ifndef XMPI_PLAIN
-        must(XMPI_Set_app_data(&c.s, sizeof c.s), "XMPI_Set_app_data");   /* the scalars a joiner goes on with */
         if (o.dynamic)
             must(XMPI_Eval_reconfig(rank, nprocs, it - 1, (int)o.maxit, &c.count, &c.displ, NULL, NULL, NULL),
                  "XMPI_Eval_reconfig");

@@ -3,10 +3,11 @@
 # XMPI_Exchange) gives its checksum and residual on 1 to 4 processes, with its rows moved to
 # random partitions (--cg3d-shuffle: planes split, blocks out of rank order and empty), balanced
 # (-b), and malleable (-d) under every policy: static, smp growing 2 -> 3 -> 4 and shrinking to 2
-# (blocking and asynchronous spawns), hpmp weighing offers, amp aiming at a goal. The new
-# processes go on with CG's scalars from XMPI_Get_app_data. It converges to the known solution;
-# the trace's bytes are the halo's and the dot products'. Removed processes print nothing and
-# leave nothing running. Bad input exits 2 with one message.
+# (blocking and asynchronous spawns), hpmp weighing offers, amp aiming at a goal; and restarted
+# at another size from a checkpoint. The new processes go on with CG's scalars from
+# XMPI_Get_app_data. It converges to the known solution; the trace's bytes are the halo's and
+# the dot products'. Removed processes print nothing and leave nothing running. Bad input exits
+# 2 with one message.
 . "$(dirname "$0")/lib.sh"
 H="$ROOT/$BUILD/bin/cg3d"
 HP="$ROOT/$BUILD/bin/cg3d-plain"
@@ -78,6 +79,16 @@ check "converges to x* (error < 1e-8) before -i" awk -v e="$(field error "$TMP/c
 halo=$(sed -n 's/^cg3d: .* halo \([0-9]*\),.*/\1/p' "$TMP/conv")
 check "the trace's bytes are the halo's and the dot products' (halo $halo)" \
     awk -F, -v h="$halo" 'NR == 2 { exit !(h > 0 && $10 == 10 * (16 * h + 2 * 2 * 552)) }' "$TMP/conv.csv"
+
+# Checkpoint on 2 processes, restart on 3 from the one at iteration 80: every process joins with
+# NULL pointers and takes the grid's size and CG's scalars from the checkpoint's app data.
+"$LAUNCH" -np 2 "$H" "${ARGS[@]}" --xmpi-si=20 "--xmpi-checkpoint=$TMP/ck" --xmpi-checkpoint-every=40 \
+    --xmpi-checkpoint-keep=10 >"$TMP/ck.out" 2>&1
+echo $? >"$TMP/ck.out.rc"
+same "checkpointed every 40 iterations on 2" "$REF" "$TMP/ck.out"
+"$LAUNCH" -np 3 "$H" "${ARGS[@]}" --xmpi-si=20 "--xmpi-restart=$TMP/ck/ckpt-000000000080" >"$TMP/rs.out" 2>&1
+echo $? >"$TMP/rs.out.rc"
+same "restarted on 3 from iteration 80" "$REF" "$TMP/rs.out"
 
 require_spawn "malleable cg3d (-d)"
 # malleable NAME EVENTS ARGS...: cg3d -d on 2 processes under --xmpi-rms=schedule:EVENTS (or

@@ -3,8 +3,8 @@
 # processes, with its lines moved to random partitions (--heat-shuffle: blocks out of rank order,
 # empty and one line thin), balanced (-b), and malleable (-d) under every policy: static, smp
 # growing 2 -> 3 -> 4 and shrinking to 2 (blocking and asynchronous spawns), hpmp weighing
-# offers, amp aiming at a goal. Removed processes print nothing and leave nothing running. Bad
-# input exits 2 with one message.
+# offers, amp aiming at a goal; and restarted at another size from a checkpoint. Removed
+# processes print nothing and leave nothing running. Bad input exits 2 with one message.
 . "$(dirname "$0")/lib.sh"
 H="$ROOT/$BUILD/bin/heat"
 HP="$ROOT/$BUILD/bin/heat-plain"
@@ -60,6 +60,16 @@ same "heat --heat-shuffle=3 on 4 (blocks one line thin, empty, out of rank order
 same "heat -d under the static policy" "$REF" "$TMP/static"
 same "heat -b on a fast and a slow class" "$REF" "$TMP/lb"
 echo "# heat -b: $(actions "$TMP/lb.csv" rebalance) interval(s) after a rebalance, rows=$(field rows "$TMP/lb")"
+
+# Checkpoint on 2 processes, restart on 3 from the one at iteration 80: every process joins with
+# NULL pointers and takes the grid's size from the checkpoint's app data.
+"$LAUNCH" -np 2 "$H" "${ARGS[@]}" --xmpi-si=20 "--xmpi-checkpoint=$TMP/ck" --xmpi-checkpoint-every=40 \
+    --xmpi-checkpoint-keep=10 >"$TMP/ck.out" 2>&1
+echo $? >"$TMP/ck.out.rc"
+same "checkpointed every 40 iterations on 2" "$REF" "$TMP/ck.out"
+"$LAUNCH" -np 3 "$H" "${ARGS[@]}" --xmpi-si=20 "--xmpi-restart=$TMP/ck/ckpt-000000000080" >"$TMP/rs.out" 2>&1
+echo $? >"$TMP/rs.out.rc"
+same "restarted on 3 from iteration 80" "$REF" "$TMP/rs.out"
 
 require_spawn "malleable heat (-d)"
 # malleable NAME EVENTS ARGS...: heat -d on 2 processes under --xmpi-rms=schedule:EVENTS (or
