@@ -82,7 +82,7 @@ if [ "$(nproc --all)" -lt 1000 ]; then
         --load 0.5 --cpu 999
 fi
 refused "--log empty" "option --log: '' is not accepted" --load 0.5 --log=
-refused "--pattern unknown" "option --pattern: 'sawtooth' is not accepted; expected steady or" \
+refused "--pattern unknown" "option --pattern: 'sawtooth' is not accepted; expected steady, bursts:" \
     --load 0.5 --pattern sawtooth
 refused "--pattern bursts without fields" "'bursts' needs its fields" --load 0.5 --pattern bursts
 refused "--pattern with too few fields" "'bursts:2:0.2' has 2 fields after 'bursts:'" \
