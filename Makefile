@@ -97,7 +97,8 @@ LIBA  = $(BUILD)/lib/libxmpi.a
 LIBSO = $(BUILD)/lib/libxmpi.so.$(VERSION)
 # examples/: the applications users run and read, each with its plain-MPI twin.
 EXAMPLES = $(BUILD)/bin/jacobi $(BUILD)/bin/jacobi-plain $(BUILD)/bin/cg $(BUILD)/bin/cg-plain \
-           $(BUILD)/bin/epidemic $(BUILD)/bin/epidemic-plain $(BUILD)/bin/xmpi-spmd
+           $(BUILD)/bin/epidemic $(BUILD)/bin/epidemic-plain $(BUILD)/bin/xmpi-spmd \
+           $(BUILD)/bin/heat $(BUILD)/bin/heat-plain $(BUILD)/bin/cg3d $(BUILD)/bin/cg3d-plain
 # benchmarks/: what only measures.
 BENCH = $(BUILD)/bin/overhead-micro $(BUILD)/bin/xmpi-redistbench $(BUILD)/bin/xmpi-opmodel \
         $(BUILD)/bin/xmpi-ampdecide $(BUILD)/bin/xmpi-crbench $(BUILD)/bin/xmpi-scalebench \
@@ -111,7 +112,7 @@ MPI_TESTS := $(patsubst tests/mpi/%.c,$(BUILD)/tests/%,$(wildcard tests/mpi/*.c)
 # Programs link the shared library and find it next to them, in the tree or installed.
 LINK_XMPI = -L$(BUILD)/lib -lxmpi -Wl,-rpath,'$$ORIGIN/../lib'
 
-.PHONY: FORCE all hooks lib examples bench tools tests check check-cluster check-slurm demo demo-classes install uninstall clean bench-overhead bench-spawn bench-redist bench-cr bench-dlb bench-model bench-policies bench-amp bench-scale soak deps
+.PHONY: FORCE all hooks lib examples bench tools tests check check-cluster check-slurm demo demo-classes install uninstall clean bench-overhead bench-spawn bench-redist bench-cr bench-dlb bench-model bench-policies bench-amp bench-halo bench-scale soak deps
 all: lib examples bench tools hooks
 
 # The commit rule (scripts/check-commits) as a commit-msg hook, in a git checkout; make check
@@ -174,6 +175,15 @@ $(BUILD)/bin/cg: examples/cg.c examples/example_util.h examples/example_timed.h 
 $(BUILD)/bin/epidemic: examples/epidemic.c examples/example_util.h examples/example_timed.h tools/cli.h include/xmpi.h $(LIBSO)
 	@mkdir -p $(@D)
 	$(MPICC) $(CFLAGS) $(EXAMPLE_CFLAGS) $(XCFLAGS) -o $@ $< $(LINK_XMPI) -lm
+
+# The halo examples (issue 38): a stencil code and a CG written as plain MPI first.
+$(BUILD)/bin/heat $(BUILD)/bin/cg3d: $(BUILD)/bin/%: examples/%.c examples/example_util.h examples/example_timed.h tools/cli.h include/xmpi.h $(LIBSO)
+	@mkdir -p $(@D)
+	$(MPICC) $(CFLAGS) $(EXAMPLE_CFLAGS) $(XCFLAGS) -o $@ $< $(LINK_XMPI) -lm
+
+$(BUILD)/bin/heat-plain $(BUILD)/bin/cg3d-plain: $(BUILD)/bin/%-plain: examples/%.c examples/example_util.h examples/example_timed.h tools/cli.h
+	@mkdir -p $(@D)
+	$(MPICC) $(CFLAGS) $(EXAMPLE_CFLAGS) $(XCFLAGS) -DXMPI_PLAIN -o $@ $< -lm
 
 # The thesis's malleable SPMD example (Fig. 5.14): XMPI_Eval_reconfig is all it calls.
 $(BUILD)/bin/xmpi-spmd: examples/spmd.c include/xmpi.h $(LIBSO)
@@ -309,6 +319,11 @@ bench-policies: all
 bench-amp: all
 	MPIRUN="$(MPIRUN)" scripts/bench-amp.sh $(BUILD)
 
+# cg3d's bytes per process and iteration at 2-16 processes against its halo, and what the halo
+# views' rebuild costs inside a move (docs/benchmarks.md).
+bench-halo: all
+	MPIRUN="$(MPIRUN)" scripts/bench-halo.sh $(BUILD)
+
 soak: all tests
 	MPIRUN="$(MPIRUN)" scripts/soak.sh $(BUILD)
 
@@ -348,6 +363,10 @@ install: all
 	install -m 755 $(BUILD)/bin/cg $(DESTDIR)$(PREFIX)/bin/xmpi-cg
 	install -m 755 $(BUILD)/bin/cg-plain $(DESTDIR)$(PREFIX)/bin/xmpi-cg-plain
 	install -m 755 $(BUILD)/bin/epidemic $(DESTDIR)$(PREFIX)/bin/xmpi-epidemic
+	install -m 755 $(BUILD)/bin/heat $(DESTDIR)$(PREFIX)/bin/xmpi-heat
+	install -m 755 $(BUILD)/bin/heat-plain $(DESTDIR)$(PREFIX)/bin/xmpi-heat-plain
+	install -m 755 $(BUILD)/bin/cg3d $(DESTDIR)$(PREFIX)/bin/xmpi-cg3d
+	install -m 755 $(BUILD)/bin/cg3d-plain $(DESTDIR)$(PREFIX)/bin/xmpi-cg3d-plain
 	$(foreach t,$(INSTALL_TOOLS),install -m 755 $(t) $(DESTDIR)$(PREFIX)/bin/;)
 	install -m 755 tools/xmpi-resume $(DESTDIR)$(PREFIX)/bin/
 	install -m 644 $(MAN1) $(DESTDIR)$(PREFIX)/share/man/man1/
@@ -366,6 +385,10 @@ uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/bin/xmpi-cg
 	rm -f $(DESTDIR)$(PREFIX)/bin/xmpi-cg-plain
 	rm -f $(DESTDIR)$(PREFIX)/bin/xmpi-epidemic
+	rm -f $(DESTDIR)$(PREFIX)/bin/xmpi-heat
+	rm -f $(DESTDIR)$(PREFIX)/bin/xmpi-heat-plain
+	rm -f $(DESTDIR)$(PREFIX)/bin/xmpi-cg3d
+	rm -f $(DESTDIR)$(PREFIX)/bin/xmpi-cg3d-plain
 	rm -f $(addprefix $(DESTDIR)$(PREFIX)/bin/,$(notdir $(INSTALL_TOOLS)))
 	rm -f $(DESTDIR)$(PREFIX)/bin/xmpi-resume
 	rm -f $(addprefix $(DESTDIR)$(PREFIX)/share/man/man1/,$(notdir $(MAN1)))

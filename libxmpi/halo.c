@@ -125,11 +125,13 @@ static int plan_exchange(struct xmpi_ctx *cx, struct xmpi_halo_view *v, int disp
         while (b < nb && v->halo[i] >= R->displ[order[b]] + R->count[order[b]]) b++;
         if (b < nb) need[order[b]]++;
     }
+    /* Each owner's entries are one run of the halo, the runs in the order of the blocks, which
+     * need not be the ranks'. */
+    for (int b = 0, off = 0; b < nb; off += need[order[b]], b++) noff[order[b]] = off;
     free(order);
     PMPI_Alltoall(need, 1, MPI_INT, give, 1, MPI_INT, cx->comm);
     int ngive = 0;
     for (int j = 0; j < p; j++) {
-        noff[j] = j ? noff[j - 1] + need[j - 1] : 0;
         goff[j] = ngive;
         ngive += give[j];
     }
@@ -142,7 +144,6 @@ static int plan_exchange(struct xmpi_ctx *cx, struct xmpi_halo_view *v, int disp
         free(need), free(idx), free(rr), free(sr);
         return -2;
     }
-    /* The halo is ascending, so each owner's entries are one run of it, at noff. */
     PMPI_Alltoallv(v->halo, need, noff, MPI_INT, idx, give, goff, MPI_INT, cx->comm);
     for (int k = 0; k < ngive; k++) idx[k] -= displ;
     v->nrecv = v->nsend = 0;

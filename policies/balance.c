@@ -56,7 +56,7 @@ static int state_fit(struct xmpi_balance_state *st, int p)
 {
     if (st->p == p && st->comp) return 0;
     if (st->comp) xmpi_balance_state_free(st);   /* a fresh state keeps what the caller set */
-    st->comp = calloc((size_t)p * 3 * XMPIR_LB_WINDOW, sizeof *st->comp);
+    st->comp = calloc((size_t)p * (3 * XMPIR_LB_WINDOW + 1), sizeof *st->comp);
     st->shares = calloc((size_t)p * XMPIR_LB_KMAX, sizeof *st->shares);
     st->blocks = calloc((size_t)p * 4, sizeof *st->blocks);
     if (!st->comp || !st->shares || !st->blocks) {
@@ -65,6 +65,7 @@ static int state_fit(struct xmpi_balance_state *st, int p)
     }
     st->share = st->comp + (size_t)p * XMPIR_LB_WINDOW;
     st->work = st->share + (size_t)p * XMPIR_LB_WINDOW;
+    st->before_rank = st->work + (size_t)p * XMPIR_LB_WINDOW;
     st->p = p;
     st->blocks[0] = -1;   /* no window yet: the first interval's blocks start one */
     return 0;
@@ -253,11 +254,24 @@ static int hold_length(const struct xmpi_balance_params *prm, struct xmpi_balanc
     return st->backoff;
 }
 
+/* Did a rank the move took rows from get slower too, beyond the noise? Then the outside
+ * load changed under the move (less work cannot make a rank slower), and the intervals say
+ * nothing about it. med[0..p): each rank's median time per iteration since the move. */
+static int load_changed(const struct xmpi_balance_state *st, const double *med, double noise)
+{
+    for (int i = 0; i < st->p; i++)
+        if (st->blocks[i] < st->blocks[2 * st->p + i] && st->before_rank[i] > 0 &&
+            med[i] > st->before_rank[i] * (1 + noise))
+            return 1;
+    return 0;
+}
+
 /* Once the intervals on a move's blocks are enough to judge it: 1 when the move made the
- * slowest rank slower beyond the noise and putting the rows back would pay (the state plans
- * the undo), else 0. slowest[0..n): the slowest rank's time per iteration in each interval. */
+ * slowest rank slower beyond the noise while the ranks it relieved did not slow down, and
+ * putting the rows back would pay (the state plans the undo), else 0. slowest[0..n): the
+ * slowest rank's time per iteration in each interval; med: each rank's median. */
 static int judge(const struct xmpi_balance_params *prm, struct xmpi_balance_state *st,
-                 const struct xmpi_balance_input *in, double *slowest,
+                 const struct xmpi_balance_input *in, double *slowest, const double *med,
                  struct xmpi_balance_decision *d)
 {
     if (!st->judging || st->n < XMPIR_LB_EVIDENCE) return 0;
@@ -266,6 +280,7 @@ static int judge(const struct xmpi_balance_params *prm, struct xmpi_balance_stat
     noise = noise > st->before_spread ? noise : st->before_spread;
     noise = noise > 0.03 ? noise : 0.03;
     double after = median(slowest, st->n);
+    if (load_changed(st, med, noise)) return 0;
     if (!(after > st->before * (1 + noise))) {
         if (st->before - after < 0.25 * st->predicted) st->hold = hold_length(prm, st);
         return 0;
@@ -280,12 +295,13 @@ static int judge(const struct xmpi_balance_params *prm, struct xmpi_balance_stat
     return 1;
 }
 
-/* Imbalance over the window: (max - min) / max of each rank's median time per iteration. */
-static double window_imbalance(const struct xmpi_balance_state *st, double *x)
+/* Imbalance over the window: (max - min) / max of each rank's median time per iteration,
+ * the medians into med[0..p). */
+static double window_imbalance(const struct xmpi_balance_state *st, double *x, double *med)
 {
     double hi = 0, lo = INFINITY;
     for (int i = 0; i < st->p; i++) {
-        double m = median(x + (size_t)i * st->n, st->n);
+        double m = med[i] = median(x + (size_t)i * st->n, st->n);
         hi = m > hi ? m : hi;
         lo = m < lo ? m : lo;
     }
@@ -297,7 +313,8 @@ int xmpi_balance_assess(const struct xmpi_balance_params *prm, struct xmpi_balan
 {
     *d = (struct xmpi_balance_decision){0};
     if (bad_input(prm, st, in, d)) return -1;
-    double *slowest = state_fit(st, in->nprocs) ? NULL : malloc(sizeof(double) * XMPIR_LB_WINDOW);
+    double *slowest = state_fit(st, in->nprocs) ? NULL
+                    : malloc(sizeof(double) * (XMPIR_LB_WINDOW + (size_t)in->nprocs));
     if (!slowest) {
         snprintf(d->why, sizeof d->why, "out of memory");
         return -2;
@@ -307,9 +324,10 @@ int xmpi_balance_assess(const struct xmpi_balance_params *prm, struct xmpi_balan
     classify(prm, st, in, d);
     d->evidence = st->n;
     double *x = window_times(prm, st, slowest);
-    if (x) d->imbalance = window_imbalance(st, x);   /* reorders x: times come again below */
+    double *med = slowest + XMPIR_LB_WINDOW;
+    if (x) d->imbalance = window_imbalance(st, x, med);   /* reorders x */
     free(x);
-    int undo = x && judge(prm, st, in, slowest, d);
+    int undo = x && judge(prm, st, in, slowest, med, d);
     free(slowest);
     if (!x) {
         snprintf(d->why, sizeof d->why, "out of memory");
@@ -470,12 +488,17 @@ static void plan_undo(const struct xmpi_balance_params *prm, struct xmpi_balance
 /* A move was decided: what its judgement needs (the slowest rank's times before it, the
  * blocks to go back to). */
 static void plan_move(struct xmpi_balance_state *st, const struct xmpi_balance_input *in,
-                      double *slowest, double predicted, struct xmpi_balance_decision *d)
+                      const struct evidence *e, double predicted, struct xmpi_balance_decision *d)
 {
     int p = in->nprocs;
     st->predicted = predicted;
-    st->before_spread = spread(slowest, st->n);
-    st->before = median(slowest, st->n);
+    st->before_spread = spread(e->slowest, st->n);
+    st->before = median(e->slowest, st->n);
+    for (int i = 0; i < p; i++) {   /* median(e->slowest) above may reorder: x is intact */
+        double c[XMPIR_LB_WINDOW];
+        memcpy(c, e->x + (size_t)i * st->n, sizeof *c * (size_t)st->n);
+        st->before_rank[i] = median(c, st->n);
+    }
     memcpy(st->blocks + 2 * p, in->count, sizeof *st->blocks * (size_t)p);
     memcpy(st->blocks + 3 * p, in->displ, sizeof *st->blocks * (size_t)p);
     st->moves++;
@@ -539,7 +562,7 @@ int xmpi_balance_plan(const struct xmpi_balance_params *prm, struct xmpi_balance
         int won, ok = convincing(g, st->n, &won);
         double per = median(g, st->n);
         d->gain = per * horizon(prm, in);
-        if (worth_it(st, won, ok, d)) plan_move(st, in, e.slowest, per, d);
+        if (worth_it(st, won, ok, d)) plan_move(st, in, &e, per, d);
     }
     free(g);
     evidence_free(&e);

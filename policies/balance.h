@@ -53,6 +53,8 @@ struct xmpi_balance_state {
     int judging, undoing, planned_undo;
     double before, before_spread, predicted;  /* predicted: the saving per iteration the
                                               * move was planned for */
+    double *before_rank;                     /* p: each rank's median time per iteration
+                                              * before the move */
     int hold, backoff;                       /* intervals left with no move; the next hold */
 };
 

@@ -1,8 +1,8 @@
 /* MPI scenario: halos. Ghost rows of a row-block array and the halo of a registered sparse
  * matrix are filled by XMPI_Exchange with the owners' values, before and after moves to
- * other partitions (uneven, with empty blocks and blocks thinner than the ghost depth); the
- * local column indices point at the right values; the partition's epoch counts the changes
- * and the program's rebuild runs once per change; bad input is refused and changes nothing.
+ * other partitions (uneven, with empty blocks and blocks thinner than the ghost depth, and
+ * blocks in reverse rank order); the local column indices point at the right values; the
+ * partition's epoch counts the changes and the program's rebuild runs once per change; bad input is refused and changes nothing.
  * Every value is a function of its global row and column, so a check needs no reference run.
  * usage: test_halo   (2-4 processes) */
 #include <stdio.h>
@@ -193,6 +193,20 @@ int main(int argc, char **argv)
                 "even blocks again: both exchanges right");
     XMPI_Get_partition(&epoch, NULL, NULL);
     agree_check(epoch == epoch0 + 2 && rebuilds == 2, "two moves: epoch and rebuilds count two");
+
+    /* Blocks in reverse rank order (xmpi.h: blocks need not be in rank order): the halo ascends
+     * by global column, so its owners' runs follow the blocks, not the ranks. */
+    int rcount = N / nprocs + (nprocs - 1 - rank < N % nprocs), rdispl = 0;
+    for (int r = nprocs - 1; r > rank; r--) rdispl += N / nprocs + (nprocs - 1 - r < N % nprocs);
+    rc = XMPI_Redistribute_data(count, displ, rcount, rdispl);
+    agree_check(rc == XMPI_SUCCESS, "XMPI_Redistribute_data to blocks in reverse rank order");
+    count = rcount, displ = rdispl;
+    rc = XMPI_Get_halo(&ia, &local_ja, &nowned, &nhalo);
+    for (int i = nowned; i < nowned + nhalo; i++) x[i] = -7;
+    agree_check(rc == XMPI_SUCCESS && XMPI_Exchange(&x) == XMPI_SUCCESS &&
+                    halo_right(local_ja, nowned, nhalo, x, count, displ) &&
+                    XMPI_Exchange(&u) == XMPI_SUCCESS && ghosts_right(0),
+                "blocks in reverse rank order: both exchanges right");
 
     /* A matrix with a column outside [0, N) on one process: refused on every process. */
     XMPI_Unregister(&x);
