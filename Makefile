@@ -330,6 +330,8 @@ soak: all tests
 bench-overhead: all
 	MPIRUN="$(MPIRUN)" scripts/bench-overhead.sh $(BUILD)/bin
 
+# What each of the library's steps costs as the job grows: 2 to 64 processes oversubscribed,
+# rank 0's pure steps up to 16,384, with fitted slopes (docs/scale.md).
 bench-scale: all
 	MPIRUN="$(MPIRUN)" scripts/bench-scale.sh $(BUILD)
 

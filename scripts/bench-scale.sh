@@ -60,8 +60,11 @@ run() {
         failed+=("$name/$p")
         return 1
     fi
+    # The balancer's run has no policy (its policy line is all zeros); a policy's run keeps
+    # only its policy's line, renamed.
     awk -v sfx="${SUFFIX:-}" -v keep="${KEEP:-}" '
         /^#/ { next }
+        keep == "" && $2 == "policy" { next }
         keep == "" || $2 == keep { if (sfx != "") $2 = $2 "_" sfx; print }' "$tmp/out" >> "$tmp/all"
 }
 
@@ -79,11 +82,14 @@ for p in $PS; do
     echo "  P=$p: $(( $(date +%s) - t0 )) s, load average $(cut -d' ' -f1-3 /proc/loadavg)"
 done
 
-# table FIELD TITLE: one row per metric, one column per P (milliseconds, or bytes for
-# trace_bytes), then the fitted slope; FIELD 3/4 rank 0's wall/CPU, 5/6 the typical rank's.
+# table FIELD TITLE: one row per metric, one column per P (milliseconds; trace_bytes, rank 0's
+# bytes per row, in the first table only), then the fitted slope, and the steps whose slope is
+# above 1.2; FIELD 3/4 rank 0's wall/CPU, 5/6 the typical rank's.
 table() {
     awk -v f="$1" -v title="$2" -v ps="$PS" '
-        { v[$2, $1] = $f; if (!($2 in seen)) { seen[$2] = 1; order[n++] = $2 } }
+        $2 == "trace_bytes" && f != 4 { next }
+        { v[$2, $1] = $2 == "trace_bytes" ? $3 : $f
+          if (!($2 in seen)) { seen[$2] = 1; order[n++] = $2 } }
         END {
             np = split(ps, P, " ")
             printf "\n%s\n%-16s", title, "step"
@@ -101,9 +107,13 @@ table() {
                     if (x > 0) { lx = log(P[j]); ly = log(x); sx += lx; sy += ly; sxx += lx * lx
                                  sxy += lx * ly; k++ }
                 }
-                if (k >= 3 && k * sxx - sx * sx > 0) printf " %7.2f\n", (k * sxy - sx * sy) / (k * sxx - sx * sx)
-                else printf " %7s\n", "-"
+                if (k >= 3 && k * sxx - sx * sx > 0) {
+                    slope = (k * sxy - sx * sy) / (k * sxx - sx * sx)
+                    printf " %7.2f\n", slope
+                    if (slope > 1.2) above = above " " m
+                } else printf " %7s\n", "-"
             }
+            printf "slope above 1.2:%s\n", above == "" ? " none" : above
         }' "$tmp/all"
 }
 
@@ -128,14 +138,21 @@ EOF
     # Targets of issue 42, printed, not judged: the typical rank's library time per interval
     # beyond the collectives alone, largest P against the smallest; steps above slope 1.2 on
     # rank 0.
+    # "Beyond the collectives" two ways: the interval end less the same collectives timed
+    # alone (coll), and less the two steps that hold them (gather, balance).
     awk -v ps="$PS" '
         $2 == "interval" { iv[$1] = $6 } $2 == "coll" { co[$1] = $6 }
+        $2 == "gather" { ga[$1] = $6 } $2 == "balance" { ba[$1] = $6 }
         END {
             np = split(ps, P, " "); a = P[1]; b = P[np]
             if ((a in iv) && (b in iv) && (a in co) && (b in co)) {
                 la = iv[a] - co[a]; lb = iv[b] - co[b]
-                printf "\ntypical rank, CPU per interval end beyond its collectives: %.4f ms at P=%d, %.4f ms at P=%d", 1000 * la, a, 1000 * lb, b
-                if (la > 0) printf " (x%.2f; target: within x2)", lb / la
+                ma = iv[a] - ga[a] - ba[a]; mb = iv[b] - ga[b] - ba[b]
+                printf "\ntypical rank, CPU per interval end beyond its collectives (target: within x2 from P=%d to P=%d):\n", a, b
+                printf "  interval - coll:            %.4f ms, %.4f ms", 1000 * la, 1000 * lb
+                if (la > 0) printf " (x%.2f)", lb / la
+                printf "\n  interval - gather - balance: %.4f ms, %.4f ms", 1000 * ma, 1000 * mb
+                if (ma > 0) printf " (x%.2f)", mb / ma
                 printf "\n"
             }
         }' "$tmp/all"
@@ -161,9 +178,13 @@ if "$R0" -p "$R0_PS" > "$tmp/r0" 2>"$tmp/r0err"; then
                     if (x > 0) { lx = log(P[j]); ly = log(x); sx += lx; sy += ly; sxx += lx * lx
                                  sxy += lx * ly; k++ }
                 }
-                if (k >= 3 && k * sxx - sx * sx > 0) printf " %7.2f\n", (k * sxy - sx * sy) / (k * sxx - sx * sx)
-                else printf " %7s\n", "-"
+                if (k >= 3 && k * sxx - sx * sx > 0) {
+                    slope = (k * sxy - sx * sy) / (k * sxx - sx * sx)
+                    printf " %7.2f\n", slope
+                    if (slope > 1.2) above = above " " m
+                } else printf " %7s\n", "-"
             }
+            printf "slope above 1.2:%s\n", above == "" ? " none" : above
         }' "$tmp/r0"
 else
     echo "bench-scale: xmpi-scalerank0 failed"; sed 's/^/#   /' "$tmp/r0err" | tail -5
