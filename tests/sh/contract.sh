@@ -18,7 +18,7 @@ export TMPDIR="$TMP"   # the programs' capture files go with it, also from a run
 runs=0
 
 for p in contract_errors contract_register contract_redistribute contract_monitor contract_options \
-         contract_balance contract_checkpoint contract_spawn; do
+         contract_balance contract_checkpoint contract_spawn contract_halo contract_appdata; do
     [ -x "$C/$p" ] || { notok "$p is built in $C (make tests)"; exit 0; }
 done
 
@@ -56,6 +56,8 @@ for np in 1 2 3; do
     run $np contract_errors
     run $np contract_register
     run $np contract_redistribute
+    run $np contract_halo
+    run $np contract_appdata mode=basic
 done
 run 2 contract_errors notexec --xmpi-oversubscribe
 LIBXMPI_FAULT=spawn-refuse run 2 contract_errors spawnfail --xmpi-oversubscribe
@@ -172,6 +174,12 @@ rm -f "$(find "$TMP/missing" -type f ! -name manifest | sort | head -1)"
 run 2 contract_checkpoint style=si eval=lb refuse=1 "--xmpi-restart=$TMP/damaged"
 run 1 contract_checkpoint style=si eval=lb refuse=1 "--xmpi-restart=$TMP/missing"
 run 3 contract_checkpoint style=si eval=lb refuse=1 rows=12 "--xmpi-restart=$src"
+# the program's data in checkpoints: automatic ones (ckpt-6) and XMPI_Checkpoint's
+d="$TMP/ck-appdata"
+run 2 contract_appdata mode=write --xmpi-si=3 "--xmpi-checkpoint=$d"
+ck6=$(ls -d "$d"/ckpt-* 2>/dev/null | awk -F- '$NF + 0 == 6' | head -1)
+run 3 contract_appdata mode=read "--xmpi-restart=${ck6:-$d/ckpt-6}"
+run 1 contract_appdata mode=read "--xmpi-restart=$d/final"
 # a checkpoint that is not there at all: the job ends inside MPI_Init, before the program's first
 # check
 # promise: "a checkpoint could not be written, or the one to restart from has a missing or damaged file or does not match the registered structures (a checkpoint that is not there at all stops the job at MPI_Init)"
@@ -185,7 +193,14 @@ check "a restart from a checkpoint that does not exist stops the job at MPI_Init
 require_spawn "contract tests of dynamic processes"
 for np in 1 2; do
     run_spawn $np contract_spawn --xmpi-oversubscribe --xmpi-si=3 "--xmpi-trace=$TMP/spawn$np.csv"
+    run_spawn $np contract_halo mode=spawn --xmpi-oversubscribe
+    run_spawn $np contract_appdata mode=spawn --xmpi-oversubscribe
 done
+# the program's data handed to the process a policy starts: waited for, and asynchronous
+printf '2 spawn 1 local\n' >"$TMP/appdata-offer"
+pol=(mode=policy --xmpi-si=2 --xmpi-policy=smp "--xmpi-rms=schedule:$TMP/appdata-offer" --xmpi-oversubscribe)
+run_spawn 2 contract_appdata "${pol[@]}" --xmpi-spawn-async=off
+run_spawn 2 contract_appdata "${pol[@]}"
 # a policy's spawn and removal (XMPI_Eval_reconfig, smp), the spawn waited for: the new process
 # resumes at the others' next iteration, the removed one leaves, and the data is the
 # uninterrupted run's. Then once with the asynchronous spawn (the default), whose join may come
