@@ -168,11 +168,12 @@ median() {
 gain() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == "nan" || b == "nan" || a <= 0) print "n/a"; else printf "%+.1f%%\n", 100 * (1 - b / a) }'; }
 verdict() { awk -v x="$1" -v t="$2" 'BEGIN { if (x == "nan") print "n/a"; else print x <= t ? "met" : "missed" }'; }
 # pair_ratios EXP A B TARGET each|median [MAX]: the ratio A / B of the times of each pair (the
-# same rep, run one after the other), in the order of the pairs, their median and spread, and the verdict: every pair at
+# same rep, run one after the other; a pair with a disturbed run is left out), in the order of
+# the pairs, their median and spread, and the verdict: every pair at
 # most TARGET (each), or the median at most TARGET and no pair above MAX (median).
 pair_ratios() {
     awk -F, -v e="$1" -v a="$2" -v b="$3" -v t="$4" -v how="$5" -v mx="${6:-inf}" '
-        $1 == e && $5 == 0 { x[$3, $4] = $6; if ($4 + 0 > top) top = $4 + 0 }
+        $1 == e && $5 == 0 && $14 != 1 { x[$3, $4] = $6; if ($4 + 0 > top) top = $4 + 0 }
         END { for (p = 1; p <= top; p++) if (((a, p) in x) && ((b, p) in x) && x[b, p] > 0) { q[++n] = x[a, p] / x[b, p]; s = s sprintf("%s%.3f", s == "" ? "" : " ", q[n]) }
               if (!n) { print "pairs: n/a"; exit }
               for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (q[j] < q[i]) { y = q[i]; q[i] = q[j]; q[j] = y }
@@ -537,7 +538,7 @@ if want g; then
             how=$(pair_ratios "g-$case_" lb none 0.85 each)
         fi
         # the runs without -b among themselves: how far apart the same load leaves two runs
-        floor=$(awk -F, -v e="g-$case_" '$1 == e && $3 == "none" && $5 == 0 { t = $6 + 0
+        floor=$(awk -F, -v e="g-$case_" '$1 == e && $3 == "none" && $5 == 0 && $14 != 1 { t = $6 + 0
                     if (!n++ || t < lo) lo = t; if (t > hi) hi = t }
                 END { if (n > 1) printf "; no -b runs %.3f-%.3f s (max / min %.3f)", lo, hi, hi / lo }' "$OUT/runs.csv")
         printf '(g) Jacobi %s%s, %s: no -b %s s, -b %s s; -b / no -b %s; moves %s%s\n' "$GJ_N" \
