@@ -197,17 +197,36 @@ static void after_merge(struct xmpi_ctx *cx, MPI_Comm merged, struct join_packet
 /* Tag of the intercommunicator between the job and the processes of one spawn. */
 #define JOIN_TAG 7301
 
+/* The caller's arguments (NULL-terminated, or NULL) and the mark that makes the new
+ * processes join (world.h): a new array of the same strings, or NULL when out of memory. */
+static char **marked_argv(char *args[])
+{
+    int argc = 0;
+    while (args && args[argc]) argc++;
+    char **argv = malloc(sizeof *argv * (size_t)(argc + 2));
+    if (!argv) return NULL;
+    for (int i = 0; i < argc; i++) argv[i] = args[i];
+    argv[argc] = (char *)XMPIR_SPAWN_MARK;
+    argv[argc + 1] = NULL;
+    return argv;
+}
+
 /* Rank 0 alone: MPI_Comm_spawn(_multiple) over a private MPI_COMM_SELF that returns errors.
  * Spawning from rank 0 alone is what makes a refused spawn safe: when Open MPI 4.1 refuses
  * a spawn over a communicator of several processes, the root returns the error and the
  * others stay inside MPI_Comm_spawn for ever. Here the others wait in a broadcast of the
  * result instead, and every process returns the same code. */
-static int spawn_from_root(const char *command, char *argv[], int n, MPI_Info *infos,
+static int spawn_from_root(const char *command, char *args[], int n, MPI_Info *infos,
                            MPI_Comm *inter)
 {
+    char **argv = marked_argv(args);
+    if (!argv) return MPI_ERR_NO_MEM;
     MPI_Comm self;
     int rc = PMPI_Comm_dup(MPI_COMM_SELF, &self);
-    if (rc != MPI_SUCCESS) return rc;
+    if (rc != MPI_SUCCESS) {
+        free(argv);
+        return rc;
+    }
     PMPI_Comm_set_errhandler(self, MPI_ERRORS_RETURN);
     int *errcodes = calloc((size_t)n, sizeof *errcodes);
     if (n == 1) {
@@ -219,7 +238,7 @@ static int spawn_from_root(const char *command, char *argv[], int n, MPI_Info *i
         int *maxprocs = malloc(sizeof *maxprocs * (size_t)n);
         for (int i = 0; cmds && argvs && maxprocs && i < n; i++) {
             cmds[i] = (char *)command;
-            argvs[i] = argv ? argv : MPI_ARGV_NULL;
+            argvs[i] = argv;
             maxprocs[i] = 1;
         }
         rc = cmds && argvs && maxprocs
@@ -231,6 +250,7 @@ static int spawn_from_root(const char *command, char *argv[], int n, MPI_Info *i
         free(maxprocs);
     }
     free(errcodes);
+    free(argv);
     PMPI_Comm_free(&self);
     return rc;
 }
