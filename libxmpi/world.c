@@ -816,10 +816,68 @@ static void spawn_cancel(struct xmpi_ctx *cx)
     cx->world.async = NULL;
 }
 
+#ifdef MPICH
+/* The communicators of the smaller job (MPI_COMM_NULL on the leaving processes), made so that
+ * they hold no connection to a leaving process. MPICH's ch3 gives a communicator whose ranks
+ * are the first ones of its parent, in order, the parent's table of connections instead of a
+ * table of its own (src/mpid/ch3/src/ch3u_comm.c, dup_vcrt): removing the last processes made
+ * exactly such a communicator, which kept the connections to the leaving ones open, and their
+ * MPI_Finalize waited, polling, for the job's end. Made from an intermediate communicator of
+ * the staying processes in reverse order, neither is a prefix of its parent. The leaving
+ * processes take part in the first creation only. */
+static void smaller_pair(MPI_Comm comm, MPI_Group keep, MPI_Comm *smaller, MPI_Comm *twin)
+{
+    int k = 0;
+    PMPI_Group_size(keep, &k);
+    int *rev = malloc(sizeof *rev * (size_t)(k > 0 ? k : 1));
+    if (!rev) xmpi_die_nomem(xmpi_ctx, "XMPI_Remove");
+    for (int i = 0; i < k; i++) rev[i] = k - 1 - i;
+    MPI_Group backwards, forwards, rgroup;
+    MPI_Comm reversed;
+    PMPI_Group_incl(keep, k, rev, &backwards);
+    PMPI_Comm_create(comm, backwards, &reversed);
+    PMPI_Group_free(&backwards);
+    *smaller = *twin = MPI_COMM_NULL;
+    if (reversed != MPI_COMM_NULL) {
+        PMPI_Comm_group(reversed, &rgroup);
+        PMPI_Group_incl(rgroup, k, rev, &forwards);
+        PMPI_Comm_create(reversed, forwards, smaller);
+        PMPI_Comm_create(reversed, forwards, twin);
+        PMPI_Group_free(&forwards);
+        PMPI_Group_free(&rgroup);
+        PMPI_Comm_free(&reversed);
+    }
+    free(rev);
+}
+#else
 /* Both communicators of the smaller job are made while the leaving processes still take
  * part: a duplicate made afterwards, by the processes that stay alone, waited for whichever
  * of them the leaving processes' exit kept off the cores (0.5-19 ms per removal on 2 cores,
  * against 0.3-1.4 ms for a creation). */
+static void smaller_pair(MPI_Comm comm, MPI_Group keep, MPI_Comm *smaller, MPI_Comm *twin)
+{
+    PMPI_Comm_create(comm, keep, smaller);
+    PMPI_Comm_create(comm, keep, twin);
+}
+#endif
+
+/* Every process: the communicators of the job before the removal go. Under MPICH by
+ * MPI_Comm_disconnect, on both sides: ch3 closes a connection to a spawned process only when
+ * the last communicator that holds it is disconnected, not freed, by both processes (a freed
+ * one leaves it open until MPI_Finalize, where the leaving process then waited, polling, for
+ * the others' MPI_Finalize). Disconnecting waits for the other side's disconnect, here in the
+ * same call. Open MPI 4.1 hangs disconnecting a merged intracommunicator, and lets a spawned
+ * process finalize while connected: freed there. */
+static void release_old(struct xmpi_ctx *cx)
+{
+#ifdef MPICH
+    PMPI_Comm_disconnect(&XMPI_COMM_WORLD);
+    PMPI_Comm_disconnect(&cx->comm);
+#else
+    (void)cx;   /* adopt_pair frees them */
+#endif
+}
+
 void xmpi_world_remove(struct xmpi_ctx *cx, const int *ranks, int n)
 {
     MPI_Group all, keep;
@@ -827,11 +885,11 @@ void xmpi_world_remove(struct xmpi_ctx *cx, const int *ranks, int n)
     xmpi_watchdog_arm(&cx->watch, (int)cx->opts.wait_timeout, cx->rank, "XMPI_Remove");
     PMPI_Comm_group(cx->comm, &all);
     PMPI_Group_excl(all, n, ranks, &keep);
-    PMPI_Comm_create(cx->comm, keep, &smaller);
-    PMPI_Comm_create(cx->comm, keep, &twin);
+    smaller_pair(cx->comm, keep, &smaller, &twin);
     PMPI_Group_free(&all);
     PMPI_Group_free(&keep);
     if (cx->rank == 0) xmpi_sched_remove(&cx->world.sched, ranks, n);
+    release_old(cx);
     xmpi_watchdog_disarm(&cx->watch);
     if (smaller == MPI_COMM_NULL) {
         cx->status = XMPI_REMOVED;
