@@ -503,5 +503,9 @@ XMPI_PUBLIC int MPI_Finalize(void)
         free_argv(cx);
         cx->phase = XMPIR_PHASE_DONE;
     }
+#ifdef MPICH
+    /* ch3 may keep a removed process here until the job ends: then without CPU (leave.h). */
+    if (cx->status == XMPI_REMOVED) return xmpi_leave_finalize(&cx->world.leave, PMPI_Finalize);
+#endif
     return PMPI_Finalize();
 }

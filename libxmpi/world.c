@@ -889,6 +889,12 @@ void xmpi_world_remove(struct xmpi_ctx *cx, const int *ranks, int n)
     PMPI_Group_free(&all);
     PMPI_Group_free(&keep);
     if (cx->rank == 0) xmpi_sched_remove(&cx->world.sched, ranks, n);
+#ifdef MPICH
+    /* Where a leaving process that MPI cannot let go is woken at the job's end (leave.h). */
+    struct xmpi_leave *lv = &cx->world.leave;
+    if (cx->rank == 0 && !lv->listening) xmpi_leave_listen(lv);
+    PMPI_Bcast(&lv->to, (int)sizeof lv->to, MPI_BYTE, 0, cx->comm);
+#endif
     release_old(cx);
     xmpi_watchdog_disarm(&cx->watch);
     if (smaller == MPI_COMM_NULL) {
@@ -902,6 +908,8 @@ void xmpi_world_stop(struct xmpi_ctx *cx)
 {
     struct xmpi_world *w = &cx->world;
     if (cx->rank == 0) spawn_cancel(cx);
+    /* The job ends: removed processes asleep in MPI_Finalize go on (leave.h). */
+    if (cx->rank == 0) xmpi_leave_close(&w->leave);
     w->pending = 0;
     xmpi_emulate_release(&cx->emu);
     if (w->have_sched) {

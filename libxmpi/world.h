@@ -9,6 +9,7 @@
 
 #include "../io/resources.h"
 #include "../policies/scheduler.h"
+#include "leave.h"
 
 struct xmpi_ctx;
 struct xmpi_async;
@@ -32,6 +33,7 @@ struct xmpi_world {
     int pending;               /* every process: processes of an asynchronous spawn that have
                                 * not joined yet (0: none under way) */
     struct xmpi_async *async;  /* rank 0: that spawn's helper thread and what it made */
+    struct xmpi_leave leave;   /* MPICH: where a removed process is woken at the job's end */
 };
 
 /* What a new process learns from its parents to count on with them. */

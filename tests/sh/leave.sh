@@ -40,8 +40,17 @@ scenario() {
             sleep 0.1
         done
         if [ "$n" -ge "$nleave" ]; then
-            local pids p spin sp0 sp1 verdict=0 line=""
+            local pids p spin sp0 sp1 verdict=0 line="" settled
             pids=$(ls "$d" | sed -n 's/^left\.//p')
+            # Measured once each has exited or said it sleeps (at most 60 s).
+            for _ in $(seq 600); do
+                settled=1
+                for p in $pids; do
+                    [ "$(ticks "$p")" = gone ] || grep -q "removed process $p: " "$d.err" || settled=0
+                done
+                [ $settled = 1 ] && break
+                sleep 0.1
+            done
             sh -c 'while :; do :; done' &
             spin=$!
             declare -A t0
@@ -59,6 +68,7 @@ scenario() {
                 line="$line $p: $used;"
             done
             echo "# $name: removed process(es)$line a process spinning on purpose: $((sp1 - sp0)) ticks (CLK_TCK $HZ)"
+            grep -h "removed process" "$d.err" | sed 's/^/# /'
             check "$name: every removed process exited or used under $BOUND ticks in 1 s" test $verdict = 0
         fi
         touch "$d/measured"
@@ -78,5 +88,6 @@ scenario() {
 
 scenario "two spawns, the newest removed" 1 single
 scenario "a spawn of 2, both removed" 2 group --xmpi-spawn=group
+scenario "the program holds a communicator" 1 held
 left=$(leftovers "$T")
 check "no process left behind${left:+ (pids $left)}" test -z "$left"
