@@ -53,8 +53,19 @@ $(info libxmpi: building without ISA-L (no isa-l/crc.h or libisal, or ISAL=no): 
 endif
 ISAL_CFLAGS = $(if $(filter yes,$(ISAL)),-DXMPI_HAVE_ISAL)
 ISAL_LIBS = $(if $(filter yes,$(ISAL)),-lisal)
+# OTF2 is optional: with otf2/otf2.h (Debian's libotf2-trace-dev) --xmpi-otf2=DIR writes an OTF2
+# archive for HPC performance tools (libxmpi/otf2.c); OTF2=no, or without it, the option is
+# refused at start-up.
+ifeq ($(origin OTF2),undefined)
+OTF2 := $(if $(shell printf '\043include <otf2/otf2.h>\nint main(void){return OTF2_Archive_Close(0) == 0;}\n' | $(CC) -x c - -o /dev/null -lotf2 >/dev/null 2>&1 && echo y),yes,no)
+endif
+ifneq ($(OTF2),yes)
+$(info libxmpi: building without OTF2 (no otf2/otf2.h or libotf2, or OTF2=no): --xmpi-otf2 is refused at start-up)
+endif
+OTF2_CFLAGS = $(if $(filter yes,$(OTF2)),-DXMPI_HAVE_OTF2)
+OTF2_LIBS = $(if $(filter yes,$(OTF2)),-lotf2)
 PAPI_CFLAGS = $(if $(filter yes,$(PAPI)),-DXMPI_HAVE_PAPI $(shell pkg-config --cflags papi 2>/dev/null)) $(if $(filter yes,$(SDE)),-DXMPI_HAVE_SDE)
-XCFLAGS = -std=c11 -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Werror -fPIC -fvisibility=hidden -Iinclude $(PAPI_CFLAGS) $(ISAL_CFLAGS)
+XCFLAGS = -std=c11 -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Werror -fPIC -fvisibility=hidden -Iinclude $(PAPI_CFLAGS) $(ISAL_CFLAGS) $(OTF2_CFLAGS)
 SDE_LIBS = $(if $(filter yes,$(SDE)),-lsde)
 PAPI_LIBS = $(if $(filter yes,$(PAPI)),$(shell pkg-config --libs papi 2>/dev/null || echo -lpapi)) $(SDE_LIBS)
 HWLOC_LIBS = $(shell pkg-config --libs hwloc 2>/dev/null || echo -lhwloc)
@@ -62,7 +73,7 @@ HWLOC_LIBS = $(shell pkg-config --libs hwloc 2>/dev/null || echo -lhwloc)
 GLPK_LIBS = $(shell pkg-config --libs glpk 2>/dev/null || echo -lglpk)
 # zlib: the CRC-32 of checkpoint files (libxmpi/ckpt.c).
 ZLIB_LIBS = $(shell pkg-config --libs zlib 2>/dev/null || echo -lz)
-DEP_LIBS = $(PAPI_LIBS) $(HWLOC_LIBS) $(GLPK_LIBS) $(ISAL_LIBS) $(ZLIB_LIBS) -lm -pthread
+DEP_LIBS = $(PAPI_LIBS) $(HWLOC_LIBS) $(GLPK_LIBS) $(ISAL_LIBS) $(ZLIB_LIBS) $(OTF2_LIBS) -lm -pthread
 # The example programs and their plain-MPI twins: hot loops aligned to 32 bytes in both builds,
 # so that the library build's extra calls cannot move an inner loop across a 32-byte fetch
 # boundary where the plain build's is not (Jacobi's sweep ran 10-25% slower that way;
@@ -86,12 +97,13 @@ LIBA  = $(BUILD)/lib/libxmpi.a
 LIBSO = $(BUILD)/lib/libxmpi.so.$(VERSION)
 # examples/: the applications users run and read, each with its plain-MPI twin.
 EXAMPLES = $(BUILD)/bin/jacobi $(BUILD)/bin/jacobi-plain $(BUILD)/bin/cg $(BUILD)/bin/cg-plain \
-           $(BUILD)/bin/epidemic $(BUILD)/bin/epidemic-plain $(BUILD)/bin/xmpi-spmd
+           $(BUILD)/bin/epidemic $(BUILD)/bin/epidemic-plain $(BUILD)/bin/xmpi-spmd \
+           $(BUILD)/bin/heat $(BUILD)/bin/heat-plain $(BUILD)/bin/cg3d $(BUILD)/bin/cg3d-plain
 # benchmarks/: what only measures.
 BENCH = $(BUILD)/bin/overhead-micro $(BUILD)/bin/xmpi-redistbench $(BUILD)/bin/xmpi-opmodel \
         $(BUILD)/bin/xmpi-ampdecide $(BUILD)/bin/xmpi-crbench
 # tools/: the installed programs; the pure ones link only the pure archive (no MPI).
-PURE_TOOLS = $(BUILD)/bin/xmpi-info $(BUILD)/bin/xmpi-interfere $(BUILD)/bin/xmpi-rms
+PURE_TOOLS = $(BUILD)/bin/xmpi-info $(BUILD)/bin/xmpi-interfere $(BUILD)/bin/xmpi-rms $(BUILD)/bin/xmpi-report
 MPI_TOOLS = $(BUILD)/bin/xmpi-calibrate $(BUILD)/bin/xmpi-spawnbench $(BUILD)/bin/xmpi-spawnbench-child
 TOOLS = $(PURE_TOOLS) $(MPI_TOOLS)
 UNIT_SRC := $(wildcard tests/unit/*.c)
@@ -99,7 +111,7 @@ MPI_TESTS := $(patsubst tests/mpi/%.c,$(BUILD)/tests/%,$(wildcard tests/mpi/*.c)
 # Programs link the shared library and find it next to them, in the tree or installed.
 LINK_XMPI = -L$(BUILD)/lib -lxmpi -Wl,-rpath,'$$ORIGIN/../lib'
 
-.PHONY: FORCE all hooks lib examples bench tools tests check check-cluster check-slurm demo demo-classes install uninstall clean bench-overhead bench-spawn bench-redist bench-cr bench-dlb bench-model bench-policies bench-amp soak deps
+.PHONY: FORCE all hooks lib examples bench tools tests check check-cluster check-slurm demo demo-classes install uninstall clean bench-overhead bench-spawn bench-redist bench-cr bench-dlb bench-model bench-policies bench-amp bench-halo soak deps
 all: lib examples bench tools hooks
 
 # The commit rule (scripts/check-commits) as a commit-msg hook, in a git checkout; make check
@@ -162,6 +174,15 @@ $(BUILD)/bin/cg: examples/cg.c examples/example_util.h examples/example_timed.h 
 $(BUILD)/bin/epidemic: examples/epidemic.c examples/example_util.h examples/example_timed.h tools/cli.h include/xmpi.h $(LIBSO)
 	@mkdir -p $(@D)
 	$(MPICC) $(CFLAGS) $(EXAMPLE_CFLAGS) $(XCFLAGS) -o $@ $< $(LINK_XMPI) -lm
+
+# The halo examples (issue 38): a stencil code and a CG written as plain MPI first.
+$(BUILD)/bin/heat $(BUILD)/bin/cg3d: $(BUILD)/bin/%: examples/%.c examples/example_util.h examples/example_timed.h tools/cli.h include/xmpi.h $(LIBSO)
+	@mkdir -p $(@D)
+	$(MPICC) $(CFLAGS) $(EXAMPLE_CFLAGS) $(XCFLAGS) -o $@ $< $(LINK_XMPI) -lm
+
+$(BUILD)/bin/heat-plain $(BUILD)/bin/cg3d-plain: $(BUILD)/bin/%-plain: examples/%.c examples/example_util.h examples/example_timed.h tools/cli.h
+	@mkdir -p $(@D)
+	$(MPICC) $(CFLAGS) $(EXAMPLE_CFLAGS) $(XCFLAGS) -DXMPI_PLAIN -o $@ $< -lm
 
 # The thesis's malleable SPMD example (Fig. 5.14): XMPI_Eval_reconfig is all it calls.
 $(BUILD)/bin/xmpi-spmd: examples/spmd.c include/xmpi.h $(LIBSO)
@@ -228,6 +249,19 @@ $(BUILD)/tests/%: tests/mpi/%.c include/xmpi.h $(LIBA)
 	@mkdir -p $(@D)
 	$(MPICC) $(CFLAGS) $(XCFLAGS) $(CHECK_CFLAGS) -o $@ $< $(LIBA) $(DEP_LIBS) $(CHECK_LIBS)
 
+# ---- contract tests (tests/contract, issue 36) ---------------------------------------------
+# Programs written from include/xmpi.h alone, each check quoting the header sentence it tests
+# (tests/sh/promises.sh checks the quotes; tests/sh/contract.sh runs them). They link the shared
+# library as a user's program does, from build/tests/contract/.
+CONTRACT_TESTS := $(patsubst tests/contract/%.c,$(BUILD)/tests/contract/%,$(wildcard tests/contract/*.c))
+CONTRACT_CFLAGS = -std=c11 -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Werror -Iinclude
+tests: $(CONTRACT_TESTS)
+$(CONTRACT_TESTS): $(BUILD)/mpi-id
+$(BUILD)/tests/contract/%: tests/contract/%.c tests/contract/contract.h include/xmpi.h $(LIBSO)
+	@mkdir -p $(@D)
+	$(MPICC) $(CFLAGS) $(CONTRACT_CFLAGS) -o $@ $< -L$(BUILD)/lib -lxmpi -Wl,-rpath,'$$ORIGIN/../../lib'
+# ---- end of contract tests ------------------------------------------------------------------
+
 # The README's test command: unit tests, MPI scenarios under timeouts, CLI and install checks.
 check: all tests
 	MPICC="$(MPICC)" MPIRUN="$(MPIRUN)" tests/run.sh $(BUILD)
@@ -273,6 +307,11 @@ bench-policies: all
 bench-amp: all
 	MPIRUN="$(MPIRUN)" scripts/bench-amp.sh $(BUILD)
 
+# cg3d's bytes per process and iteration at 2-16 processes against its halo, and what the halo
+# views' rebuild costs inside a move (docs/benchmarks.md).
+bench-halo: all
+	MPIRUN="$(MPIRUN)" scripts/bench-halo.sh $(BUILD)
+
 soak: all tests
 	MPIRUN="$(MPIRUN)" scripts/soak.sh $(BUILD)
 
@@ -301,13 +340,18 @@ install: all
 	ln -sf libxmpi.so.$(VERSION) $(DESTDIR)$(PREFIX)/lib/libxmpi.so.$(SOMAJOR)
 	ln -sf libxmpi.so.$(VERSION) $(DESTDIR)$(PREFIX)/lib/libxmpi.so
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' -e 's|@PAPI_PC@|$(if $(filter yes,$(PAPI)),papi )|' \
-	    -e 's|@SDE_LIBS@|$(if $(SDE_LIBS), $(SDE_LIBS))|' -e 's|@ISAL_LIBS@|$(if $(ISAL_LIBS), $(ISAL_LIBS))|' xmpi.pc.in \
+	    -e 's|@SDE_LIBS@|$(if $(SDE_LIBS), $(SDE_LIBS))|' -e 's|@ISAL_LIBS@|$(if $(ISAL_LIBS), $(ISAL_LIBS))|' \
+	    -e 's|@OTF2_LIBS@|$(if $(OTF2_LIBS), $(OTF2_LIBS))|' xmpi.pc.in \
 	    > $(DESTDIR)$(PREFIX)/lib/pkgconfig/xmpi.pc
 	install -m 755 $(BUILD)/bin/jacobi $(DESTDIR)$(PREFIX)/bin/xmpi-jacobi
 	install -m 755 $(BUILD)/bin/jacobi-plain $(DESTDIR)$(PREFIX)/bin/xmpi-jacobi-plain
 	install -m 755 $(BUILD)/bin/cg $(DESTDIR)$(PREFIX)/bin/xmpi-cg
 	install -m 755 $(BUILD)/bin/cg-plain $(DESTDIR)$(PREFIX)/bin/xmpi-cg-plain
 	install -m 755 $(BUILD)/bin/epidemic $(DESTDIR)$(PREFIX)/bin/xmpi-epidemic
+	install -m 755 $(BUILD)/bin/heat $(DESTDIR)$(PREFIX)/bin/xmpi-heat
+	install -m 755 $(BUILD)/bin/heat-plain $(DESTDIR)$(PREFIX)/bin/xmpi-heat-plain
+	install -m 755 $(BUILD)/bin/cg3d $(DESTDIR)$(PREFIX)/bin/xmpi-cg3d
+	install -m 755 $(BUILD)/bin/cg3d-plain $(DESTDIR)$(PREFIX)/bin/xmpi-cg3d-plain
 	$(foreach t,$(INSTALL_TOOLS),install -m 755 $(t) $(DESTDIR)$(PREFIX)/bin/;)
 	install -m 755 tools/xmpi-resume $(DESTDIR)$(PREFIX)/bin/
 	install -m 644 $(MAN1) $(DESTDIR)$(PREFIX)/share/man/man1/
@@ -326,6 +370,10 @@ uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/bin/xmpi-cg
 	rm -f $(DESTDIR)$(PREFIX)/bin/xmpi-cg-plain
 	rm -f $(DESTDIR)$(PREFIX)/bin/xmpi-epidemic
+	rm -f $(DESTDIR)$(PREFIX)/bin/xmpi-heat
+	rm -f $(DESTDIR)$(PREFIX)/bin/xmpi-heat-plain
+	rm -f $(DESTDIR)$(PREFIX)/bin/xmpi-cg3d
+	rm -f $(DESTDIR)$(PREFIX)/bin/xmpi-cg3d-plain
 	rm -f $(addprefix $(DESTDIR)$(PREFIX)/bin/,$(notdir $(INSTALL_TOOLS)))
 	rm -f $(DESTDIR)$(PREFIX)/bin/xmpi-resume
 	rm -f $(addprefix $(DESTDIR)$(PREFIX)/share/man/man1/,$(notdir $(MAN1)))
@@ -335,3 +383,97 @@ clean:
 	rm -rf $(BUILD)
 
 -include $(LIB_OBJ:.o=.d)
+
+# ==== Fortran 2008 (module xmpi_f08) and the CMake package ===================================
+# The module (include/xmpi_f08.f90) compiles with the MPI's Fortran wrapper into
+# $(BUILD)/include/*.mod and libxmpi_f08.{a,so}, which link libxmpi; built when that wrapper
+# and its mpi_f08 are there (scripts/fortran-probe says what is missing otherwise, and the
+# Fortran tests skip saying it). MPIFC on the command line chooses another wrapper.
+ifeq ($(MPI),mpich)
+MPIFC = $(MPICH_PREFIX)/bin/mpifort
+else
+MPIFC ?= $(subst mpicc,mpifort,$(MPICC))
+endif
+FFLAGS ?= -O2 -g
+XFFLAGS = -Wall -Wextra -Werror -fPIC -J$(BUILD)/include
+# The Fortran Jacobi must reproduce the C one bit for bit: no fused multiply-adds (C11 mode
+# makes gcc keep a * b + c as two roundings; gfortran would contract them where the CPU has FMA).
+EXAMPLE_FFLAGS ?= -ffp-contract=off
+ifneq ($(filter-out clean deps,$(or $(MAKECMDGOALS),all)),)
+F08_STATUS := $(shell scripts/fortran-probe '$(MPIFC)' '$(BUILD)')
+endif
+F08_OBJ = $(BUILD)/obj/f08/xmpi_f08.o
+F08_LIBA = $(BUILD)/lib/libxmpi_f08.a
+F08_LIBSO = $(BUILD)/lib/libxmpi_f08.so.$(VERSION)
+F08_MODS = $(BUILD)/include/xmpi_f08.mod $(BUILD)/include/xmpi_f08_core.mod
+F08_PROGS = $(BUILD)/bin/jacobi-f08 $(BUILD)/tests/f08_api
+LINK_XMPI_F08 = -I$(BUILD)/include -L$(BUILD)/lib -lxmpi_f08 -lxmpi -Wl,-rpath,'$$ORIGIN/../lib'
+
+.PHONY: fortran install-fortran uninstall-fortran install-cmake uninstall-cmake
+all: fortran
+install: install-fortran install-cmake
+uninstall: uninstall-fortran uninstall-cmake
+
+ifeq ($(F08_STATUS),yes)
+fortran: $(F08_LIBA) $(F08_LIBSO) $(F08_PROGS)
+
+$(F08_OBJ) $(F08_PROGS): $(BUILD)/mpi-id
+
+# One compilation makes the object and both .mod files.
+$(F08_OBJ): include/xmpi_f08.f90 Makefile
+	@mkdir -p $(@D) $(BUILD)/include
+	$(MPIFC) $(FFLAGS) $(XFFLAGS) -c $< -o $@
+$(F08_MODS): $(F08_OBJ)
+
+$(F08_LIBA): $(F08_OBJ)
+	@mkdir -p $(@D)
+	rm -f $@ && ar rcs $@ $^
+
+$(F08_LIBSO): $(F08_OBJ) $(LIBSO)
+	@mkdir -p $(@D)
+	$(MPIFC) -shared -Wl,-soname,libxmpi_f08.so.$(SOMAJOR) -Wl,-rpath,'$$ORIGIN' -o $@ $(F08_OBJ) -L$(BUILD)/lib -lxmpi
+	ln -sf libxmpi_f08.so.$(VERSION) $(BUILD)/lib/libxmpi_f08.so.$(SOMAJOR)
+	ln -sf libxmpi_f08.so.$(VERSION) $(BUILD)/lib/libxmpi_f08.so
+
+$(BUILD)/bin/jacobi-f08: examples/jacobi_f08.f90 $(F08_LIBSO)
+	@mkdir -p $(@D)
+	$(MPIFC) $(FFLAGS) $(EXAMPLE_FFLAGS) -Wall -Wextra -Werror -J$(BUILD)/obj/f08 -o $@ $< $(LINK_XMPI_F08)
+
+# The contract test compares values bit for bit on purpose.
+$(BUILD)/tests/f08_api: tests/fortran/f08_api.f90 $(F08_LIBSO)
+	@mkdir -p $(@D)
+	$(MPIFC) $(FFLAGS) -Wall -Wextra -Werror -Wno-compare-reals -J$(BUILD)/obj/f08 -o $@ $< $(LINK_XMPI_F08)
+
+install-fortran: fortran
+	install -d $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib
+	install -m 644 $(F08_MODS) $(DESTDIR)$(PREFIX)/include/
+	install -m 644 $(F08_LIBA) $(DESTDIR)$(PREFIX)/lib/
+	install -m 755 $(F08_LIBSO) $(DESTDIR)$(PREFIX)/lib/
+	ln -sf libxmpi_f08.so.$(VERSION) $(DESTDIR)$(PREFIX)/lib/libxmpi_f08.so.$(SOMAJOR)
+	ln -sf libxmpi_f08.so.$(VERSION) $(DESTDIR)$(PREFIX)/lib/libxmpi_f08.so
+else
+fortran:
+	@echo "libxmpi: no Fortran module: $(F08_STATUS)"
+install-fortran:
+	@echo "libxmpi: no Fortran module to install: $(F08_STATUS)"
+endif
+
+# Whatever was built, uninstall removes (directories stay).
+uninstall-fortran:
+	rm -f $(addprefix $(DESTDIR)$(PREFIX)/include/,$(notdir $(F08_MODS)))
+	rm -f $(DESTDIR)$(PREFIX)/lib/$(notdir $(F08_LIBA)) $(DESTDIR)$(PREFIX)/lib/$(notdir $(F08_LIBSO))
+	rm -f $(DESTDIR)$(PREFIX)/lib/libxmpi_f08.so.$(SOMAJOR) $(DESTDIR)$(PREFIX)/lib/libxmpi_f08.so
+
+# find_package(xmpi) from PREFIX/lib/cmake/xmpi: the files locate the prefix from where they
+# are (so a DESTDIR tree works where it lies), and name the MPI compilers libxmpi was built
+# with, so that FindMPI picks the same MPI.
+CMAKE_FILES = xmpiConfig.cmake xmpiConfigVersion.cmake xmpiTargets.cmake
+CMAKE_DIR = $(DESTDIR)$(PREFIX)/lib/cmake/xmpi
+install-cmake:
+	install -d $(CMAKE_DIR)
+	$(foreach f,$(CMAKE_FILES),sed -e 's|@VERSION@|$(VERSION)|g' -e 's|@SOMAJOR@|$(SOMAJOR)|g' \
+	    -e 's|@MPICC@|$(shell command -v $(MPICC) 2>/dev/null || echo $(MPICC))|g' \
+	    -e 's|@MPIFC@|$(shell command -v $(MPIFC) 2>/dev/null || echo $(MPIFC))|g' cmake/$(f).in >$(CMAKE_DIR)/$(f);)
+
+uninstall-cmake:
+	rm -f $(addprefix $(CMAKE_DIR)/,$(CMAKE_FILES))

@@ -27,6 +27,12 @@
 /* Plain MPI has nothing to move rows with; --cg-shuffle is refused before it is needed. */
 #define CAN_MOVE 0
 #define REDISTRIBUTE(sc, sd, rc, rd) ((void)(sc), (void)(sd), (void)(rc), (void)(rd), 0)
+/* Nor any halo view: cg-plain gathers the whole search direction every iteration. */
+#define HAVE_HALO 0
+#define GET_HALO(P) ((void)(P), 0)
+#define REGISTER_HALO_VECTOR(P) ((void)(P), 0)
+#define EXCHANGE(P) ((void)(P), 0)
+#define JOINING() 0
 #else
 #define MONITOR_SI_INIT() XMPI_Monitor_si_init()
 #define GET_WSIZE(rank, nprocs, n, count, displ) XMPI_Get_wsize(rank, nprocs, n, count, displ)
@@ -34,6 +40,13 @@
 #define REGISTER_VECTOR(v, n) XMPI_Register_vector(v, n, MPI_DOUBLE, XMPI_DISTRIBUTED)
 #define CAN_MOVE 1
 #define REDISTRIBUTE(sc, sd, rc, rd) XMPI_Redistribute_data(sc, sd, rc, rd)
+/* The search direction's halo: the library's local column indices, p registered with room for
+ * the halo after its block, and only the neighbours' values exchanged each iteration. */
+#define HAVE_HALO 1
+#define GET_HALO(P) XMPI_Get_halo(&(P)->ia, &(P)->lja, NULL, &(P)->nhalo)
+#define REGISTER_HALO_VECTOR(P) XMPI_Register_halo_vector(&(P)->p, &(P)->ia, MPI_DOUBLE)
+#define EXCHANGE(P) XMPI_Exchange(&(P)->p)
+#define JOINING() (XMPI_Get_process_status() == XMPI_NEWLY_SPAWNED)
 #endif
 
 enum { SRC_POISSON, SRC_UNEVEN, SRC_FILE };
@@ -42,7 +55,7 @@ enum { SRC_POISSON, SRC_UNEVEN, SRC_FILE };
 #define POISSON_MAX 1290
 /* Pasted into printf formats only, where %%%% prints the header's %%. */
 #define MM_ACCEPTED "%%%%MatrixMarket matrix coordinate real|integer|pattern general|symmetric"
-#define ACCEPTED "-g poisson3d:N|uneven:N[:SEED] -m FILE -i MAXIT -t TOL -v N -b -d --cg-shuffle=K -h"
+#define ACCEPTED "-g poisson3d:N|uneven:N[:SEED] -m FILE -i MAXIT -t TOL -v N -b -d --cg-shuffle=K --cg-allgather -h"
 
 struct options {
     int source, source_given;
@@ -54,6 +67,7 @@ struct options {
     double tol;
     long verbose;
     long shuffle;
+    int allgather;   /* --cg-allgather: gather the whole direction each iteration (always in cg-plain) */
     int balance;     /* -b: XMPI_Eval_lbalance after each iteration */
     int dynamic;     /* -d: XMPI_Eval_reconfig each iteration (grow and shrink by --xmpi-policy) */
     int help;
@@ -65,7 +79,10 @@ struct problem {
     int count, displ;    /* this rank's block: re-read after every call that may move rows */
     int *ia, *ja;        /* registered: local CSR rows, global column numbers */
     double *a;
-    double *b, *x, *r, *p; /* registered: this rank's parts */
+    double *b, *x, *r;   /* registered: this rank's parts */
+    double *p;           /* registered: this rank's part, then (halo exchange) room for the halo */
+    int *lja, nhalo;     /* halo exchange: the library's local column indices and halo size */
+    int allgather;       /* --cg-allgather: p gathered whole into `full` each iteration instead */
     double *q;           /* A p on this rank's rows */
     int qcap;
     double *full;        /* n: p gathered, then x for the final check */
@@ -92,7 +109,7 @@ static void usage(FILE *out)
 {
     fprintf(out,
             "usage: cg [-g poisson3d:N | -g uneven:N[:SEED] | -m FILE] [-i MAXIT] [-t TOL] [-v N]\n"
-            "          [-b] [-d] [--cg-shuffle=K] [-h]\n"
+            "          [-b] [-d] [--cg-shuffle=K] [--cg-allgather] [-h]\n"
             "  -g poisson3d:N      7-point 3D Poisson stencil on an N x N x N grid, N from 1 to %d\n"
             "                      (default poisson3d:20)\n"
             "  -g uneven:N[:SEED]  N rows (1 to %d) with heavy-tailed nonzeros per row: the first\n"
@@ -116,6 +133,9 @@ static void usage(FILE *out)
             "                      their rows over and exit 0 without a result line. Rank 0 prints a\n"
             "                      line per change; the result, whose ranks= shows the final job, is\n"
             "                      the same bits as a static run. Not in cg-plain\n"
+            "  --cg-allgather      gather the whole search direction on every rank each iteration\n"
+            "                      (MPI_Allgatherv), as cg-plain always does, instead of exchanging\n"
+            "                      only the halo with the neighbours (XMPI_Exchange); the same bits\n"
             "  --cg-shuffle=K      test: every K iterations move the rows to another partition with\n"
             "                      XMPI_Redistribute_data (not in cg-plain); the answer must not change\n"
             "  -h                  print this help\n"
@@ -150,6 +170,23 @@ static int parse_source(const char *s, struct options *o)
     return 0;
 }
 
+/* Whether argv has the flag NAME before a "--"; every occurrence is taken out of argv, which
+ * getopt would not know. */
+static int take_flag_option(int *argc, char **argv, const char *name)
+{
+    int out = 1, k = 1, seen = 0;
+    for (; k < *argc && strcmp(argv[k], "--") != 0; k++)
+        if (strcmp(argv[k], name) == 0)
+            seen = 1;
+        else
+            argv[out++] = argv[k];
+    for (; k < *argc; k++)
+        argv[out++] = argv[k];
+    argv[out] = NULL;
+    *argc = out;
+    return seen;
+}
+
 /* Every rank parses the same argv, so every rank reaches the same verdict. */
 static int parse_options(int argc, char **argv, struct options *o, struct failure *f)
 {
@@ -158,6 +195,7 @@ static int parse_options(int argc, char **argv, struct options *o, struct failur
         CAN_MOVE ? NULL : "is not accepted by cg-plain: moving rows needs libxmpi's XMPI_Redistribute_data (use cg)";
     if (take_count_option(&argc, argv, "--cg-shuffle", plain, &o->shuffle, f))
         return -1;
+    o->allgather = !HAVE_HALO || take_flag_option(&argc, argv, "--cg-allgather");
 
     opterr = 0;
     int c;
@@ -730,6 +768,10 @@ static int refresh(struct problem *P, int rank, int nprocs, struct failure *f)
             return fail(f, EXIT_RUNTIME, "cg: rank %d: XMPI_Get_wsize failed for rank %d\n", rank, k);
     P->count = P->counts[rank];
     P->displ = P->displs[rank];
+    /* The view, once there, was rebuilt with the move: this returns at once. */
+    int rc = P->lja ? GET_HALO(P) : 0;
+    if (rc)
+        return fail(f, EXIT_RUNTIME, "cg: rank %d: XMPI_Get_halo failed: %s\n", rank, MONITOR_ERROR_STRING(rc));
     if (P->count > P->qcap || !P->q) {
         free(P->q);
         P->q = alloc_array((size_t)P->count, sizeof *P->q, f);
@@ -737,6 +779,26 @@ static int refresh(struct problem *P, int rank, int nprocs, struct failure *f)
             return -1;
         P->qcap = P->count;
     }
+    return 0;
+}
+
+/* The direction with room for its halo after the block, on the processes mpirun started, after
+ * the other registrations: the view first (collective), then p grown to hold the halo. A process
+ * that -d spawned holds no rows yet: register_rows registers its p as it is. */
+static int register_direction(struct problem *P, int rank, struct failure *f)
+{
+    int rc = GET_HALO(P);
+    if (rc)
+        return fail(f, EXIT_RUNTIME, "cg: rank %d: XMPI_Get_halo failed: %s\n", rank, MONITOR_ERROR_STRING(rc));
+    double *p = alloc_array((size_t)P->count + (size_t)P->nhalo, sizeof *p, f);
+    if (!p)
+        return -1;
+    memcpy(p, P->p, sizeof *p * (size_t)P->count);
+    free(P->p);
+    P->p = p;
+    if ((rc = REGISTER_HALO_VECTOR(P)))
+        return fail(f, EXIT_RUNTIME, "cg: rank %d: XMPI_Register_halo_vector failed: %s\n", rank,
+                    MONITOR_ERROR_STRING(rc));
     return 0;
 }
 
@@ -751,8 +813,10 @@ static int register_rows(struct problem *P, int rank, struct failure *f)
         rc = REGISTER_VECTOR(&P->x, P->n);
     if (!rc)
         rc = REGISTER_VECTOR(&P->r, P->n);
-    if (!rc)
+    if (!rc && P->allgather)
         rc = REGISTER_VECTOR(&P->p, P->n);
+    else if (!rc && JOINING())
+        rc = REGISTER_HALO_VECTOR(P);
     if (rc)
         return fail(f, EXIT_RUNTIME, "cg: rank %d: registering the distributed arrays failed: %s\n", rank,
                     MONITOR_ERROR_STRING(rc));
@@ -761,6 +825,7 @@ static int register_rows(struct problem *P, int rank, struct failure *f)
 
 static int setup(struct problem *P, const struct options *o, int rank, int nprocs, struct failure *f)
 {
+    P->allgather = o->allgather;
     if (o->source == SRC_FILE) {
         if (read_matrix_market(P, o->file, rank, nprocs, f))
             return -1;
@@ -799,38 +864,6 @@ static int setup(struct problem *P, const struct options *o, int rank, int nproc
     return refresh(P, rank, nprocs, f);
 }
 
-/* Test partition number `s`: random cut points and a random order of the blocks over the
- * ranks (empty blocks allowed), a function of s alone so every rank computes the same one.
- * scratch: room for 2 nprocs + 1 ints. */
-static void shuffled_partition(int n, int nprocs, uint64_t s, int *count, int *displ, int *scratch)
-{
-    int *cut = scratch, *owner = scratch + nprocs + 1;
-    uint64_t h = splitmix64(s * 0x9e3779b97f4a7c15ULL + 17);
-    cut[0] = 0;
-    cut[nprocs] = n;
-    for (int k = 1; k < nprocs; k++) {
-        h = splitmix64(h);
-        int c = (int)(h % ((uint64_t)n + 1)), at = k;
-        while (at > 1 && cut[at - 1] > c) {
-            cut[at] = cut[at - 1];
-            at--;
-        }
-        cut[at] = c;
-    }
-    for (int k = 0; k < nprocs; k++)
-        owner[k] = k;
-    for (int k = nprocs - 1; k > 0; k--) {
-        h = splitmix64(h);
-        int j = (int)(h % (uint64_t)(k + 1)), t = owner[k];
-        owner[k] = owner[j];
-        owner[j] = t;
-    }
-    for (int k = 0; k < nprocs; k++) {
-        count[owner[k]] = cut[k + 1] - cut[k];
-        displ[owner[k]] = cut[k];
-    }
-}
-
 /* Gathers this rank's products (already at prod[displ..]) and sums them in global order. */
 static double gathered_sum(struct problem *P)
 {
@@ -839,7 +872,6 @@ static double gathered_sum(struct problem *P)
 }
 
 #ifndef XMPI_PLAIN
-#define JOINING() (XMPI_Get_process_status() == XMPI_NEWLY_SPAWNED)
 
 /* What a spawned process cannot take from its options or the moved rows: the nonzeros for the
  * result line, and the scalars CG carries from one iteration to the next, as bits, so that it
@@ -896,6 +928,7 @@ static int join(struct problem *P, const struct options *o, int *rank, int *npro
                 double *bb, struct failure *f)
 {
     P->n = joining_order(o, f);
+    P->allgather = o->allgather;
     P->full = alloc_array((size_t)P->n, sizeof *P->full, f);
     P->prod = alloc_array((size_t)P->n, sizeof *P->prod, f);
     /* Even after a failure: XMPI_Get_data is what the parents wait for, and it fails for all. */
@@ -903,6 +936,9 @@ static int join(struct problem *P, const struct options *o, int *rank, int *npro
     int rc = XMPI_Get_data(it);
     if (rc)
         fail(f, EXIT_RUNTIME, "cg: XMPI_Get_data failed: %s\n", XMPI_Error_string(rc));
+    /* The view came with the rows: this returns at once, and refresh() keeps it current. */
+    else if (!P->allgather && (rc = GET_HALO(P)))
+        fail(f, EXIT_RUNTIME, "cg: XMPI_Get_halo failed: %s\n", XMPI_Error_string(rc));
     return settle(P, rank, nprocs, rr, bb, f) ? -1 : 0;
 }
 
@@ -932,7 +968,6 @@ static int reconfig(struct problem *P, const struct options *o, int *rank, int *
     return 0;
 }
 #else
-#define JOINING() 0
 static int reconfig(struct problem *P, const struct options *o, int *rank, int *nprocs, int it, double *rr,
                     double *bb, struct failure *f)
 {
@@ -996,11 +1031,25 @@ static int step(struct problem *P, double *rr, int it, struct failure *f)
     const double *a = P->a;
     double *x = P->x, *r = P->r, *p = P->p, *q = P->q, *full = P->full, *prod = P->prod;
 
-    MPI_Allgatherv(p, count, MPI_DOUBLE, full, P->counts, P->displs, MPI_DOUBLE, COMM);
+    /* p's values at A's columns: the neighbours' part exchanged into p's room (the library's
+     * local indices), or the whole of p gathered (global indices). The same values, summed in
+     * the same order: the same bits. */
+    const double *pv = full;
+    const int *cols = ja;
+    if (P->allgather) {
+        MPI_Allgatherv(p, count, MPI_DOUBLE, full, P->counts, P->displs, MPI_DOUBLE, COMM);
+    } else {
+        int rc = EXCHANGE(P);
+        if (rc)
+            return fail(f, EXIT_RUNTIME, "cg: XMPI_Exchange at iteration %d failed: %s\n", it + 1,
+                        MONITOR_ERROR_STRING(rc));
+        pv = p;
+        cols = P->lja;
+    }
     for (int ii = 0; ii < count; ii++) {
         double s = 0.0;
         for (int k = ia[ii]; k < ia[ii + 1]; k++)
-            s += a[k] * full[ja[k]];
+            s += a[k] * pv[cols[k]];
         q[ii] = s;
         prod[displ + ii] = p[ii] * s;
     }
@@ -1029,7 +1078,7 @@ static int move_rows(struct problem *P, const struct options *o, struct run *R, 
 {
     const int rank = R->rank, nprocs = R->nprocs;
     if (o->shuffle && R->done_iters % o->shuffle == 0) {
-        shuffled_partition(P->n, nprocs, (uint64_t)(R->done_iters / o->shuffle), P->part, P->part + nprocs,
+        test_partition(P->n, nprocs, (uint64_t)(R->done_iters / o->shuffle), P->part, P->part + nprocs,
                            P->part + 2 * nprocs);
         int rc = REDISTRIBUTE(P->count, P->displ, P->part[rank], P->part[nprocs + rank]);
         if (rc)
@@ -1140,6 +1189,8 @@ int main(int argc, char **argv)
             goto done;
         setup(&P, &opt, R.rank, R.nprocs, &f);
         if ((status = agree(&f, R.rank, R.nprocs)))
+            goto done;
+        if (!P.allgather && (register_direction(&P, R.rank, &f), (status = agree(&f, R.rank, R.nprocs))))
             goto done;
         R.bb = describe(&P, &opt, R.rank, R.nprocs);
         R.rr = R.bb; /* r = b since x starts at 0 */

@@ -29,6 +29,7 @@
 #define COMM MPI_COMM_WORLD
 #define LIBRARY_NAME "plain"
 #define MONITOR_OK 0
+#define MONITOR_BEGIN() MONITOR_OK
 #define MONITOR_ADD_WORK(flop) ((void)(flop), MONITOR_OK)
 #define MONITOR_END() MONITOR_OK
 #define MONITOR_IS_WARNING(rc) ((void)(rc), 0)
@@ -38,6 +39,7 @@
 #define COMM XMPI_COMM_WORLD
 #define LIBRARY_NAME "xmpi"
 #define MONITOR_OK XMPI_SUCCESS
+#define MONITOR_BEGIN() XMPI_Monitor_iter_begin(NULL)
 #define MONITOR_ADD_WORK(flop) XMPI_Monitor_add_work(flop)
 #define MONITOR_END() XMPI_Monitor_iter_end(NULL)
 /* The header promises monitoring carries on without PAPI, so losing counters is no reason to stop. */
@@ -238,6 +240,92 @@ static inline void even_block(int rank, int nprocs, int n, int *count, int *disp
     int base = n / nprocs, extra = n % nprocs;
     *count = base + (rank < extra);
     *displ = rank * base + (rank < extra ? rank : extra);
+}
+
+/* A call that must not fail (an XMPI_ call, an allocation of scratch): when one does, the job
+ * cannot go on consistently, so it stops here, as MPI's default error handler stops a job on a
+ * failed MPI call. For the programs that keep error handling short (heat, cg3d). */
+static inline void must(int rc, const char *call)
+{
+    if (rc == MONITOR_OK)
+        return;
+    fprintf(stderr, BENCH_NAME ": %s failed: %s\n", call, MONITOR_ERROR_STRING(rc));
+    fflush(stderr);
+    MPI_Abort(COMM, EXIT_RUNTIME);
+}
+
+/* nmemb elements of size bytes (nmemb may be 0), or the job stops saying so. */
+static inline void *must_alloc(size_t nmemb, size_t size)
+{
+    void *p = nmemb <= SIZE_MAX / size ? malloc((nmemb ? nmemb : 1) * size) : NULL;
+    if (!p) {
+        fprintf(stderr, BENCH_NAME ": out of memory (%zu elements of %zu bytes)\n", nmemb, size);
+        fflush(stderr);
+        MPI_Abort(COMM, EXIT_RUNTIME);
+    }
+    return p;
+}
+
+/* n doubles of scratch, or the job stops saying so. */
+static inline double *scratch(size_t n)
+{
+    return must_alloc(n, sizeof(double));
+}
+
+/* Test partition number `s` of n rows: random cut points and a random order of the blocks over
+ * the ranks (empty blocks allowed), a function of s alone so every rank computes the same one.
+ * scratch: room for 2 nprocs + 1 ints. */
+static inline void test_partition(int n, int nprocs, uint64_t s, int *count, int *displ, int *scratch)
+{
+    int *cut = scratch, *owner = scratch + nprocs + 1;
+    uint64_t h = splitmix64(s * 0x9e3779b97f4a7c15ULL + 17);
+    cut[0] = 0;
+    cut[nprocs] = n;
+    for (int k = 1; k < nprocs; k++) {
+        h = splitmix64(h);
+        int c = (int)(h % ((uint64_t)n + 1)), at = k;
+        while (at > 1 && cut[at - 1] > c) {
+            cut[at] = cut[at - 1];
+            at--;
+        }
+        cut[at] = c;
+    }
+    for (int k = 0; k < nprocs; k++)
+        owner[k] = k;
+    for (int k = nprocs - 1; k > 0; k--) {
+        h = splitmix64(h);
+        int j = (int)(h % (uint64_t)(k + 1)), t = owner[k];
+        owner[k] = owner[j];
+        owner[j] = t;
+    }
+    for (int k = 0; k < nprocs; k++) {
+        count[owner[k]] = cut[k + 1] - cut[k];
+        displ[owner[k]] = cut[k];
+    }
+}
+
+/* A --NAME-shuffle=K test move (heat, cg3d): every registered array to test partition number s,
+ * *count and *displ this process's new block. 0 or the XMPI error, the same on every process.
+ * The plain builds refuse the option, so there it is never reached. */
+static inline int shuffle_rows(int n, uint64_t s, int *count, int *displ)
+{
+#ifdef XMPI_PLAIN
+    (void)n, (void)s, (void)count, (void)displ;
+    return 0;
+#else
+    int rank, nprocs;
+    MPI_Comm_rank(XMPI_COMM_WORLD, &rank);
+    MPI_Comm_size(XMPI_COMM_WORLD, &nprocs);
+    int *part = malloc(sizeof *part * (4 * (size_t)nprocs + 1));
+    if (!part)
+        return XMPI_ERR_NOMEM;
+    test_partition(n, nprocs, s, part, part + nprocs, part + 2 * nprocs);
+    int rc = XMPI_Redistribute_data(*count, *displ, part[rank], part[nprocs + rank]);
+    if (rc == XMPI_SUCCESS)
+        *count = part[rank], *displ = part[nprocs + rank];
+    free(part);
+    return rc;
+#endif
 }
 
 #ifndef XMPI_PLAIN

@@ -22,10 +22,8 @@
 
 /* This program's part of where the two builds differ; example_util.h holds the part all benchmarks share. */
 #ifdef XMPI_PLAIN
-#define MONITOR_BEGIN() MONITOR_OK
 #define HAVE_LBALANCE 0
 #else
-#define MONITOR_BEGIN() XMPI_Monitor_iter_begin(NULL)
 #define HAVE_LBALANCE 1
 #endif
 

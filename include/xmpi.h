@@ -13,7 +13,8 @@ extern "C" {
 #define XMPI_VERSION_MINOR 1
 #define XMPI_VERSION_STRING "0.1.0"
 
-/* The library exports only what this header declares (and the MPI_ wrappers). */
+/* The library exports only what this header declares, the MPI_ wrappers and, when built with
+ * PAPI's libsde, papi_sde_hook_list_events (the hook PAPI looks up in the program). */
 #if defined(__GNUC__)
 #define XMPI_PUBLIC __attribute__((visibility("default")))
 #else
@@ -28,15 +29,18 @@ enum {
     XMPI_ERR_STATE,       /* wrong moment: before MPI_Init, after MPI_Finalize, or out of order */
     XMPI_ERR_NOMEM,       /* the library could not allocate memory */
     XMPI_ERR_MPI,         /* an MPI call made by the library failed */
-    XMPI_ERR_PAPI,        /* PAPI refused the requested events (monitoring continues without them) */
+    XMPI_ERR_PAPI,        /* reserved: when PAPI refuses the events, monitoring goes on
+                           * without them, rank 0 says so once and the calls succeed */
     XMPI_ERR_NOT_FOUND,   /* the program to spawn does not exist or is not executable */
     XMPI_ERR_CLASS,       /* a node class that the resource pool does not have */
     XMPI_ERR_RESOURCES,   /* no free PE of a class, or fewer removable processes than asked */
     XMPI_ERR_SPAWN,       /* MPI_Comm_spawn failed */
     XMPI_ERR_RMS,         /* the resource manager's file could not be read or written, or it
                            * did not make room for a spawn (Slurm refused an expansion) */
-    XMPI_ERR_CHECKPOINT,  /* a checkpoint could not be written, or the one to restart from is
-                           * missing, damaged or does not match the registered structures */
+    XMPI_ERR_CHECKPOINT,  /* a checkpoint could not be written, or the one to restart from has
+                           * a missing or damaged file or does not match the registered
+                           * structures (a checkpoint that is not there at all stops the job
+                           * at MPI_Init) */
     XMPI_ERR_LAST         /* one past the last code; not returned */
 };
 
@@ -52,9 +56,10 @@ XMPI_PUBLIC int XMPI_Get_option(const char *name, char *value, int len);
  * and MPI_Finalize (MPI_COMM_NULL outside). */
 XMPI_PUBLIC extern MPI_Comm XMPI_COMM_WORLD;
 
-/* Process status: XMPI_NEWLY_SPAWNED from MPI_Init of a spawned process until it begins
- * its first monitored iteration; XMPI_REMOVED once XMPI_Remove chose it (it should leave its
- * loop and call MPI_Finalize); -1 outside MPI_Init..MPI_Finalize. */
+/* Process status: XMPI_RUNNING for a process mpirun started, and for a spawned one once it
+ * began its first monitored iteration; XMPI_NEWLY_SPAWNED from MPI_Init of a spawned process
+ * until it begins its first monitored iteration; XMPI_REMOVED once XMPI_Remove chose it (it
+ * should leave its loop and call MPI_Finalize); -1 outside MPI_Init..MPI_Finalize. */
 enum { XMPI_RUNNING = 0, XMPI_NEWLY_SPAWNED, XMPI_REMOVED };
 XMPI_PUBLIC int XMPI_Get_process_status(void);
 
@@ -72,7 +77,8 @@ XMPI_PUBLIC int XMPI_Get_process_status(void);
  * removed alone; group spawns them at once. `info` (MPI_INFO_NULL allowed) is passed on
  * with the "host" key set by the scheduler. Both calls change the job between iterations:
  * inside an iteration XMPI_Monitor_iter_begin opened they return XMPI_ERR_STATE; an iteration
- * XMPI_Monitor_si_init opened ends at the call. */
+ * XMPI_Monitor_si_init opened ends at the call, also when the call is then refused for its
+ * arguments or resources (the iteration's work is over either way). */
 XMPI_PUBLIC int XMPI_Spawn(const char *command, char *argv[], int nprocs, MPI_Info info,
                            char *node_class[]);
 /* XMPI_Remove: nprocs spawned processes leave: on hosts of node_class[i] when given (the
@@ -144,8 +150,73 @@ XMPI_PUBLIC int XMPI_Register_sparse(void *address_ia, void *address_ja, void *a
                                      int size, MPI_Datatype type, XMPI_Scheme scheme);
 
 /* Forgets the structure registered at `address` (the first address for a sparse one); its
- * buffers stay the program's. Local. XMPI_ERR_ARG when nothing is registered there. */
+ * buffers stay the program's. Local. XMPI_ERR_ARG when nothing is registered there, or for
+ * a sparse matrix while a vector registered with XMPI_Register_halo_vector uses its halo. */
 XMPI_PUBLIC int XMPI_Unregister(void *address);
+
+/* ---- Halos: neighbours' rows beside the block ---------------------------------------
+ * XMPI_Register_ghost: a distributed array of `size` rows of `type` (a row of a grid: any
+ * contiguous datatype, e.g. MPI_Type_contiguous of a line's points) with `ghost` rows above
+ * and below its block. The buffer behind *address holds ghost + count + ghost rows: the
+ * rows [displ - ghost, displ) of the neighbours, the block [displ, displ + count), then
+ * [displ + count, displ + count + ghost); ghost rows outside [0, size) stay as the program
+ * leaves them. The buffer must come from malloc. After a move the library lays the new block
+ * out the same way, its ghost rows zero until the next XMPI_Exchange (a process whose block
+ * is empty has no ghost rows to fill). XMPI_ERR_ARG for
+ * ghost < 0 or ghost > size, and as XMPI_Register_vector.
+ *
+ * XMPI_Get_halo: the local view of the registered distributed sparse matrix `address_ia`
+ * (CSR, global column indices): *local_ja (owned by the library, one entry per local
+ * nonzero) holds local column indices, the block's columns first (column displ + k is k),
+ * then the *nhalo halo columns, ascending and so grouped by owner, from *nowned on. Collective
+ * over XMPI_COMM_WORLD: the first call for a matrix builds the view and its exchange plan;
+ * after that the library rebuilds both after every move, spawn, removal and restart, and
+ * the call returns at once (its pointer may differ after a change of the partition).
+ * XMPI_ERR_ARG for an address that is no distributed sparse matrix, or a column index
+ * outside [0, size) on some process (rank 0 says which); nothing is built then.
+ *
+ * XMPI_Register_halo_vector: a distributed vector laid out like the matrix's columns: its
+ * block, then room for the matrix's halo (*nhalo of XMPI_Get_halo) after it. Call
+ * XMPI_Get_halo first on a process that holds rows (else XMPI_ERR_STATE); a spawned process
+ * registers it with a NULL pointer as any other array.
+ *
+ * XMPI_Exchange: fills the ghost rows of an array of XMPI_Register_ghost, or the halo part
+ * of a vector of XMPI_Register_halo_vector, with the owners' values. Collective over
+ * XMPI_COMM_WORLD; each process exchanges with its neighbours only. XMPI_ERR_ARG for an
+ * address registered by neither call. */
+XMPI_PUBLIC int XMPI_Register_ghost(void *address, int size, MPI_Datatype type, int ghost);
+XMPI_PUBLIC int XMPI_Get_halo(void *address_ia, int **local_ja, int *nowned, int *nhalo);
+XMPI_PUBLIC int XMPI_Register_halo_vector(void *address, void *address_ia, MPI_Datatype type);
+XMPI_PUBLIC int XMPI_Exchange(void *address);
+
+/* XMPI_Get_partition: every process's block of the current partition (counts and displs:
+ * XMPI_COMM_WORLD's size entries each, NULL allowed) and its epoch, a number that changes
+ * with every move, spawn, removal and restart: a program compares it with the one it saw
+ * to learn cheaply that its blocks may have changed. Local. XMPI_ERR_STATE for counts or
+ * displs before anything is registered (the epoch alone is always available). */
+XMPI_PUBLIC int XMPI_Get_partition(int *epoch, int *counts, int *displs);
+
+/* XMPI_Set_rebuild: fn(arg) runs on every process after every change of the partition (a
+ * move, a spawn, a removal, a restart), when the new blocks and halo views are in place,
+ * before the library call that changed them returns; it rebuilds what the program derives
+ * from its blocks (XMPI_Get_partition and XMPI_Get_wsize tell it the new ones; it must not
+ * call other XMPI_ functions). Its time is part of the move's cost: a move that does not pay
+ * for it is not made by the balancer. NULL fn: none. Local. */
+XMPI_PUBLIC int XMPI_Set_rebuild(void (*fn)(void *arg), void *arg);
+
+/* ---- Data for processes that join -------------------------------------------------
+ * XMPI_Set_app_data: a copy of `bytes` bytes (0 to 1 MiB) of the program's own data (sizes,
+ * scalars, solver state) that processes joining the job receive before they register
+ * anything: those XMPI_Spawn or a policy starts (inside their MPI_Init), and every process
+ * of a job restarted with --xmpi-restart (it travels in each checkpoint). Rank 0's copy is
+ * what travels; set it again whenever it changes. Local. XMPI_ERR_ARG (rank 0 says why,
+ * nothing changed) for bytes < 0, more than 1 MiB, or a NULL buffer for bytes > 0.
+ * XMPI_Get_app_data: copies the job's data into `data` (room for `bytes`) and sets *got
+ * (NULL allowed) to its size: on a joining process the data it received, elsewhere the last
+ * copy this process set or received; 0 bytes when none was set. XMPI_ERR_ARG, with *got set
+ * and nothing copied, when bytes is smaller than that. Local. */
+XMPI_PUBLIC int XMPI_Set_app_data(const void *data, int bytes);
+XMPI_PUBLIC int XMPI_Get_app_data(void *data, int bytes, int *got);
 
 /* Moves every registered structure from the old partition (this process held rows
  * [sdispl, sdispl + scount)) to the new one (it will hold [rdispl, rdispl + rcount)).
@@ -180,11 +251,13 @@ XMPI_PUBLIC int XMPI_Get_data(int *it);
  * write leaves the previous checkpoint whole. It records the monitored iterations completed,
  * and a restart resumes at that number: call it between iterations, after XMPI_Monitor_iter_end
  * or an XMPI_Eval_* call; an iteration XMPI_Monitor_si_init opened ends at the call (it counts
- * as completed); inside an iteration XMPI_Monitor_iter_begin opened it returns XMPI_ERR_STATE
- * and writes nothing. Collective over XMPI_COMM_WORLD; `name` is significant on rank 0.
+ * as completed, also when the call is then refused); inside an iteration
+ * XMPI_Monitor_iter_begin opened it returns XMPI_ERR_STATE and writes nothing. Collective over
+ * XMPI_COMM_WORLD; `name` is significant on rank 0.
  * The same code on every process: XMPI_ERR_STATE when nothing is registered, XMPI_ERR_ARG for
- * a bad name, inconsistent registrations or a NULL buffer, XMPI_ERR_CHECKPOINT when a file
- * cannot be written (rank 0 says why; the previous checkpoint stays the latest).
+ * an empty or too long name, inconsistent registrations or a NULL buffer,
+ * XMPI_ERR_CHECKPOINT when a file cannot be written (rank 0 says why; the previous checkpoint
+ * stays the latest).
  * With --xmpi-restart every process starts as XMPI_NEWLY_SPAWNED: it registers its structures
  * with NULL pointers, and XMPI_Get_data fills them from the checkpoint for the current number
  * of processes (even blocks) and returns the iteration to resume at. */
@@ -192,7 +265,8 @@ XMPI_PUBLIC int XMPI_Checkpoint(const char *name);
 
 /* ---- Load balancing ---------------------------------------------------------
  * XMPI_Eval_lbalance: call it at the end of every iteration (after the monitoring call); it
- * ends an iteration XMPI_Monitor_si_init opened.
+ * ends an iteration XMPI_Monitor_si_init opened. Between interval ends it returns at once
+ * without checking its arguments (what the policy needs is checked at the first call).
  * At the end of each sampling interval it runs FLEX-MPI's balancer over the interval's
  * measurements and, when it decides so, moves the registered data to new blocks
  * proportional to each process's measured power, then returns the new block in
@@ -203,10 +277,13 @@ XMPI_PUBLIC int XMPI_Checkpoint(const char *name);
  *                 made only when it saves more than the last move cost before the run ends;
  *   weight:       --xmpi-lb=weight: the work of each of this process's rows (count values);
  *                 ignored otherwise (NULL allowed).
- * Decisions (thesis Algorithm 5): imbalance is (max - min) / max of the processes' compute
- * times (wall time outside MPI calls) above --xmpi-lb-th1; a process is non-dedicated when
- * (wall - CPU) / wall exceeds --xmpi-lb-th2; non-dedicated running for fewer than
- * --xmpi-lb-k intervals in a row is a burst and is tolerated. The policy (--xmpi-lb) says
+ * Decisions (thesis Algorithm 5, made robust to other jobs' load): imbalance is
+ * (max - min) / max of the processes' median compute times (wall time outside MPI calls)
+ * over the intervals since the last move, above --xmpi-lb-th1; a process is non-dedicated
+ * when (wall - CPU) / wall exceeds --xmpi-lb-th2, and its time then counts as if it had its
+ * CPU to itself until that share has held for --xmpi-lb-k intervals; a move needs two
+ * intervals of evidence that it would have been faster, and a move that made the slowest
+ * process slower is undone. The policy (--xmpi-lb) says
  * what a row weighs: rows (all equal), nnz (its nonzeros in the first registered
  * distributed sparse matrix) or weight (the program's array).
  * Errors (the same on every process, nothing moved): XMPI_ERR_STATE when nothing is
@@ -274,8 +351,9 @@ XMPI_PUBLIC int XMPI_Monitor_si_init(void);
  * as the work measure when PAPI cannot count (the usual case in VMs). */
 XMPI_PUBLIC int XMPI_Monitor_add_work(double flop);
 
-/* "papi:EVENT[+EVENT...]", "declared" or "none" (no monitored iteration yet, or
- * no work declared). Never NULL. */
+/* "papi:EVENT[+EVENT...]" when PAPI counts the work, "declared" when it cannot (the work is
+ * then what XMPI_Monitor_add_work declared, 0 when nothing was), or "none" (no monitored
+ * iteration yet). Never NULL. */
 XMPI_PUBLIC const char *XMPI_Monitor_work_source(void);
 
 #ifdef __cplusplus

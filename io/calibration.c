@@ -1,4 +1,4 @@
-/* Calibration defaults (measured on the project's machine), the parser of the calibration
+/* Calibration defaults (measured on 2 cores; see below), the parser of the calibration
  * file with line-numbered messages, and its writer. No MPI here. */
 #include "calibration.h"
 
@@ -17,7 +17,7 @@
  * - beta: the same ping-pong at 8-64 MiB, 2.3-3.0 GB/s, i.e. 3.3-4.3e-10 s/byte. Messages
  *   that stay in cache (256 KiB - 4 MiB) run at 3.8-5.2 GB/s (about 2.2e-10 s/byte); the
  *   out-of-cache figure is kept because redistributions move megabytes, and it agrees
- *   with the 67 MB MPI_Alltoallv of ARCHITECTURE.md (about 35 ms: 5e-10 s/byte). Lambda
+ *   with a 67 MB MPI_Alltoallv of make bench-redist (about 35 ms: 5e-10 s/byte). Lambda
  *   corrects the program's own messages at run time.
  * - gamma: MPI_Reduce_local(MPI_SUM) over 2 Mi doubles, 2.2-2.8e-10 s/byte.
  * - spawn_single: XMPI_Spawn of one process, 320 ms (README, make bench-spawn; 0.2-0.35 s
@@ -28,9 +28,9 @@
  *   those jobs' sizes varied.
  * - spawn_join: the join of an asynchronous spawn (--xmpi-spawn-async), what the job waits
  *   for once the helper thread has started the processes: 5-8 ms for one process and
- *   14-20 ms for two (Jacobi and CG -d on 2 processes, 2026-11-24); 8 ms per process.
+ *   14-20 ms for two (Jacobi and CG -d on 2 processes); 8 ms per process.
  * - spawn_lag: the time the iterations lose to a spawn beyond the spawn and its join, from
- *   make bench-amp's Jacobi traces (2026-11-24, 2 to 8 processes of emulated classes): the
+ *   make bench-amp's Jacobi traces (2 to 8 processes of emulated classes): the
  *   new processes' first interval ran 0.13-0.35 s longer than the next one, and the
  *   intervals an asynchronous spawn ran beside 0.05-0.35 s longer than the one before it;
  *   0.26-0.61 s per spawn in all, for 1 to 4 processes. 0.3 s.
@@ -38,11 +38,12 @@
  *   processes of different jobs, so a parent and a spawned process talk over TCP loopback:
  *   a ping-pong between them gave 6.8 us at 8 B and 4.0-5.6 GB/s at 1-16 MiB (2.5e-10).
  * - touch: 0, as on most machines a receive leaves its pages ready for the program. Under
- *   the shadow paging of the project's VMs, the first read of a fresh 24 MB buffer that an
+ *   shadow paging (virtual machines without nested page tables), the first read of a fresh 24 MB buffer that an
  *   MPI_Recv filled took 20-28 ms, the next 1.8 ms (about 1e-9 s/byte); xmpi-calibrate
  *   measures it.
- * - copy_contention: 0, as the defaults were measured one process at a time (on this VM two
- *   processes faulting in 34 MiB each at once took 0.14-0.16 s against 0.12 s alone).
+ * - copy_contention: 0, as the defaults were measured one process at a time (where page faults
+ *   contend, two processes faulting in 34 MiB each at once took 0.14-0.16 s against 0.12 s
+ *   alone; xmpi-calibrate measures it).
  * - copy: memcpy into freshly allocated memory, 2.0-2.7 GB/s with its page faults (make
  *   bench-redist), i.e. 3.7-5e-10 s/byte; 4.4e-10. */
 

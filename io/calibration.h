@@ -67,8 +67,8 @@ struct xmpi_hockney {
 
 #define XMPIR_CAL_CLASSES_MAX 64
 
-/* The defaults, measured on the project's machine (2-core VM, Open MPI 4.1.4, shared
- * memory): see calibration.c for how. */
+/* The defaults, measured by xmpi-calibrate and make bench-spawn on 2 cores, Open MPI 4.1.4,
+ * shared memory: calibration.c says how. */
 #define XMPIR_CAL_DEFAULT_ALPHA 5.0e-7
 #define XMPIR_CAL_DEFAULT_BETA 3.7e-10
 #define XMPIR_CAL_DEFAULT_GAMMA 2.6e-10

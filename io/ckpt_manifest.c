@@ -62,6 +62,8 @@ int xmpi_ckpt_write(FILE *out, const struct xmpi_ckpt_manifest *m)
             fprintf(out, "file %d %s %lld %08lx %s\n", i, s->file[f].part, s->file[f].bytes,
                     s->file[f].crc & 0xffffffffUL, s->file[f].name);
     }
+    if (m->app_bytes > 0)
+        fprintf(out, "app %lld %08lx %s\n", m->app_bytes, m->app_crc & 0xffffffffUL, XMPIR_CKPT_APP);
     fprintf(out, "end\n");
     return ferror(out) ? -1 : 0;
 }
@@ -74,6 +76,7 @@ static const char *const keyed_names[] = {"keyword", "N"};
 static const char *const struct_names[] = {"keyword", "I", "KIND", "SCHEME", "TYPE", "ELSIZE",
                                            "NNZ"};
 static const char *const file_names[] = {"keyword", "I", "PART", "BYTES", "CRC32", "NAME"};
+static const char *const app_names[] = {"keyword", "BYTES", "CRC32", "NAME"};
 #define WORDS_MAX 7
 
 struct reader {
@@ -254,6 +257,27 @@ static int parse_struct(struct reader *r, struct xmpi_ckpt_manifest *m, int i)
     return 0;
 }
 
+/* "app BYTES CRC32 NAME": the program's data for joining processes, in file NAME. */
+static int parse_app(struct reader *r, struct xmpi_ckpt_manifest *m)
+{
+    struct xmpi_text_lines *in = &r->in;
+    if (xmpi_text_fields_range(in, r->line, r->w, 4, 4, app_names, "app BYTES CRC32 NAME", NULL, 0) != 4)
+        return xmpi_text_line_error(in, r->err, r->errlen,
+                                    "expected 'app BYTES CRC32 %s' (4 fields)", XMPIR_CKPT_APP);
+    if (number(r->w[1], 1, XMPIR_APP_DATA_MAX, &m->app_bytes))
+        return xmpi_text_field_error(in, r->err, r->errlen, "BYTES", r->w[1],
+                                     "an integer from 1 to %d", XMPIR_APP_DATA_MAX);
+    char *end;
+    errno = 0;
+    unsigned long crc = strtoul(r->w[2], &end, 16);
+    if (errno || *end || strlen(r->w[2]) != 8)
+        return xmpi_text_field_error(in, r->err, r->errlen, "CRC32", r->w[2], "8 hexadecimal digits");
+    if (strcmp(r->w[3], XMPIR_CKPT_APP))
+        return xmpi_text_field_error(in, r->err, r->errlen, "NAME", r->w[3], "%s", XMPIR_CKPT_APP);
+    m->app_crc = crc;
+    return 0;
+}
+
 static int parse(struct reader *r, struct xmpi_ckpt_manifest *m)
 {
     struct xmpi_text_lines *in = &r->in;
@@ -293,6 +317,11 @@ static int parse(struct reader *r, struct xmpi_ckpt_manifest *m)
     if ((got = next(r)) < 0) return -1;
     if (got == 0)
         return ended(r, "'end' after the %d structure(s) (a cut manifest)", m->n);
+    if (!strncmp(r->line, "app ", 4)) {
+        if (parse_app(r, m)) return -1;
+        if ((got = next(r)) < 0) return -1;
+        if (got == 0) return ended(r, "'end' after the app line (a cut manifest)");
+    }
     if (xmpi_text_fields_range(in, r->line, r->w, 0, 1, head_names, "end", NULL, 0) != 1 ||
         strcmp(r->w[0], "end"))
         return xmpi_text_line_error(in, r->err, r->errlen,

@@ -10,6 +10,9 @@
 #define XMPIR_CKPT_MAX_STRUCTS 64
 #define XMPIR_CKPT_MANIFEST "manifest"
 #define XMPIR_CKPT_LATEST "LATEST"
+#define XMPIR_CKPT_APP "app-data"
+/* The most bytes of the program's data for joining processes (XMPI_Set_app_data). */
+#define XMPIR_APP_DATA_MAX (1 << 20)
 /* The longest manifest line read, its newline not counted (the longest written is about 130
  * bytes); a longer line is refused, never cut. */
 #define XMPIR_CKPT_LINE_MAX 511
@@ -46,6 +49,10 @@ struct xmpi_ckpt_manifest {
     long long rows;
     int n;
     struct xmpi_ckpt_struct s[XMPIR_CKPT_MAX_STRUCTS];
+    /* The program's data for joining processes (XMPI_Set_app_data): the file XMPIR_CKPT_APP,
+     * its bytes (0: none, and no line in the manifest) and CRC-32. */
+    long long app_bytes;
+    unsigned long app_crc;
 };
 
 /* Structure i's files: names, parts, and their sizes from rows, nnz and elsize (the global

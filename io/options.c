@@ -60,6 +60,17 @@ static const struct optdef table[] = {
      "trace, and a job that dies leaves its finished intervals in FILE.part. A directory or a "
      "read-only FILE is refused; a device or pipe (/dev/stdout) is written directly", NULL,
      NULL},
+    {"otf2", K_STRING, 0, 0, OFF(otf2), SZ(otf2), "(none)",
+     "a directory that is new (its parent must exist), empty, or holds an earlier OTF2 archive "
+     "of libxmpi, on a file system every process of the job sees",
+     "write an OTF2 trace archive into this directory, for HPC performance tools (Vampir, "
+     "otf2-print): per process, regions for its computation (each monitored iteration), its "
+     "profiled MPI calls and the library's own work (interval ends, moves of rows, spawns, "
+     "removals, checkpoints), the processes in XMPI_COMM_WORLD as a metric, and the job's "
+     "reconfigurations as markers; a process that joins later is a new location. Each "
+     "process writes its own events while the job runs; rank 0 completes the archive "
+     "(DIR/traces.otf2) at MPI_Finalize, replacing an earlier one. Refused where libxmpi was "
+     "built without the OTF2 library", NULL, NULL},
     {"verbose", K_INT, 0, 2, LONGF(verbose), 0, "0", "0, 1 or 2 (bare --xmpi-verbose means 1)",
      "0: notices only; 1: one progress line per interval on rank 0; 2: also debug lines",
      NULL, NULL},
@@ -135,8 +146,9 @@ static const struct optdef table[] = {
      "whole new block. A process holds at most its registered blocks plus this much", NULL,
      NULL},
     {"lb-k", K_INT, 1, 64, LONGF(lb_k), 0, "3", "an integer from 1 to 64",
-     "interference lasting k sampling intervals in a row is long-term and rebalanced; shorter "
-     "bursts are tolerated", NULL, NULL},
+     "a CPU share that holds steady for k sampling intervals (and twice as long as any earlier "
+     "load on that process) is a lasting load, balanced by wall time; a load that comes and "
+     "goes is not chased", NULL, NULL},
     {"policy", K_CHOICE, 0, 0, INTF(policy), 0, "static", "static, smp, hpmp or amp",
      "XMPI_Eval_reconfig's malleability policy: static (no process changes, balancing only), "
      "smp (follow what the resource manager offers and reclaims, up to --xmpi-max-procs), "

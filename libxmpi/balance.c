@@ -216,6 +216,7 @@ static double *learn_costs(struct xmpi_balance_rt *lb, const struct xmpi_balance
 
 void xmpi_balance_free(struct xmpi_balance_rt *lb)
 {
+    xmpi_balance_state_free(&lb->st);
     free(lb->costmap);
     free(lb->prev);
     free(lb->prev_total);
@@ -234,8 +235,9 @@ int xmpi_balance_step(struct xmpi_ctx *cx, const struct xmpi_interval *s,
     int p = cx->size, me = cx->rank;
     *blocks = NULL;
     if (lb->nprocs != p) {
-        /* The job changed since the state was built: start afresh. */
-        memset(&lb->st, 0, sizeof lb->st);
+        /* The job changed since the state was built: start afresh (the costs learned per
+         * row stay: they belong to the rows, not to the processes). */
+        xmpi_balance_state_free(&lb->st);
         lb->nprocs = p;
     }
     struct columns c = {0};
@@ -262,6 +264,10 @@ int xmpi_balance_step(struct xmpi_ctx *cx, const struct xmpi_interval *s,
     memset(&d, 0, sizeof d);
     int need = me == 0 ? xmpi_balance_assess(&prm, &lb->st, &in, &d) : 0;
     PMPI_Bcast(&need, 1, MPI_INT, 0, cx->comm);
+    if (need < 0) {
+        snprintf(why, len, "%s", d.why);
+        rc = need == -2 ? XMPI_ERR_NOMEM : XMPI_ERR_ARG;
+    }
     double *rowweight = NULL;
     if (need > 0 && (o->lb == XMPIR_LB_NNZ || o->lb == XMPIR_LB_WEIGHT) &&
         gather_weights(cx, o->lb, &c, c.count[me], app->weight, &rowweight)) {
@@ -290,8 +296,11 @@ int xmpi_balance_step(struct xmpi_ctx *cx, const struct xmpi_interval *s,
         if (d.rebalance) {
             *blocks = nc;
             nc = NULL;
-            xmpi_note(cx, 1, "interval %d: rebalancing (imbalance %.1f%%)", s->index,
-                      100 * d.imbalance);
+            if (d.undo)
+                xmpi_note(cx, 1, "interval %d: undoing the last move: %s", s->index, d.why);
+            else
+                xmpi_note(cx, 1, "interval %d: rebalancing (imbalance %.1f%%)", s->index,
+                          100 * d.imbalance);
         }
     }
     free(nc);
@@ -300,8 +309,9 @@ int xmpi_balance_step(struct xmpi_ctx *cx, const struct xmpi_interval *s,
     return rc;
 }
 
-void xmpi_balance_moved(struct xmpi_ctx *cx, double seconds)
+void xmpi_balance_moved(struct xmpi_ctx *cx, double seconds, double rebuild)
 {
-    cx->balance.st.move_cost = seconds;
+    cx->balance.st.move_cost = seconds > rebuild ? seconds - rebuild : 0;
+    cx->balance.st.rebuild_cost = rebuild;
     cx->balance.st.moved = 1;
 }

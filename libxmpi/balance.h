@@ -44,8 +44,9 @@ int xmpi_balance_step(struct xmpi_ctx *cx, const struct xmpi_interval *s,
  * process's facts and names what is missing in one line; every process returns the same
  * code (XMPI_ERR_ARG when it is missing). Interval ends check the same at every call. */
 int xmpi_balance_check(struct xmpi_ctx *cx, const struct xmpi_app *app);
-/* The move the balancer asked for took `seconds` (the slowest process). */
-void xmpi_balance_moved(struct xmpi_ctx *cx, double seconds);
+/* The move the balancer asked for took `seconds` (the slowest process), `rebuild` of them the
+ * program's rebuild after it (XMPI_Set_rebuild), which every later move pays again. */
+void xmpi_balance_moved(struct xmpi_ctx *cx, double seconds, double rebuild);
 
 /* Frees what the balancer keeps (inside MPI_Finalize). */
 void xmpi_balance_free(struct xmpi_balance_rt *lb);

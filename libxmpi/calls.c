@@ -4,7 +4,9 @@
  * XMPI_Get_data, XMPI_Spawn, XMPI_Remove, XMPI_Checkpoint). An interval still due is
  * measured and recorded before any of them changes the job (xmpi_pipeline_catch_up). */
 #include <stdlib.h>
+#include <string.h>
 
+#include "../io/ckpt_manifest.h"
 #include "../policies/malleability.h"
 #include "context.h"
 #include "errors.h"
@@ -272,4 +274,35 @@ int XMPI_Checkpoint(const char *name)
     int rc = checkpoint_call(name);
     lib_leave();
     return rc;
+}
+
+int XMPI_Set_app_data(const void *data, int bytes)
+{
+    struct xmpi_ctx *cx = xmpi_ctx;
+    int rc = xmpi_member(cx);
+    if (rc) return rc;
+    if (bytes < 0 || bytes > XMPIR_APP_DATA_MAX || (bytes > 0 && !data)) {
+        xmpi_note(cx, 0, "XMPI_Set_app_data: %d bytes; accepted: 0 to %d bytes (and a buffer for "
+                  "more than 0); nothing changed", bytes, XMPIR_APP_DATA_MAX);
+        return XMPI_ERR_ARG;
+    }
+    char *copy = bytes ? malloc((size_t)bytes) : NULL;
+    if (bytes && !copy) return XMPI_ERR_NOMEM;
+    if (bytes) memcpy(copy, data, (size_t)bytes);
+    free(cx->app_data);
+    cx->app_data = copy;
+    cx->app_bytes = bytes;
+    return XMPI_SUCCESS;
+}
+
+int XMPI_Get_app_data(void *data, int bytes, int *got)
+{
+    struct xmpi_ctx *cx = xmpi_ctx;
+    int rc = xmpi_member(cx);
+    if (rc) return rc;
+    if (bytes < 0 || (bytes > 0 && !data)) return XMPI_ERR_ARG;
+    if (got) *got = cx->app_bytes;
+    if (cx->app_bytes > bytes) return XMPI_ERR_ARG;
+    if (cx->app_bytes) memcpy(data, cx->app_data, (size_t)cx->app_bytes);
+    return XMPI_SUCCESS;
 }

@@ -95,7 +95,15 @@ static void mpi_text(int code, char *out, size_t len)
     char s[MPI_MAX_ERROR_STRING];
     int n = 0;
     if (PMPI_Error_string(code, s, &n) != MPI_SUCCESS) snprintf(s, sizeof s, "MPI error %d", code);
-    snprintf(out, len, "%s", s);
+    /* One line: MPICH's texts hold line breaks, and the library says why in one line. */
+    size_t o = 0;
+    for (const char *c = s; *c && o + 1 < len; c++) {
+        char ch = *c == '\n' || *c == '\r' || *c == '\t' ? ' ' : *c;
+        if (ch == ' ' && (o == 0 || out[o - 1] == ' ')) continue;
+        out[o++] = ch;
+    }
+    while (o > 0 && out[o - 1] == ' ') o--;
+    if (len) out[o] = '\0';
 }
 
 /* ---- what is registered, as a manifest ------------------------------------------------- */
@@ -216,14 +224,20 @@ static void put(struct writer *w, struct xmpi_ckpt_file *f, long long off, const
         return;
     }
     static const char none[1];
+    MPI_Status st;
     int err = PMPI_File_write_at_all(fh, (MPI_Offset)off, count > 0 ? buf : none, count, t,
-                                     MPI_STATUS_IGNORE) != MPI_SUCCESS;
+                                     &st) != MPI_SUCCESS;
+    /* A short write can come back as success with a smaller count (Open MPI's ompio past a
+     * file size limit): only the whole count is a written block. */
+    int wrote = -1;
+    if (!err && (PMPI_Get_count(&st, t, &wrote) != MPI_SUCCESS || wrote != count)) err = 1;
     err |= PMPI_File_sync(fh) != MPI_SUCCESS;
     err |= PMPI_File_close(&fh) != MPI_SUCCESS;
     int any = 0;
     PMPI_Allreduce(&err, &any, 1, MPI_INT, MPI_MAX, cx->comm);
     if (any) {
-        snprintf(w->why, sizeof w->why, "writing %s failed (full or read-only file system?)", path);
+        snprintf(w->why, sizeof w->why, "writing %s failed or wrote less than asked (full or "
+                 "read-only file system, or a file size limit?)", path);
         w->bad = 1;
         return;
     }
@@ -429,10 +443,29 @@ static void rotate(struct xmpi_ctx *cx, const char *parent, const char *leaf)
 }
 
 /* Rank 0: the manifest, then the rename that publishes the checkpoint, then LATEST. */
-static int publish(struct xmpi_ctx *cx, const struct xmpi_ckpt_manifest *m, const char *tmp,
+/* Rank 0: the program's data for joining processes beside the arrays (file XMPIR_CKPT_APP),
+ * its size and CRC in the manifest; 0, or -1 when it cannot be written. */
+static int write_app(struct xmpi_ctx *cx, struct xmpi_ckpt_manifest *m, const char *tmp)
+{
+    m->app_bytes = cx->app_bytes;
+    if (cx->app_bytes <= 0) return 0;
+    char path[PATHLEN + 40];
+    snprintf(path, sizeof path, "%s/%s", tmp, XMPIR_CKPT_APP);
+    FILE *f = fopen(path, "w");
+    int bad = !f || fwrite(cx->app_data, 1, (size_t)cx->app_bytes, f) != (size_t)cx->app_bytes;
+    if (f) bad |= fflush(f) != 0 || fsync(fileno(f)) != 0, bad |= fclose(f) != 0;
+    m->app_crc = xmpi_crc32(0, cx->app_data, (size_t)cx->app_bytes);
+    return bad ? -1 : 0;
+}
+
+static int publish(struct xmpi_ctx *cx, struct xmpi_ckpt_manifest *m, const char *tmp,
                    const char *final, const char *parent, const char *leaf, char *why, size_t len)
 {
     char path[PATHLEN + 40];
+    if (write_app(cx, m, tmp)) {
+        snprintf(why, len, "cannot write %s/%s", tmp, XMPIR_CKPT_APP);
+        return XMPI_ERR_CHECKPOINT;
+    }
     snprintf(path, sizeof path, "%s/%s", tmp, XMPIR_CKPT_MANIFEST);
     FILE *f = fopen(path, "w");
     int bad = !f || xmpi_ckpt_write(f, m) != 0;
@@ -587,9 +620,10 @@ static void written(struct xmpi_ctx *cx, const struct xmpi_ckpt_manifest *m, con
 }
 
 /* Collective: one checkpoint. `name` (rank 0's): NULL for an automatic one. */
-static int checkpoint(struct xmpi_ctx *cx, const char *name, const char *call)
+static int write_checkpoint(struct xmpi_ctx *cx, const char *name, const char *call)
 {
     double t0 = PMPI_Wtime();
+    xmpi_registry_sync(cx);   /* arrays with room around their block: the blocks as they are */
     struct writer w = {.cx = cx};
     char final[PATHLEN] = "", parent[PATHLEN] = "", leaf[256] = "";
     int c = 0, d = 0, nosub = xmpi_registry_own_block(cx, &c, &d) != 0 ||
@@ -632,6 +666,15 @@ static int checkpoint(struct xmpi_ctx *cx, const char *name, const char *call)
     if (rc) xmpi_note(cx, 0, "%s: %s; the previous checkpoint stays the latest", call, w.why);
     else written(cx, m, final, leaf, PMPI_Wtime() - t0);
     free(m);
+    return rc;
+}
+
+/* --xmpi-otf2: every checkpoint is a region of the library's own work. */
+static int checkpoint(struct xmpi_ctx *cx, const char *name, const char *call)
+{
+    xmpi_otf2_enter(cx, XMPIR_OTF2_CHECKPOINT);
+    int rc = write_checkpoint(cx, name, call);
+    xmpi_otf2_leave(cx, XMPIR_OTF2_CHECKPOINT, call);
     return rc;
 }
 
@@ -746,6 +789,35 @@ void xmpi_ckpt_check(struct xmpi_ctx *cx, char *err, size_t len)
     free(text);
 }
 
+/* Collective at a restart, before the program registers: rank 0 reads the program's data for
+ * joining processes from the checkpoint and every process gets it (XMPI_Get_app_data). A
+ * damaged file ends the job as a damaged checkpoint does. */
+static void restore_app(struct xmpi_ctx *cx)
+{
+    const struct xmpi_ckpt_manifest *m = cx->ckpt.manifest;
+    int n = (int)m->app_bytes, bad = 0;
+    if (n <= 0) return;
+    char *d = malloc((size_t)n);
+    if (!d) xmpi_die_nomem(cx, "--xmpi-restart");
+    if (cx->rank == 0) {
+        char path[PATHLEN + 40];
+        snprintf(path, sizeof path, "%s/%s", cx->ckpt.restart_dir, XMPIR_CKPT_APP);
+        FILE *f = fopen(path, "r");
+        bad = !f || fread(d, 1, (size_t)n, f) != (size_t)n ||
+              (xmpi_crc32(0, d, (size_t)n) & 0xffffffffUL) != (m->app_crc & 0xffffffffUL);
+        if (f) fclose(f);
+        if (bad)
+            xmpi_note(cx, 0, "option --xmpi-restart: %s is missing, short or damaged (its CRC-32 "
+                      "differs from the manifest's); the job stops", path);
+    }
+    PMPI_Bcast(&bad, 1, MPI_INT, 0, cx->comm);
+    if (bad) PMPI_Abort(MPI_COMM_WORLD, 2);
+    PMPI_Bcast(d, n, MPI_BYTE, 0, cx->comm);
+    free(cx->app_data);
+    cx->app_data = d;
+    cx->app_bytes = n;
+}
+
 int xmpi_ckpt_start(struct xmpi_ctx *cx)
 {
     struct xmpi_ckpt_state *st = &cx->ckpt;
@@ -756,6 +828,7 @@ int xmpi_ckpt_start(struct xmpi_ctx *cx)
         xmpi_die_nomem(cx, "--xmpi-restart");
     PMPI_Bcast(st->manifest, (int)sizeof *st->manifest, MPI_BYTE, 0, cx->comm);
     PMPI_Bcast(st->restart_dir, (int)sizeof st->restart_dir, MPI_CHAR, 0, cx->comm);
+    restore_app(cx);
     st->restarting = 1;
     st->last_it = st->manifest->iteration;
     xmpi_note(cx, 1, "restarting from %s (iteration %lld, written by %d process(es))",
@@ -813,9 +886,12 @@ static void get(struct reader *rd, const struct xmpi_ckpt_file *f, long long off
     agree_problem(rd, size != f->bytes, text);
     static char none[1];
     int err = 0;
+    MPI_Status st;
+    int got = -1;
     if (!rd->bad)
         err = PMPI_File_read_at_all(fh, (MPI_Offset)off, count > 0 ? buf : none, count, t,
-                                    MPI_STATUS_IGNORE) != MPI_SUCCESS;
+                                    &st) != MPI_SUCCESS ||
+              PMPI_Get_count(&st, t, &got) != MPI_SUCCESS || got != count;
     PMPI_File_close(&fh);
     if (rd->bad) return;
     snprintf(text, sizeof text, "reading %s failed", path);

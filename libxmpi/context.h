@@ -14,9 +14,11 @@
 #include "balance.h"
 #include "ckpt.h"
 #include "emulate.h"
+#include "halo.h"
 #include "hwcount.h"
 #include "predict.h"
 #include "monitor.h"
+#include "otf2.h"
 #include "registry.h"
 #include "resize.h"
 #include "rms.h"
@@ -54,6 +56,11 @@ struct xmpi_ctx {
     struct xmpi_monitor mon;
     struct xmpi_hwcount hw;
     struct xmpi_registry reg;
+    struct xmpi_halo halo;   /* halo views and ghost plans (halo.h) */
+    /* The program's data for joining processes (XMPI_Set_app_data): rank 0's travels with
+     * every join and in every checkpoint; a joining process holds the copy it received. */
+    char *app_data;
+    int app_bytes;
     struct xmpi_world world;
     struct xmpi_emulation emu;
     struct xmpi_rms rms;
@@ -66,6 +73,7 @@ struct xmpi_ctx {
     struct xmpi_cost cost;
     struct xmpi_ckpt_state ckpt;   /* checkpoint and restart (checkpoint.h) */
     struct xmpi_resize_rt resize;  /* resizing by checkpoint and restart (resize.h) */
+    struct xmpi_otf2_rt otf2;      /* the OTF2 archive's writer (--xmpi-otf2, otf2.h) */
 };
 
 /* The process's context: always valid (zeroed before MPI_Init). */

@@ -1,6 +1,6 @@
 /* CRC-32 (crc.h): Intel ISA-L's crc32_gzip_refl where the build found it (carry-less multiply
- * folding, about 20 GB/s on this project's machine), else zlib's crc32 (about 2.4 GB/s): at
- * zlib's speed the checksum alone cost a checkpoint a third of its time (bench-cr). */
+ * folding, about 20 GB/s), else zlib's crc32 (about 2.4 GB/s): at zlib's speed the checksum
+ * alone cost a checkpoint a third of its time (make bench-cr measures both). */
 #include "crc.h"
 
 #include <stdint.h>

@@ -247,11 +247,11 @@ static int amp_goal(struct xmpi_ctx *cx, const struct xmpi_interval *s, double e
     return 0;
 }
 
-/* Rank 0: the pool by the model's classes: free PEs (fr) and the processes that may leave (rm,
- * the spawned ones; any but one when the job can resize by checkpoint and restart), with each
- * class's power and cost per second. A class the model cannot price is neither grown onto nor
+/* Rank 0: the pool by the model's classes: free PEs (free_pes) and the processes that may
+ * leave (leavers: the spawned ones; any but one when the job can resize by checkpoint and
+ * restart), with each class's power and cost per second. A class the model cannot price is neither grown onto nor
  * shrunk from. Returns the most powerful class with free PEs, or -1. */
-static int amp_pool(struct xmpi_ctx *cx, struct xmpi_map_slot *fr, struct xmpi_map_slot *rm)
+static int amp_pool(struct xmpi_ctx *cx, struct xmpi_map_slot *free_pes, struct xmpi_map_slot *leavers)
 {
     const struct xmpi_predict_model *m = &cx->predict.m;
     const struct xmpi_pool *pool = &cx->world.pool;
@@ -260,26 +260,26 @@ static int amp_pool(struct xmpi_ctx *cx, struct xmpi_map_slot *fr, struct xmpi_m
     for (int c = 0; c < nc; c++) {
         double power = 0;
         known[c] = xmpi_predict_class_power(m, c, &power) == XMPIR_MODEL_OK && power > 0;
-        fr[c] = (struct xmpi_map_slot){0, known[c] ? power : 1, 0};
-        rm[c] = fr[c];
+        free_pes[c] = (struct xmpi_map_slot){0, known[c] ? power : 1, 0};
+        leavers[c] = free_pes[c];
     }
     for (int h = 0; h < pool->nhosts; h++) {
         int c = cx->predict.host_class[h];
         if (c < 0 || c >= nc) continue;
         int room = pool->hosts[h].pes - pool->hosts[h].procs;
-        fr[c].avail += room > 0 ? room : 0;
-        fr[c].cost = rm[c].cost = pool->hosts[h].cost / 3600;   /* per PE-hour -> per second */
+        free_pes[c].avail += room > 0 ? room : 0;
+        free_pes[c].cost = leavers[c].cost = pool->hosts[h].cost / 3600;   /* per PE-hour -> per second */
     }
     for (int i = 0, left = cx->size - 1; i < sc->nprocs; i++) {
         int c = cx->predict.host_class[sc->procs[i].host];
         if (c >= 0 && c < nc && (sc->procs[i].group > 0 || xmpi_resize_possible(cx)) &&
             left > 0)
-            rm[c].avail++, left--;
+            leavers[c].avail++, left--;
     }
     for (int c = 0; c < nc; c++)
-        if (!known[c]) fr[c].avail = rm[c].avail = 0;
+        if (!known[c]) free_pes[c].avail = leavers[c].avail = 0;
     for (int c = 0; c < nc; c++)
-        if (fr[c].avail > 0 && (add_class < 0 || fr[c].power > fr[add_class].power)) add_class = c;
+        if (free_pes[c].avail > 0 && (add_class < 0 || free_pes[c].power > free_pes[add_class].power)) add_class = c;
     return add_class;
 }
 
@@ -354,27 +354,27 @@ static void decide_amp(struct xmpi_ctx *cx, struct pricing *pr, struct xmpi_reco
         snprintf(out->why, sizeof out->why, "amp: the model cannot predict this interval: keeping");
         return;
     }
-    struct xmpi_map_slot fr[XMPIR_MODEL_CLASSES_MAX], rm[XMPIR_MODEL_CLASSES_MAX];
-    int add_class = amp_pool(cx, fr, rm);
+    struct xmpi_map_slot free_pes[XMPIR_MODEL_CLASSES_MAX], leavers[XMPIR_MODEL_CLASSES_MAX];
+    int add_class = amp_pool(cx, free_pes, leavers);
     double cost_now = xmpi_world_cost_rate(&cx->world);
     int room = cx->opts.max_procs > 0 ? (int)cx->opts.max_procs - p : 1 << 20;
-    struct amp_pricing ap = {pr, add_class < 0 ? 0 : add_class,
+    struct amp_pricing price = {pr, add_class < 0 ? 0 : add_class,
                              now.iterations > 0 ? (double)cx->opts.si / now.iterations : 1, 0, -2,
                              {0}};
-    struct xmpi_amp_input in = {
+    struct xmpi_amp_input input = {
         .goal = cx->amp.goal, .elapsed = elapsed,
         .intervals_left = left_iters / (double)cx->opts.si, .tol = (double)cx->opts.tol / 100,
         .constraint = cx->opts.constraint ? XMPIR_MAP_COST : XMPIR_MAP_EFFICIENCY,
-        .work = now.work * ap.scale, .power_now = now.work / now.t_comp,
+        .work = now.work * price.scale, .power_now = now.work / now.t_comp,
         .cost_now = cost_now > 0 ? cost_now : 0,
-        .nprocs = p, .max_spawn = room > 0 ? room : 0, .free = fr, .nfree = nc,
-        .removable = rm, .nremovable = nc, .fast_streak = cx->amp.fast_streak,
+        .nprocs = p, .max_spawn = room > 0 ? room : 0, .free = free_pes, .nfree = nc,
+        .removable = leavers, .nremovable = nc, .fast_streak = cx->amp.fast_streak,
         .anchor = cx->amp.anchor};
-    struct xmpi_amp_model am = {&ap, amp_comm, amp_overhead};
-    if (cx->opts.verbose >= 2) amp_explain(cx, &ap, &in);
+    struct xmpi_amp_model model = {&price, amp_comm, amp_overhead};
+    if (cx->opts.verbose >= 2) amp_explain(cx, &price, &input);
     int counts[XMPIR_MODEL_CLASSES_MAX] = {0};
     struct xmpi_amp_plan plan = {.count = counts};
-    if (xmpi_policy_amp(&in, &am, &plan)) {
+    if (xmpi_policy_amp(&input, &model, &plan)) {
         xmpi_note(cx, 0, "XMPI_Eval_reconfig: amp: %s", plan.why);
         return;
     }

@@ -212,13 +212,15 @@ static int begin(struct xmpi_ctx *cx, char *events[], const struct xmpi_monitor 
     if (from) {
         mon->t_real0 = from->end_real;
         mon->t_cpu0 = from->end_cpu;
-        return XMPI_SUCCESS;
+    } else {
+        /* The wall-clock window encloses the CPU-clock reads: a process held back by a CPU
+         * quota is stopped at a system call such as this CPU-clock read, and that wait must
+         * count in the iteration's wall time (else a throttled rank looks as fast as the
+         * others). */
+        mon->t_real0 = PMPI_Wtime();
+        mon->t_cpu0 = cpu_now();
     }
-    /* The wall-clock window encloses the CPU-clock reads: a process held back by a CPU quota
-     * is stopped at a system call such as this CPU-clock read, and that wait must count in
-     * the iteration's wall time (else a throttled rank looks as fast as the others). */
-    mon->t_real0 = PMPI_Wtime();
-    mon->t_cpu0 = cpu_now();
+    xmpi_otf2_enter_at(cx, XMPIR_OTF2_COMPUTE, mon->t_real0);
     return XMPI_SUCCESS;
 }
 
@@ -297,6 +299,7 @@ int xmpi_monitor_end_iteration(struct xmpi_ctx *cx, long long *counts, int *clos
     *closed = 0;
     mon->in_iter = 0;
     mon->end_valid = 0;
+    xmpi_otf2_leave_at(cx, XMPIR_OTF2_COMPUTE, t_real);
 
     struct xmpi_rank_record *it = &mon->iter;
     long long hw[XMPIR_MAX_EVENTS];

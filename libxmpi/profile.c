@@ -3,6 +3,7 @@
 #include <mpi.h>
 
 #include "context.h"
+#include "profile.h"
 #include "xmpi.h"
 
 /* The clock at the entry of a call. Under an emulated speed by dilation, the computation
@@ -27,6 +28,8 @@ static inline void account(enum xmpi_op op, double bytes, double t0, MPI_Comm co
     s->bytes += bytes;
     s->time += t;
     s->procs += p;
+    /* --xmpi-otf2: the call as a region of this process's location. */
+    if (xmpi_ctx->otf2.on) xmpi_otf2_mpi(xmpi_ctx, op, t0, now);
 }
 
 static inline double nbytes(double count, MPI_Datatype type)
@@ -260,4 +263,16 @@ XMPI_PUBLIC int MPI_Alltoallv(const void *sbuf, const int scounts[], const int s
     int rc = PMPI_Alltoallv(sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype, comm);
     account(XMPIR_OP_ALLTOALLV, b, t0, comm);
     return rc;
+}
+
+/* ---- for the Fortran module's wrappers (profile.h) ---------------------------------------- */
+
+double xmpi_profile_enter(void)
+{
+    return enter();
+}
+
+void xmpi_profile_account(int op, double bytes, double t0, MPI_Comm comm)
+{
+    if (op >= 0 && op < XMPIR_OP_COUNT) account((enum xmpi_op)op, bytes, t0, comm);
 }

@@ -14,6 +14,7 @@
 
 #include "../models/partition.h"
 #include "context.h"
+#include "halo.h"
 #include "xmpi.h"
 
 static const char *const kind_name[] = {"vector", "dense", "sparse"};
@@ -23,8 +24,19 @@ static const char *const kind_name[] = {"vector", "dense", "sparse"};
 static int registered(const struct xmpi_registry *R, const void *addr)
 {
     for (int i = 0; i < R->n; i++)
-        if (R->r[i].data == addr || R->r[i].ja == addr || R->r[i].a == addr) return 1;
+        if (R->r[i].data == addr || R->r[i].ja == addr || R->r[i].a == addr ||
+            (R->r[i].user && R->r[i].user == addr))
+            return 1;
     return 0;
+}
+
+struct xmpi_reg *xmpi_registry_find(struct xmpi_ctx *cx, const void *address)
+{
+    struct xmpi_registry *R = &cx->reg;
+    for (int i = 0; address && i < R->n; i++)
+        if ((R->r[i].user ? (const void *)R->r[i].user : (const void *)R->r[i].data) == address)
+            return &R->r[i];
+    return NULL;
 }
 
 static int set_part(struct xmpi_registry *R, int n, int size, const int *count, const int *displ)
@@ -78,8 +90,150 @@ static int add(enum xmpi_reg_kind kind, void *data, void *ja, void *a, int size,
         free(c);
         if (rc) return rc;
     }
-    R->r[R->n++] = (struct xmpi_reg){kind, data, ja, a, size, type, (size_t)tsize, scheme, 0, NULL};
+    R->r[R->n++] = (struct xmpi_reg){.kind = kind, .data = data, .ja = ja, .a = a, .size = size,
+                                     .type = type, .elsize = (size_t)tsize, .scheme = scheme};
     return XMPI_SUCCESS;
+}
+
+/* ---- wrapped arrays ------------------------------------------------------------
+ * An array with room around its block keeps the program's layout (lead rows, the block, tail
+ * rows, one malloc'ed buffer behind the program's pointer); everything else in the registry
+ * sees a plain block through a box of its own. A move works on a copy of the block (unwrap)
+ * and the new block is laid out again afterwards (wrap), with the tail the new partition
+ * needs. */
+
+static size_t wrapped_unit(const struct xmpi_reg *r)
+{
+    return xmpi_registry_row_len(r) * r->elsize;
+}
+
+void xmpi_registry_sync(struct xmpi_ctx *cx)
+{
+    struct xmpi_registry *R = &cx->reg;
+    for (int s = 0; s < R->n; s++) {
+        struct xmpi_reg *r = &R->r[s];
+        if (r->user) *r->data = *r->user ? (char *)*r->user + (size_t)r->lead * wrapped_unit(r) : NULL;
+    }
+}
+
+/* Before a move: each wrapped block as a malloc'ed copy of its own (what a move may realloc
+ * and free), the program's buffer untouched until the move succeeded (old_user). */
+static int unwrap(struct xmpi_registry *R, int count)
+{
+    for (int s = 0; s < R->n; s++) {
+        struct xmpi_reg *r = &R->r[s];
+        if (!r->user) continue;
+        r->old_user = *r->user;
+        if (!*r->user) continue;
+        size_t bytes = (size_t)count * wrapped_unit(r);
+        void *inner = malloc(bytes ? bytes : 1);
+        if (!inner) return -1;
+        memcpy(inner, *r->data, bytes);
+        *r->data = inner;
+    }
+    return 0;
+}
+
+/* After a failed move (nothing moved, no pointer changed): the copies go, the boxes point at
+ * the program's blocks again. */
+static void unwrap_undo(struct xmpi_ctx *cx)
+{
+    struct xmpi_registry *R = &cx->reg;
+    for (int s = 0; s < R->n; s++) {
+        struct xmpi_reg *r = &R->r[s];
+        if (!r->user) continue;
+        if (r->old_user) free(*r->data);
+        r->old_user = NULL;
+    }
+    xmpi_registry_sync(cx);
+}
+
+/* After a change: each wrapped block laid out again in a buffer of lead + block + tail rows
+ * (the ghost and tail rows zero until the program's exchange fills them), the block's own
+ * buffer and the program's old one freed. */
+static void wrap(struct xmpi_ctx *cx)
+{
+    struct xmpi_registry *R = &cx->reg;
+    int count = R->have_part && cx->rank < R->part_n ? R->count[cx->rank] : 0;
+    for (int s = 0; s < R->n; s++) {
+        struct xmpi_reg *r = &R->r[s];
+        if (!r->user) continue;
+        size_t unit = wrapped_unit(r);
+        r->lead = r->ghost;
+        r->tail = r->halo_ia ? xmpi_halo_size(cx, r->halo_ia) : r->ghost;
+        size_t rows = (size_t)r->lead + (size_t)count + (size_t)r->tail;
+        char *ext = calloc(rows ? rows : 1, unit);
+        if (!ext) xmpi_die_nomem(cx, "laying out a registered array with room around its block");
+        if (count > 0 && *r->data) memcpy(ext + (size_t)r->lead * unit, *r->data, (size_t)count * unit);
+        free(*r->data);   /* the block's own buffer: a move's or a restart's */
+        free(r->old_user);
+        r->old_user = NULL;
+        r->held_at = NULL;
+        r->held = 0;
+        *r->user = ext;
+        *r->data = ext + (size_t)r->lead * unit;
+    }
+}
+
+double xmpi_registry_changed(struct xmpi_ctx *cx, int relayout)
+{
+    struct xmpi_registry *R = &cx->reg;
+    double t0 = PMPI_Wtime();
+    R->epoch++;
+    for (int s = 0; s < R->n; s++)
+        if (R->r[s].kind == K_SPARSE && R->r[s].want_halo) xmpi_halo_build(cx, &R->r[s]);
+    if (relayout) wrap(cx);
+    double t1 = PMPI_Wtime();
+    if (R->rebuild) R->rebuild(R->rebuild_arg);
+    R->rebuild_seconds = R->rebuild ? PMPI_Wtime() - t1 : 0;
+    return PMPI_Wtime() - t0;
+}
+
+/* Registers an array with room around its block (ghost rows, or the halo of the registered
+ * sparse matrix halo_ia); see xmpi.h. */
+static int add_wrapped(void *address, int size, MPI_Datatype type, int ghost, void *halo_ia)
+{
+    struct xmpi_ctx *cx = xmpi_ctx;
+    struct xmpi_registry *R = &cx->reg;
+    int rc = xmpi_member(cx);
+    if (rc) return rc;
+    if (!address || registered(R, address) || ghost < 0 || (size > 0 && ghost > size))
+        return XMPI_ERR_ARG;
+    struct xmpi_reg *m = halo_ia ? xmpi_registry_find(cx, halo_ia) : NULL;
+    if (halo_ia && (!m || m->kind != K_SPARSE || m->scheme != XMPI_DISTRIBUTED)) return XMPI_ERR_ARG;
+    int count = 0, displ = 0;
+    int holds = !xmpi_registry_own_block(cx, &count, &displ) && count > 0 && *(void **)address;
+    /* The tail of a halo vector is the matrix's halo: known once the view is built. */
+    if (m && holds && !xmpi_halo_current(cx, m)) return XMPI_ERR_STATE;
+    void **box = malloc(sizeof *box);
+    if (!box) return XMPI_ERR_NOMEM;
+    *box = NULL;
+    if ((rc = add(K_VECTOR, box, NULL, NULL, size, type, XMPI_DISTRIBUTED))) {
+        free(box);
+        return rc;
+    }
+    struct xmpi_reg *r = &R->r[R->n - 1];
+    r->user = address;
+    r->ghost = r->lead = ghost;
+    r->halo_ia = halo_ia;
+    r->tail = m ? (holds ? xmpi_halo_size(cx, halo_ia) : 0) : ghost;
+    if (m) xmpi_registry_find(cx, halo_ia)->want_halo = 1;
+    xmpi_registry_sync(cx);
+    return XMPI_SUCCESS;
+}
+
+int XMPI_Register_ghost(void *address, int size, MPI_Datatype type, int ghost)
+{
+    return add_wrapped(address, size, type, ghost, NULL);
+}
+
+int XMPI_Register_halo_vector(void *address, void *address_ia, MPI_Datatype type)
+{
+    int rc = xmpi_member(xmpi_ctx);
+    if (rc) return rc;
+    struct xmpi_reg *m = address_ia ? xmpi_registry_find(xmpi_ctx, address_ia) : NULL;
+    if (!m) return XMPI_ERR_ARG;
+    return add_wrapped(address, m->size, type, 0, address_ia);
 }
 
 int XMPI_Register_vector(void *address, int size, MPI_Datatype type, XMPI_Scheme scheme)
@@ -104,7 +258,12 @@ int XMPI_Unregister(void *address)
     int rc = xmpi_ready(xmpi_ctx);
     if (rc) return rc;
     for (int i = 0; address && i < R->n; i++)
-        if (R->r[i].data == address) {
+        if (R->r[i].user ? R->r[i].user == address : R->r[i].data == address) {
+            /* A matrix whose halo sizes a registered vector stays while that vector does. */
+            for (int k = 0; R->r[i].kind == K_SPARSE && k < R->n; k++)
+                if (R->r[k].halo_ia == address) return XMPI_ERR_ARG;
+            if (R->r[i].user) free(R->r[i].data);
+            if (R->r[i].kind == K_SPARSE) xmpi_halo_forget(xmpi_ctx, &R->r[i]);
             memmove(&R->r[i], &R->r[i + 1], sizeof *R->r * (size_t)(R->n - i - 1));
             R->n--;
             return XMPI_SUCCESS;
@@ -135,6 +294,7 @@ struct desc {
     long long nreg, fingerprint;
     long long iteration;    /* where a joining process resumes */
     long long bad, problem; /* structure index + 1 with a local problem, and which */
+    long long halo_mask;    /* bit s: this process uses the halo view of sparse structure s */
 };
 #define DESC_LL ((int)(sizeof(struct desc) / sizeof(long long)))
 
@@ -156,7 +316,8 @@ static long long fingerprint(const struct xmpi_registry *R)
 {
     uint64_t h = 1469598103934665603ull;   /* FNV-1a */
     for (int i = 0; i < R->n; i++) {
-        long long v[4] = {R->r[i].kind, R->r[i].size, (long long)R->r[i].elsize, R->r[i].scheme};
+        long long v[6] = {R->r[i].kind, R->r[i].size, (long long)R->r[i].elsize, R->r[i].scheme,
+                          R->r[i].ghost, R->r[i].halo_ia != NULL};
         const unsigned char *p = (const unsigned char *)v;
         for (size_t k = 0; k < sizeof v; k++) h = (h ^ p[k]) * 1099511628211ull;
     }
@@ -247,7 +408,7 @@ static int plan_alloc(struct plan *pl)
 /* The verdict on the gathered descriptions, identical on every process. -1: nothing is
  * registered anywhere. `leaving` (n ranks, may be NULL) makes the new partition the
  * hand-off of XMPI_Remove. */
-static int judge(struct plan *pl, const int *leaving, int nleaving, char *why, size_t len)
+static int check_descriptions(struct plan *pl, const int *leaving, int nleaving, char *why, size_t len)
 {
     const struct xmpi_registry *R = pl->R;
     const struct desc *d = pl->d;
@@ -395,7 +556,7 @@ static void give_buffer(struct xmpi_ctx *cx, void *b, size_t bytes)
 
 /* Sparse structures: who sends how many nonzeros to whom, then every new buffer. The
  * returned problem is this process's; the caller agrees on it with the others. */
-static int prepare(struct plan *pl, int *bad)
+static int plan_buffers(struct plan *pl, int *bad)
 {
     struct xmpi_registry *R = pl->R;
     int p = pl->p, me = pl->me, ns = pl->nsparse + 1, problem = P_NONE;
@@ -482,8 +643,8 @@ static void free_fresh(struct plan *pl)
 
 static const char dummy[16];   /* a send buffer for processes that send nothing (never written) */
 
-/* Reads one byte of every page of a buffer an MPI call just filled. Under shadow paging (the
- * project's VMs) a page the kernel wrote for this process (a receive of Open MPI's shared
+/* Reads one byte of every page of a buffer an MPI call just filled. Under shadow paging (virtual
+ * machines without nested page tables) a page the kernel wrote for this process (a receive of Open MPI's shared
  * memory by process_vm_readv) costs a fault at the program's first access: 20-28 ms for a
  * fresh 24 MB buffer, 1.8 ms for the program's next pass over it. Paid here, it is part of
  * the move that the model prices (touch in the calibration), not a slower first interval of
@@ -737,7 +898,7 @@ static int move_sparse(struct plan *pl, struct xmpi_reg *r, void **f, int k, int
 static int agree_on_buffers(struct plan *pl, const char *call, char *why, size_t len)
 {
     struct xmpi_ctx *cx = pl->cx;
-    int rc = XMPI_SUCCESS, bad = 0, problem = prepare(pl, &bad);
+    int rc = XMPI_SUCCESS, bad = 0, problem = plan_buffers(pl, &bad);
     int st[2] = {problem, bad}, *all = malloc(sizeof *all * 2 * (size_t)pl->p);
     if (!all || PMPI_Allgather(st, 2, MPI_INT, all, 2, MPI_INT, cx->comm)) {
         fprintf(stderr, "xmpi: rank %d: %s could not agree on buffers\n", cx->rank, call);
@@ -761,7 +922,22 @@ static int agree_on_buffers(struct plan *pl, const char *call, char *why, size_t
 /* The collective move. joining: this process takes the rows nobody else's new block covers
  * (XMPI_Get_data). leaving: the hand-off of XMPI_Remove (the new blocks are computed).
  * Returns an XMPI code (the same on every process), or -1 when nothing is registered. */
-int xmpi_registry_move(struct xmpi_ctx *cx, struct xmpi_move *mv)
+/* Once the move is judged possible: the halo views every process will rebuild, the wrapped
+ * arrays' blocks as buffers of their own, and every new buffer agreed on (agree_on_buffers). */
+static int ready_to_move(struct plan *pl, int scount, const char *call, char *why, size_t len)
+{
+    struct xmpi_registry *R = pl->R;
+    /* A halo view any process uses is built on every process (a spawned one learns it here),
+     * so that the collective rebuild after the move is everyone's. */
+    long long mask = 0;
+    for (int i = 0; i < pl->p; i++) mask |= pl->d[i].halo_mask;
+    for (int s = 0; s < R->n && s < 64; s++)
+        if (mask >> s & 1) R->r[s].want_halo = 1;
+    if (unwrap(R, scount)) xmpi_die_nomem(pl->cx, call);
+    return agree_on_buffers(pl, call, why, len);
+}
+
+static int move(struct xmpi_ctx *cx, struct xmpi_move *mv)
 {
     struct xmpi_registry *R = &cx->reg;
     int scount = mv->scount, sdispl = mv->sdispl, rcount = mv->rcount, rdispl = mv->rdispl;
@@ -774,8 +950,11 @@ int xmpi_registry_move(struct xmpi_ctx *cx, struct xmpi_move *mv)
         /* Bookkeeping of a few words per process is missing: the others would wait. */
         xmpi_die_nomem(cx, call);
     }
+    xmpi_registry_sync(cx);
     struct desc mine = {scount, sdispl, rcount, rdispl, mv->joining, R->n, fingerprint(R),
-                        mv->iterations, 0, 0};
+                        mv->iterations, 0, 0, 0};
+    for (int s = 0; s < R->n && s < 64; s++)
+        if (R->r[s].kind == K_SPARSE && R->r[s].want_halo) mine.halo_mask |= 1LL << s;
     for (int s = 0; s < R->n && !mine.bad; s++) {
         int pr = local_problem(&R->r[s], scount, sdispl, 0);
         if (pr) {
@@ -790,11 +969,12 @@ int xmpi_registry_move(struct xmpi_ctx *cx, struct xmpi_move *mv)
     xmpi_watchdog_arm(&cx->watch, (int)cx->opts.wait_timeout, cx->rank, what);
     if (PMPI_Allgather(&mine, DESC_LL, MPI_LONG_LONG, pl.d, DESC_LL, MPI_LONG_LONG,
                        cx->comm) == MPI_SUCCESS)
-        rc = judge(&pl, mv->leaving, mv->nleaving, why, sizeof why);
+        rc = check_descriptions(&pl, mv->leaving, mv->nleaving, why, sizeof why);
     /* Every process is in the call from here: what came before was waiting for the last one
      * to arrive (in XMPI_Remove, the leaving processes: part of removing them). */
     double t_all = PMPI_Wtime();
-    if (rc == XMPI_SUCCESS) rc = agree_on_buffers(&pl, call, why, sizeof why);
+    int unwrapped = rc == XMPI_SUCCESS;
+    if (rc == XMPI_SUCCESS) rc = ready_to_move(&pl, scount, call, why, sizeof why);
     if (rc == XMPI_SUCCESS) {
         int *jstart = malloc(sizeof *jstart * (size_t)pl.p);
         if (!jstart) xmpi_die_nomem(cx, call);
@@ -809,6 +989,8 @@ int xmpi_registry_move(struct xmpi_ctx *cx, struct xmpi_move *mv)
         free(jstart);
         if (set_part(R, pl.p, pl.N, pl.nc, pl.nd) && rc == XMPI_SUCCESS) rc = XMPI_ERR_NOMEM;
         if (mv->joining) R->got_data = 1;
+        /* Views, wrapped arrays and the program's rebuild: part of what the move costs. */
+        double t_views = xmpi_registry_changed(cx, 1);
         R->stats.moves++;
         R->stats.seconds = PMPI_Wtime() - t0;
         R->stats.seconds_total += R->stats.seconds;
@@ -821,13 +1003,25 @@ int xmpi_registry_move(struct xmpi_ctx *cx, struct xmpi_move *mv)
                 mv->resume = (long)pl.d[i].iteration;
                 break;
             }
-        xmpi_note(cx, 2, "%s: moved %d structure(s) in %.3f s (rank 0 sent %.3g MB, received %.3g MB)",
-                  call, R->n, R->stats.seconds, R->stats.bytes_sent / 1e6, R->stats.bytes_recv / 1e6);
-    } else if ((rc > 0 || !mv->leaving) && cx->rank == 0) {
-        xmpi_note(cx, 0, "%s: %s", call, why);
+        xmpi_note(cx, 2, "%s: moved %d structure(s) in %.3f s (rank 0 sent %.3g MB, received %.3g MB; "
+                  "halo views, layouts and the program's rebuild %.3f s of it, the rebuild %.3f s)",
+                  call, R->n, R->stats.seconds, R->stats.bytes_sent / 1e6, R->stats.bytes_recv / 1e6,
+                  t_views, R->rebuild_seconds);
+    } else {
+        if (unwrapped) unwrap_undo(cx);
+        if ((rc > 0 || !mv->leaving) && cx->rank == 0) xmpi_note(cx, 0, "%s: %s", call, why);
     }
     xmpi_watchdog_disarm(&cx->watch);
     plan_free(&pl);
+    return rc;
+}
+
+/* --xmpi-otf2: every move is a region of the library's own work. */
+int xmpi_registry_move(struct xmpi_ctx *cx, struct xmpi_move *mv)
+{
+    xmpi_otf2_enter(cx, XMPIR_OTF2_MOVE);
+    int rc = move(cx, mv);
+    xmpi_otf2_leave(cx, XMPIR_OTF2_MOVE, mv->call);
     return rc;
 }
 
@@ -876,6 +1070,8 @@ void xmpi_registry_after_remove(struct xmpi_ctx *cx, const int *leaving, int n)
         k++;
     }
     R->part_n = k;
+    /* The processes that stay hold the same blocks under new ranks. */
+    if (cx->status != XMPI_REMOVED) xmpi_registry_changed(cx, 0);
 }
 
 #define DESCRIBE_SPARSE_MAX 8
@@ -941,7 +1137,9 @@ void xmpi_registry_install(struct xmpi_ctx *cx, void **fresh, int n, const int *
     if (set_part(R, n, R->n ? R->r[0].size : 0, count, displ)) xmpi_die_nomem(cx, "XMPI_Get_data");
     for (int s = 0; s < R->n; s++) {
         struct xmpi_reg *r = &R->r[s];
-        free(*r->data);
+        /* A wrapped array's block is laid out again after (xmpi_registry_changed). */
+        if (r->user) r->old_user = *r->user;
+        else free(*r->data);
         *r->data = fresh[3 * s];
         set_held(r, 0);
         if (r->kind == K_SPARSE) {
@@ -953,6 +1151,7 @@ void xmpi_registry_install(struct xmpi_ctx *cx, void **fresh, int n, const int *
         fresh[3 * s] = fresh[3 * s + 1] = fresh[3 * s + 2] = NULL;
     }
     R->got_data = 1;
+    xmpi_registry_changed(cx, 1);
 }
 
 void xmpi_registry_spares(const struct xmpi_ctx *cx, double *bytes)
@@ -963,6 +1162,9 @@ void xmpi_registry_spares(const struct xmpi_ctx *cx, double *bytes)
 
 void xmpi_registry_free(struct xmpi_ctx *cx)
 {
+    for (int s = 0; s < cx->reg.n; s++)
+        if (cx->reg.r[s].user) free(cx->reg.r[s].data);
+    xmpi_halo_free(cx);
     free(cx->reg.r);
     free(cx->reg.count);
     for (int i = 0; i < cx->reg.nspare; i++) free(cx->reg.spare[i].b);

@@ -25,6 +25,16 @@ struct xmpi_reg {
     size_t held;          /* dense and vector: bytes of the buffer a move installed at held_at
                            * (0: the program's own, at least its block); see held_bytes() */
     void *held_at;
+    /* An array with room around its block (XMPI_Register_ghost, XMPI_Register_halo_vector):
+     * the program's pointer (*user) holds `lead` rows, the block, `tail` rows; `data` points
+     * to a box of the library's that holds the block's first row, which is what every move
+     * and checkpoint reads (registry.c: wrapped arrays). user is NULL for the others. */
+    void **user;
+    void *old_user;       /* during a move: the program's buffer, freed once the new one is laid */
+    int lead, tail;
+    int ghost;            /* XMPI_Register_ghost's rows above and below (lead = tail = ghost) */
+    void **halo_ia;       /* XMPI_Register_halo_vector: the matrix whose halo is the tail */
+    int want_halo;        /* sparse: the program uses its halo view (halo.c builds it) */
 };
 
 /* What the last move cost this process (for the balancer and the prediction model). */
@@ -55,6 +65,13 @@ struct xmpi_registry {
      * MiB; the largest are kept. */
     struct { void *b; size_t bytes; } spare[XMPIR_SPARES + 1];   /* + 1: give_buffer's */
     int nspare;
+    /* Every change of the partition (a move, a removal, a restart) counts one: the
+     * program's cheap test of whether its blocks changed (XMPI_Get_partition). */
+    long epoch;
+    /* The program's rebuild after a change (XMPI_Set_rebuild), and what its last call cost. */
+    void (*rebuild)(void *);
+    void *rebuild_arg;
+    double rebuild_seconds;
 };
 
 /* One collective move of every registered structure. */
@@ -105,6 +122,18 @@ void xmpi_registry_install(struct xmpi_ctx *cx, void **fresh, int n, const int *
  * of len elements of r's type that moves and checkpoints use (the caller frees it). */
 size_t xmpi_registry_row_len(const struct xmpi_reg *r);
 MPI_Datatype xmpi_registry_row_type(const struct xmpi_reg *r, size_t len);
+
+/* Collective, after the partition changed (a move, a removal, a restart): the halo views are
+ * built again, the arrays with room around their block get their new buffers (relayout: the
+ * blocks came in new buffers, a move's or a restart's), the epoch counts one and the
+ * program's rebuild runs; the seconds it all took are returned. */
+double xmpi_registry_changed(struct xmpi_ctx *cx, int relayout);
+/* The registration whose program pointer is `address` (the first address of a sparse one),
+ * or NULL. */
+struct xmpi_reg *xmpi_registry_find(struct xmpi_ctx *cx, const void *address);
+/* The boxes of arrays with room around their block point at the program's blocks again
+ * (before anything reads the registered data: a checkpoint, a move). */
+void xmpi_registry_sync(struct xmpi_ctx *cx);
 
 /* Forgets every registration (inside MPI_Finalize; the buffers stay the program's). */
 void xmpi_registry_free(struct xmpi_ctx *cx);

@@ -215,7 +215,7 @@ static void command_failed(const char *cmd, pid_t w, int status, const char *out
  * free). 0 when it exited 0; -1 with why otherwise (not found, killed after the time limit,
  * its exit status and first line of complaint). A command still running at the limit is
  * killed with its process group. */
-static int run(char *const argv[], const char *dir, double seconds, char **out, char **errout,
+static int run_command(char *const argv[], const char *dir, double seconds, char **out, char **errout,
                char *why, size_t whylen)
 {
     char cmd[512];
@@ -275,7 +275,7 @@ static int query_job(long id, struct xmpi_slurm_job *job, char *err, size_t errl
     snprintf(num, sizeof num, "%ld", id);
     char *argv[] = {"scontrol", "show", "job", "-d", num, NULL};
     char *out, *eo, why[768];
-    int rc = run(argv, NULL, QUERY_S, &out, &eo, why, sizeof why);
+    int rc = run_command(argv, NULL, QUERY_S, &out, &eo, why, sizeof why);
     if (rc) {
         snprintf(err, errlen, "Slurm cannot describe job %ld: %s", id, why);
     } else {
@@ -302,7 +302,7 @@ static int query_nodes(const char *partition, struct xmpi_slurm_nodes *nodes, ch
     char *argv[] = {"sinfo", "-h", "-N", "-p", (char *)partition, "-o", XMPIR_SLURM_SINFO_FORMAT,
                     NULL};
     char *out, *eo, why[768];
-    int rc = run(argv, NULL, QUERY_S, &out, &eo, why, sizeof why);
+    int rc = run_command(argv, NULL, QUERY_S, &out, &eo, why, sizeof why);
     if (rc) {
         snprintf(err, errlen, "Slurm cannot list the nodes of partition %s: %s", partition, why);
     } else {
@@ -593,7 +593,7 @@ static void release(struct xmpi_ctx *cx, const struct xmpi_slurm_names *keep,
     }
     snprintf(jobarg, sizeof jobarg, "JobId=%ld", s->job);
     char *argv[] = {"scontrol", "update", jobarg, nodes, NULL};
-    int rc = run(argv, s->dir, UPDATE_S, &out, &eo, why, sizeof why);
+    int rc = run_command(argv, s->dir, UPDATE_S, &out, &eo, why, sizeof why);
     if (!rc) {
         xmpi_note(cx, 1, "slurm: job %ld gave %s back to Slurm", s->job, gone);
     } else {
@@ -697,7 +697,7 @@ static void cancel(const struct xmpi_rms_slurm *s, char *const what)
 {
     char *argv[] = {"scancel", what, NULL};
     char *out, *eo, why[512];
-    run(argv, s->dir, QUERY_S, &out, &eo, why, sizeof why);
+    run_command(argv, s->dir, QUERY_S, &out, &eo, why, sizeof why);
     free(out);
     free(eo);
 }
@@ -738,7 +738,7 @@ static int expand_onto(struct xmpi_rms_slurm *s, const char *partition, int nnod
     char *salloc[] = {"salloc", "--no-shell", imm, name, part, count, wlist, "--exclusive", dep,
                       NULL};
     char *out, *eo, msg[1024];
-    int rc = run(salloc, s->dir, EXPAND_S, &out, &eo, msg, sizeof msg);
+    int rc = run_command(salloc, s->dir, EXPAND_S, &out, &eo, msg, sizeof msg);
     *timed_out = rc && strstr(msg, "did not answer within") != NULL;
     *newjob = rc ? -1 : xmpi_slurm_granted(eo);
     if (!rc && *newjob < 0) {
@@ -763,7 +763,7 @@ static int expand_onto(struct xmpi_rms_slurm *s, const char *partition, int nnod
     char jobarg[48];
     snprintf(jobarg, sizeof jobarg, "JobId=%ld", *newjob);
     char *merge[] = {"scontrol", "update", jobarg, "NumNodes=0", NULL};
-    rc = run(merge, s->dir, UPDATE_S, &out, &eo, msg, sizeof msg);
+    rc = run_command(merge, s->dir, UPDATE_S, &out, &eo, msg, sizeof msg);
     *timed_out = rc && strstr(msg, "did not answer within") != NULL;
     free(out);
     free(eo);

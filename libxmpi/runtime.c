@@ -13,6 +13,7 @@
 #include "../policies/malleability.h"
 #include "../policies/scheduler.h"
 #include "pipeline.h"
+#include "runtime.h"
 #include "xmpi.h"
 
 extern char **environ;
@@ -58,8 +59,17 @@ int XMPI_Get_option(const char *name, char *value, int len)
 {
     int rc = xmpi_ready(xmpi_ctx);
     if (rc) return rc;
-    if (len < 1 || xmpi_options_format(&xmpi_ctx->opts, name, value, (size_t)len)) return XMPI_ERR_ARG;
-    return XMPI_SUCCESS;
+    if (len < 1 || !value) return XMPI_ERR_ARG;
+    /* Formatted aside first: a refused call leaves the program's buffer as it was. The
+     * longest value is a path or a list of events, well inside the room here. */
+    enum { ROOM = 1 << 16 };
+    char *tmp = malloc(ROOM);
+    if (!tmp) return XMPI_ERR_NOMEM;
+    rc = xmpi_options_format(&xmpi_ctx->opts, name, tmp, ROOM) || strlen(tmp) >= (size_t)len
+             ? XMPI_ERR_ARG : XMPI_SUCCESS;
+    if (!rc) memcpy(value, tmp, strlen(tmp) + 1);
+    free(tmp);
+    return rc;
 }
 
 int XMPI_Get_process_status(void)
@@ -228,6 +238,7 @@ static void open_files(struct xmpi_ctx *cx, char *err, size_t len)
     if (!err[0]) xmpi_predict_load_profile(&cx->predict, cx->opts.work_profile, err, len);
     if (!err[0]) xmpi_ckpt_check(cx, err, len);
     if (!err[0]) xmpi_resize_check(cx, err, len);
+    if (!err[0] && cx->opts.otf2[0]) xmpi_otf2_check(cx, err, len);
     if (err[0] || !cx->opts.trace[0]) return;
     struct xmpi_input_file in[XMPIR_INPUTS_MAX + 1];
     int nin = xmpi_options_inputs(&cx->opts, in, XMPIR_INPUTS_MAX);
@@ -335,6 +346,7 @@ static void start(int *argc, char ***argv)
     cx->status = XMPI_RUNNING;
     start_world(cx, err, sizeof err);
     agree_or_abort(cx, err);
+    xmpi_otf2_start(cx);
     /* Restarted: every process takes its rows as a spawned one does (XMPI_Get_data). */
     if (xmpi_ckpt_start(cx)) {
         cx->status = XMPI_NEWLY_SPAWNED;
@@ -371,7 +383,7 @@ static void count_cores(void)
  *   (docs/architecture.md).
  * - Does the job need MPI_THREAD_MULTIPLE: a policy that may grow it, with asynchronous spawns
  *   (--xmpi-spawn-async=on, the default)? */
-static void prepare(struct xmpi_ctx *cx, int *argc, char ***argv)
+static void settle_before_init(struct xmpi_ctx *cx, int *argc, char ***argv)
 {
     count_cores();
     char cmdline[8192], *cmdargv[256], err[512] = "";
@@ -455,7 +467,7 @@ XMPI_PUBLIC int MPI_Init(int *argc, char ***argv)
     struct xmpi_ctx *cx = xmpi_ctx;
     cx->spawned = take_spawn_mark(argc, argv);
     prepare_io();
-    prepare(cx, argc, argv);
+    settle_before_init(cx, argc, argv);
     int provided = MPI_THREAD_SINGLE, rc;
     /* Asking for threads the program did not want: MPI_Init's program sees no difference. */
     if (cx->async_want) rc = PMPI_Init_thread(argc, argv, MPI_THREAD_MULTIPLE, &provided);
@@ -470,7 +482,7 @@ XMPI_PUBLIC int MPI_Init_thread(int *argc, char ***argv, int required, int *prov
     struct xmpi_ctx *cx = xmpi_ctx;
     cx->spawned = take_spawn_mark(argc, argv);
     prepare_io();
-    prepare(cx, argc, argv);
+    settle_before_init(cx, argc, argv);
     int got = MPI_THREAD_SINGLE;
     /* The program is told the level it got, which is at least the one it asked for. */
     int rc = PMPI_Init_thread(argc, argv, cx->async_want ? MPI_THREAD_MULTIPLE : required, &got);
@@ -485,6 +497,7 @@ XMPI_PUBLIC int MPI_Finalize(void)
     struct xmpi_ctx *cx = xmpi_ctx;
     if (cx->phase == XMPIR_PHASE_RUNNING) {
         xmpi_pipeline_finish(cx);
+        xmpi_otf2_finish(cx);
         xmpi_monitor_free(cx);
         if (cx->rank == 0 && cx->opts.trace[0]) {
             /* The whole trace replaces an earlier one only now (the rows went to FILE.part). */
@@ -501,6 +514,8 @@ XMPI_PUBLIC int MPI_Finalize(void)
         xmpi_watchdog_stop(&cx->watch);
         xmpi_balance_free(&cx->balance);
         free_argv(cx);
+        free(cx->app_data);
+        cx->app_data = NULL;
         cx->phase = XMPIR_PHASE_DONE;
     }
 #ifdef MPICH
@@ -509,3 +524,9 @@ XMPI_PUBLIC int MPI_Finalize(void)
 #endif
     return PMPI_Finalize();
 }
+
+/* runtime.h: the same functions, hidden, so that calls to them never leave the library. */
+int xmpi_runtime_init(int *argc, char ***argv) __attribute__((alias("MPI_Init")));
+int xmpi_runtime_init_thread(int *argc, char ***argv, int required, int *provided)
+    __attribute__((alias("MPI_Init_thread")));
+int xmpi_runtime_finalize(void) __attribute__((alias("MPI_Finalize")));

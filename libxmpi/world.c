@@ -25,6 +25,7 @@ struct join_packet {
     struct xmpi_join join;     /* new processes count on from here */
     struct xmpi_options opts;  /* children inherit their parents' options */
     int spawn_refused;         /* and whether policies may still spawn */
+    int app_bytes;             /* the program's data for joining processes, sent after it */
 };
 
 /* Makes `world` the new XMPI_COMM_WORLD (freeing the previous one) with its private twin
@@ -178,7 +179,20 @@ static void after_merge(struct xmpi_ctx *cx, MPI_Comm merged, struct join_packet
                         const struct xmpi_emu_assign *emu, int joined)
 {
     adopt(cx, merged);
+    if (cx->rank == 0) pk->app_bytes = cx->app_bytes;
     PMPI_Bcast(pk, (int)sizeof *pk, MPI_BYTE, 0, cx->comm);
+    /* Rank 0's data for joining processes (XMPI_Set_app_data): they hold it before they
+     * register anything; the members take rank 0's too, so that every process has the same. */
+    if (pk->app_bytes > 0) {
+        char *d = cx->rank == 0 ? cx->app_data : malloc((size_t)pk->app_bytes);
+        if (!d) xmpi_die_nomem(cx, "the program's data for joining processes");
+        PMPI_Bcast(d, pk->app_bytes, MPI_BYTE, 0, cx->comm);
+        if (cx->rank != 0) {
+            free(cx->app_data);
+            cx->app_data = d;
+            cx->app_bytes = pk->app_bytes;
+        }
+    }
     struct xmpi_emu_assign *sp = calloc((size_t)pk->nnew, sizeof *sp);
     if (sp && emu && cx->rank == 0) memcpy(sp, emu, sizeof *sp * (size_t)pk->nnew);
     if (sp) PMPI_Bcast(sp, (int)sizeof *sp * pk->nnew, MPI_BYTE, 0, cx->comm);
@@ -192,6 +206,7 @@ static void after_merge(struct xmpi_ctx *cx, MPI_Comm merged, struct join_packet
     free(sp);
     PMPI_Reduce(&mine, &worst, 1, MPI_INT, MPI_MAX, 0, cx->comm);
     report_emulation(cx, worst, NULL);
+    xmpi_otf2_merged(cx, pk->nnew, joined);
 }
 
 /* Tag of the intercommunicator between the job and the processes of one spawn. */
@@ -629,6 +644,7 @@ int xmpi_world_spawn(struct xmpi_ctx *cx, const char *command, char *argv[], con
     struct xmpi_emu_assign *emu = NULL;
     int rc = XMPI_SUCCESS;
     *done = 0;
+    xmpi_otf2_enter(cx, XMPIR_OTF2_SPAWN);
     if (cx->rank == 0) spawn_infos(cx, hosts, n, info, &infos, &emu);
     if (cx->opts.spawn == 1) {
         rc = spawn_round(cx, command, argv, n, infos, 0, emu, join, MPI_COMM_NULL);
@@ -643,6 +659,7 @@ int xmpi_world_spawn(struct xmpi_ctx *cx, const char *command, char *argv[], con
     if (cx->rank == 0 && *done > 0) xmpi_sched_add(&w->sched, hosts, *done, cx->opts.spawn == 1);
     if (cx->rank == 0) free_infos(infos, n);
     free(emu);
+    xmpi_otf2_leave(cx, XMPIR_OTF2_SPAWN, NULL);
     return rc;
 }
 
@@ -771,6 +788,7 @@ int xmpi_world_spawn_join(struct xmpi_ctx *cx, const struct xmpi_join *join, int
     struct xmpi_world *w = &cx->world;
     struct xmpi_async *a = w->async;
     int st[3] = {0, 0, 0};   /* failed, processes started, bridges */
+    xmpi_otf2_enter(cx, XMPIR_OTF2_SPAWN);
     if (cx->rank == 0) {
         if (a->threaded) pthread_join(a->thread, NULL);
         st[0] = a->rc != MPI_SUCCESS;
@@ -795,6 +813,7 @@ int xmpi_world_spawn_join(struct xmpi_ctx *cx, const struct xmpi_join *join, int
         w->async = NULL;
     }
     w->pending = 0;
+    xmpi_otf2_leave(cx, XMPIR_OTF2_SPAWN, "asynchronous");
     return st[0] ? XMPI_ERR_SPAWN : XMPI_SUCCESS;
 }
 
@@ -882,6 +901,7 @@ void xmpi_world_remove(struct xmpi_ctx *cx, const int *ranks, int n)
 {
     MPI_Group all, keep;
     MPI_Comm smaller, twin;
+    xmpi_otf2_enter(cx, XMPIR_OTF2_REMOVE);
     xmpi_watchdog_arm(&cx->watch, (int)cx->opts.wait_timeout, cx->rank, "XMPI_Remove");
     PMPI_Comm_group(cx->comm, &all);
     PMPI_Group_excl(all, n, ranks, &keep);
@@ -902,6 +922,7 @@ void xmpi_world_remove(struct xmpi_ctx *cx, const int *ranks, int n)
         xmpi_emulate_release(&cx->emu);
     }
     adopt_pair(cx, smaller, twin);
+    xmpi_otf2_removed(cx);
 }
 
 void xmpi_world_stop(struct xmpi_ctx *cx)

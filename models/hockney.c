@@ -185,9 +185,8 @@ static int is_collective(int op)
  * it sends more, so the cost is the least over all sizes >= n: the chosen algorithm at n,
  * or any later algorithm at the start of its range (each algorithm alone grows with n).
  * Where the jumps go up, as with the thesis's cluster parameters, this is MPICH's cost. */
-/* More processes than cores. Across Open MPI's TCP link between spawns, on this 2-core VM
- * (2026-11-28; a loop of MPI_Allgather over 2 mpirun processes and 0-4 spawned ones, 16 KiB
- * to 4 MiB in all): 1-4 MiB took 0.6 times the ping-pong's beta per byte of the whole on 2
+/* More processes than cores. Across Open MPI's TCP link between spawns, on 2 cores (a loop of
+ * MPI_Allgather over 2 mpirun processes and 0-4 spawned ones, 16 KiB to 4 MiB in all): 1-4 MiB took 0.6 times the ping-pong's beta per byte of the whole on 2
  * processes, 2.1-2.5 times on 3 and 4, 6.2-6.4 times on 6, where the algorithms price
  * (p - 1)/p of it. CG's communication per iteration, every class at full speed, grew with
  * p - 1 at one rate per byte of its vector: 1.4 ms on 4 processes and 2.5 ms on 6 for a
@@ -198,7 +197,7 @@ static int is_collective(int op)
  * the algorithms' own (at most (p - 1) alpha + (p - 1) n beta). n is the op's, which for an
  * Allgatherv is the largest block (hockney.h): with uneven blocks this is a bound, and
  * xmpi_hockney_crowded_gather prices the bytes of the whole instead. */
-static double crowded(const struct xmpi_hockney *h, int op, double n, int p, double c)
+static double crowded_allgather_floor(const struct xmpi_hockney *h, int op, double n, int p, double c)
 {
     if (!(h->cores > 0) || !(p > h->cores) ||
         (op != XMPIR_OP_ALLGATHER && op != XMPIR_OP_ALLGATHERV))
@@ -227,7 +226,7 @@ static double op_cost(const struct xmpi_hockney *h, int op, double n, int p)
         double c = alg_cost(select_alg(op, nextafter(t[i], INFINITY), p), h, t[i], p);
         if (c < best) best = c;
     }
-    return crowded(h, op, n, p, best);
+    return crowded_allgather_floor(h, op, n, p, best);
 }
 
 static double checked(const struct xmpi_hockney *h, int op, double n, int p)

@@ -426,8 +426,8 @@ static void fresh_of(const struct xmpi_partition *from, const struct xmpi_partit
 /* Eq. 5.9 for one array of row_bytes per row, plus what the thesis leaves out and this
  * library's move costs: filling fresh memory, page faults and all (h->copy per byte), its own
  * rows and then what arrives (fresh_of; a replicated array: every process the whole array),
- * all processes at once: where page faults contend (on this VM two processes faulting 34 MiB
- * each took 0.14-0.16 s, one alone 0.12 s), each other filler adds h->copy_contention x copy.
+ * all processes at once: where page faults contend (two processes faulting 34 MiB each took
+ * 0.14-0.16 s, one alone 0.12 s: xmpi-calibrate), each other filler adds h->copy_contention x copy.
  * What a process receives it then reads once in the move (registry.c touch_pages: the first
  * read of pages a receive wrote, h->touch per byte), the process receiving most. */
 static double array_cost(const struct xmpi_hockney *h, const struct moves *mv, double row_bytes,
@@ -685,8 +685,8 @@ static int predict_candidate_comm(const struct xmpi_predict_model *m,
          * beyond an imbalance of lb_tolerance, so a spread of up to that share of the slowest
          * process's compute time stays; spread evenly, a process waits for half of it, and
          * the spread is anywhere from 0 to the tolerance: lb_tolerance / 4 of the computation
-         * on average. A Jacobi of 2 processes on whole cores (-n 3000, started by mpirun,
-         * 2026-11-28), which the balancer left alone, spent 0.5-1.3 ms per 40 iterations in
+         * on average. A Jacobi of 2 processes on whole cores (-n 3000, started by mpirun),
+         * which the balancer left alone, spent 0.5-1.3 ms per 40 iterations in
          * its calls on one rank and 2.5-8 ms on the other, of 108 ms of computation each;
          * after a spawn 1 -> 2, 3.4-19.6 ms on average over the two (make bench-model). */
         if (s->nprocs == 1 && ncand > 1 && m->lb_tolerance > 0)

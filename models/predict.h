@@ -245,7 +245,7 @@ int xmpi_predict_learn_comp(struct xmpi_predict_model *m, const struct xmpi_pred
 /* After a spawn (kind 0) or a removal (kind 1), the seconds per iteration that the action's
  * first whole interval and the next one (same processes, nothing done between) spent
  * computing and communicating, as the model speaks of them (the mean rank). The first is the
- * warm-up: on this machine a new process's first 40 Jacobi iterations computed 1.2-1.35 times
+ * warm-up: in make bench-model's runs a new process's first 40 Jacobi iterations computed 1.2-1.35 times
  * slower than its next 40, a process left alone with the freshly filled blocks of a removal
  * about 1.1 times, and the ranks waited for the slowest in proportion to no phase (2.6 times
  * the next interval's communication after a 4 -> 2 removal, 1.1 times after a 4 -> 3; make

@@ -1,5 +1,8 @@
-/* FLEX-MPI's dynamic load balancing decision (thesis Algorithm 5) as a pure function over one
- * interval's per-rank measurements: imbalance, dedicated PEs, bursts vs long-term load. */
+/* FLEX-MPI's dynamic load balancing decision (thesis Algorithm 5) as pure functions over the
+ * per-rank measurements of the intervals since the last move: imbalance on the median of
+ * each rank's times, a rank off its CPU told from a slow one, a move only when it would have
+ * gained in the recent intervals, and every move judged afterwards and undone when it made
+ * things worse. */
 #ifndef XMPIR_POLICIES_LBALANCE_H
 #define XMPIR_POLICIES_LBALANCE_H
 
@@ -12,24 +15,51 @@ enum xmpi_balance_policy { XMPIR_LB_ROWS = 0, XMPIR_LB_NNZ, XMPIR_LB_WEIGHT, XMP
 struct xmpi_balance_params {
     double th1;        /* imbalance threshold on (max - min) / max of compute times */
     double th2;        /* a PE is non-dedicated when (t_real - t_cpu) / t_real > th2 */
-    int k;             /* intervals of non-dedicated running that make a long-term load */
+    int k;             /* a rank's CPU share that stays within th2 of itself for k intervals
+                        * is a steady (long-term) load: its wall time counts. A share that
+                        * changes is interference: the rank's time counts as if it had its
+                        * CPU to itself (compute time x CPU share) */
     int whole_run;     /* 1: a move's saving counts over every remaining iteration (the time
                         * policy, whose later moves refine what the first learned); 0: over
                         * one interval at most */
 };
 
-/* What the balancer remembers between intervals. Zero it to start (a zero floor counts
- * as none). After carrying out a move, the caller sets `moved` and `move_cost`. */
+/* Intervals of evidence kept on unchanged blocks, and how many a move or a verdict on the last
+ * move needs at least (more when the intervals disagree: see xmpi_balance_plan). */
+#define XMPIR_LB_WINDOW 8
+#define XMPIR_LB_EVIDENCE 2
+
+/* What the balancer remembers between intervals. Zero it to start; xmpi_balance_state_free
+ * releases what it allocated (it sizes itself to the job on the first interval and starts
+ * afresh when the number of ranks changes). After carrying out a planned move the caller sets
+ * `moved`, `move_cost` and `rebuild_cost`. */
 struct xmpi_balance_state {
-    unsigned char dedicated[XMPIR_LB_KMAX];   /* circular: 1 = every PE ran dedicated */
     long intervals;                          /* intervals evaluated */
     double move_cost;                        /* seconds of the last move (0: none yet) */
+    double rebuild_cost;                     /* seconds of the program's rebuild after it
+                                              * (XMPI_Set_rebuild): every move pays it again */
     int moved;                               /* the caller made the planned move: the next
                                               * interval shows what it achieved */
-    double floor;                            /* imbalance the last move could not remove
-                                              * (0: none) */
-    double last;                             /* imbalance of the last interval assessed */
+    int moves, undone;                       /* moves planned, and of them undoing ones */
+    /* The evidence: per rank, per interval on the current blocks (a ring of XMPIR_LB_WINDOW),
+     * compute seconds per iteration, CPU share and measured work per iteration; and the CPU
+     * shares of the last XMPIR_LB_KMAX intervals whatever the blocks. */
+    int p, n, head, nshare, share_head;
+    double *comp, *share, *work, *shares;
+    int *blocks;                             /* 4p: the window's blocks (count, displ), and
+                                              * the ones before the last move */
+    /* Judging the last move: the slowest rank's time per iteration before it (median over
+     * the window it was planned from) and that window's relative spread. */
+    int judging, undoing, planned_undo;
+    double before, before_spread, predicted;  /* predicted: the saving per iteration the
+                                              * move was planned for */
+    double *before_rank;                     /* p: each rank's median time per iteration
+                                              * before the move */
+    int hold, backoff;                       /* intervals left with no move; the next hold */
 };
+
+/* Releases the state's arrays and zeroes it. */
+void xmpi_balance_state_free(struct xmpi_balance_state *st);
 
 /* One interval, per rank (rank order), plus the current blocks. */
 struct xmpi_balance_input {
@@ -57,24 +87,45 @@ struct xmpi_balance_decision {
     double gain;              /* seconds the move is expected to save before the run ends
                                * or over one interval, whichever is less (whole_run: before
                                * the run ends) */
+    int undo;                 /* the move puts back the blocks the last move left: that move
+                               * made the slowest rank slower beyond the noise */
+    int evidence;             /* intervals on the current blocks the decision rests on */
     char why[320];            /* one sentence for the verbose log */
 };
 
 /* Decides for one interval and updates the state. count/displ (nprocs each) receive the new
- * blocks when d->rebalance is set (contiguous, rank order, proportional to each rank's power:
- * its work over its compute time t_real - comm_time). Returns 0, or -1 for invalid input
- * (why says what), -2 when out of memory. */
+ * blocks when d->rebalance is set. The rules, in order:
+ *   - Each rank's time per iteration is its compute time (t_real - comm_time) over the
+ *     iterations, times its CPU share (t_cpu / t_real) unless that share has held steady for
+ *     k intervals: a rank another program keeps off its CPU now and then is interfered, not
+ *     slow. Imbalance is (max - min) / max of each rank's median over the intervals on the
+ *     current blocks.
+ *   - The interval after XMPIR_LB_EVIDENCE intervals on the blocks a move made, the move is
+ *     judged: when the slowest rank's median time is above what it was before the move by
+ *     more than the two windows' spread (and 3%), the rows go back (d->undo) and the balancer
+ *     then holds off for 2k intervals; when it saved less than a quarter of what was
+ *     predicted (the rows were not the cause), the rows stay and the balancer holds off.
+ *     Each hold is twice as long as the one before, up to XMPIR_LB_KMAX intervals.
+ *   - A move needs imbalance above th1 over at least XMPIR_LB_EVIDENCE intervals on the
+ *     current blocks, and the proposed blocks (contiguous, rank order, proportional to each
+ *     rank's median power: its work over its time) must have been faster in every one of
+ *     them, or on average by more than twice the standard error once there are four. Its
+ *     expected gain (the median over those intervals, for the rest of the run under
+ *     whole_run, else for one interval at most) must exceed the last move's cost and the
+ *     program's rebuild (move_cost + rebuild_cost).
+ * Returns 0, or -1 for invalid input (why says what), -2 when out of memory. */
 int xmpi_balance_decide(const struct xmpi_balance_params *prm, struct xmpi_balance_state *st,
                    const struct xmpi_balance_input *in, struct xmpi_balance_decision *d,
                    int *count, int *displ);
 
 /* The two halves of xmpi_balance_decide, for a caller that gathers row weights only when a move
- * is possible: assess records the interval in the state and returns 1 when imbalance calls
- * for a partition (0: no move, d says why; -1: invalid input); plan then fills count/displ
- * and d->rebalance (0, -1 or -2 as xmpi_balance_decide). */
+ * is possible: assess records the interval in the state and returns 1 when a partition is
+ * called for (0: no move, d says why; -1: invalid input; -2: out of memory); plan then fills
+ * count/displ and d->rebalance (0, -1 or -2 as xmpi_balance_decide) and keeps in the state
+ * what the judgement of the move needs. Plan takes the same input as the assess before it. */
 int xmpi_balance_assess(const struct xmpi_balance_params *prm, struct xmpi_balance_state *st,
                    const struct xmpi_balance_input *in, struct xmpi_balance_decision *d);
-int xmpi_balance_plan(const struct xmpi_balance_params *prm, const struct xmpi_balance_state *st,
+int xmpi_balance_plan(const struct xmpi_balance_params *prm, struct xmpi_balance_state *st,
                  const struct xmpi_balance_input *in, struct xmpi_balance_decision *d, int *count, int *displ);
 
 /* --xmpi-lb=time: a cost per row learned from what each interval measured, for rows whose cost

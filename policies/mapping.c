@@ -88,7 +88,7 @@ static long long total_avail(const struct xmpi_map_slot *slots, int nslots)
 
 /* The largest power and cost of the slots (a cost scale of 1 when every cost is 0: the cost
  * objective is then constant), by which powers and costs are normalised. */
-static void scales(const struct xmpi_map_slot *slots, int nslots, double *pscale, double *cscale)
+static void normalising_scales(const struct xmpi_map_slot *slots, int nslots, double *pscale, double *cscale)
 {
     *pscale = *cscale = 0;
     for (int i = 0; i < nslots; i++) {
@@ -298,7 +298,7 @@ static enum xmpi_map_status solve(enum xmpi_map_action action,
     }
 
     double pscale, cscale;
-    scales(slots, nslots, &pscale, &cscale);
+    normalising_scales(slots, nslots, &pscale, &cscale);
 
     size_t k = (size_t)nslots;
     int *ia = malloc((2 * k + 1) * sizeof *ia), *ja = malloc((2 * k + 1) * sizeof *ja);
@@ -419,7 +419,7 @@ enum xmpi_map_status xmpi_map_best(enum xmpi_map_action action,
         }
     } else {
         double pscale, cscale;
-        scales(slots, nslots, &pscale, &cscale);
+        normalising_scales(slots, nslots, &pscale, &cscale);
         for (int n = 0; n <= top; n++) {
             struct xmpi_map_result r;
             st = xmpi_map_solve(action, constraint, slots, nslots, n, need, x, &r, why, len);
@@ -509,7 +509,7 @@ enum xmpi_map_status xmpi_map_cost_bound(enum xmpi_map_action action,
     if (n > total_avail(slots, nslots)) return infeasible(action, slots, nslots, n, need, why, len);
 
     double pscale, cscale;
-    scales(slots, nslots, &pscale, &cscale);
+    normalising_scales(slots, nslots, &pscale, &cscale);
     /* The need as xmpi_map_solve accepts it (meets(): within XMPIR_MAP_TIE of the largest
      * power), and a removal as the minimisation of -cost with -power >= -need. */
     double sign = action == XMPIR_MAP_SPAWN ? 1 : -1;

@@ -10,6 +10,8 @@
 #            once (remove the prefix, or its share/xmpi-mpich.stamp, to build again). The build
 #            log stays in the prefix's share/; a failed build keeps its tree and log in
 #            MPICH_BUILD_DIR (default /var/tmp/xmpi-mpich-build).
+# OTF2 (libotf2-trace-dev) builds --xmpi-otf2; make check reads its archives with otf2-tools and
+# opens xmpi-report's page in headless Chromium.
 # Always installed beside Open MPI (which stays Debian's default mpicc/mpirun): Debian's own MPICH,
 # an MPI that cannot spawn (make check resizes a job by checkpoint and restart on it), and Slurm
 # with munge (make check-slurm starts a Slurm of its own in a temporary directory and does not use
@@ -28,7 +30,8 @@ done
 
 pkgs=(build-essential pkg-config openmpi-bin libopenmpi-dev libpapi-dev libpfm4-dev papi-tools
       libglpk-dev glpk-utils libhwloc-dev libudev-dev hwloc check gnuplot-nox valgrind zlib1g-dev libisal-dev
-      mpich libmpich-dev slurmctld slurmd slurm-client munge)
+      mpich libmpich-dev slurmctld slurmd slurm-client munge
+      libotf2-trace-dev otf2-tools chromium)
 # What building MPICH from source needs (dpkg-source unpacks it; hwloc is Debian's).
 [ $build_mpich = 1 ] && pkgs+=(dpkg-dev xz-utils gfortran)
 

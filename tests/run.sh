@@ -82,6 +82,9 @@ cases_for() {
     fi
 }
 for np in 2 3 4; do
+    run "halo-np$np" "$LAUNCH" -np $np "$BUILD/tests/test_halo"
+done
+for np in 2 3 4; do
     run "redist-np$np" "$LAUNCH" -np $np "$BUILD/tests/test_redist" "$(cases_for $np)"
 done
 for t in "$HERE"/sh/*.sh; do

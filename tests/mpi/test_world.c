@@ -7,22 +7,12 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "tap.h"
 #include "xmpi.h"
 
 static const char *marker_dir;
 static const char *self;
 static int joined_at;   /* step at which this process joined (0: started by mpirun) */
-
-/* One check, agreed over XMPI_COMM_WORLD: rank 0 prints one TAP line for everyone. */
-static int agree_check(int ok, const char *what)
-{
-    int all = 0, rank;
-    MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, XMPI_COMM_WORLD);
-    MPI_Comm_rank(XMPI_COMM_WORLD, &rank);
-    if (rank == 0) printf("%sok - %s\n", all ? "" : "not ", what);
-    fflush(stdout);
-    return all;
-}
 
 /* The world has n processes, ranks 0..n-1, ordered by the step at which they joined, and
  * collectives over it give the values computed here independently. */

@@ -248,6 +248,35 @@ check "one version: xmpi.h '$v_header', Makefile '$v_make', xmpi-info '$v_info'"
 out=$(grep -L "^\.TH .* \"libxmpi $v_header\" " docs/man/man*/*)
 check "every man page's .TH names libxmpi $v_header${out:+: not $out}" test -z "$out"
 
+# ---- (h) the man pages' C synopses are the header's prototypes ----------------------------
+# The API is written once, in include/xmpi.h: each XMPI_PUBLIC function's prototype must appear
+# in the SYNOPSIS of its man page (roff markup and quotes taken out, blanks ignored), so that a
+# changed signature fails here until its page follows.
+protos() { # protos HEADER: "NAME<TAB>prototype" for each public function, blanks removed
+    awk '/^XMPI_PUBLIC/ { p = $0; while (p !~ /;/ && (getline l) > 0) p = p l; print p }' "$1" |
+        sed -e 's/^XMPI_PUBLIC //' -e 's/[[:space:]]//g' -e 's/;.*//' |
+        sed -n 's/^\(.*[*[:alnum:]_]\)\(XMPI_[A-Za-z_]*\)(\(.*\))$/\2\t\1\2(\3)/p'
+}
+synopsis() { # synopsis PAGE: the C lines of its SYNOPSIS, markup and blanks removed, joined
+    awk '/^\.SH SYNOPSIS/ { on = 1; next } /^\.SH / { on = 0 } on' "$1" |
+        grep -v -i -e '^\.B *use' -e 'fortran' -e 'ierror' |
+        sed -e 's/^\.[A-Z][A-Z]* *//' -e 's/\\-/-/g' -e 's/\\f[BIRP]//g' -e 's/"//g' -e 's/[[:space:]]//g' | tr -d '\n'
+}
+man_problems() { # man_problems HEADER MANDIR
+    protos "$1" | while IFS=$'\t' read -r name proto; do
+        page="$2/$name.3"
+        if [ ! -f "$page" ]; then echo "$name: no page $page"
+        elif ! synopsis "$page" | grep -qF -- "$proto"; then echo "$name: the synopsis of $page lacks $proto"; fi
+    done
+}
+out=$(man_problems include/xmpi.h docs/man/man3)
+check "(h) every public function's man page shows its prototype as xmpi.h has it${out:+: $out}" test -z "$out"
+cp include/xmpi.h "$TMP/xmpi-h.h"
+sed -i 's/XMPI_PUBLIC int XMPI_Exchange(void \*address);/XMPI_PUBLIC int XMPI_Exchange(void *address, int flags);/' "$TMP/xmpi-h.h"
+planted=$(man_problems "$TMP/xmpi-h.h" docs/man/man3)
+check "(h) a prototype changed in the header without its page is caught (on a copy)" \
+    test "$planted" = "XMPI_Exchange: the synopsis of docs/man/man3/XMPI_Exchange.3 lacks intXMPI_Exchange(void*address,intflags)"
+
 # ---- xmpi-info's refusals -----------------------------------------------------------------
 "$INFO" --bogus >"$TMP/info.out" 2>"$TMP/info.err"
 rc=$?

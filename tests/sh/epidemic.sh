@@ -23,8 +23,12 @@ run "$TMP/x1" 1 "$E" "${ARGS[@]}"
 run "$TMP/x3" 3 "$E" "${ARGS[@]}"
 run "$TMP/p2" 2 "$EP" "${ARGS[@]}"
 run "$TMP/s3" 3 "$E" "${ARGS[@]}" --epi-shuffle=2 --xmpi-verbose=2
-run "$TMP/lb2" 2 "$E" "${ARGS[@]}" -L --xmpi-lb=weight --xmpi-si=5 --xmpi-lb-th1=0 --xmpi-lb-k=1 \
-    "--xmpi-trace=$TMP/lb.csv"
+# Rank 1 on an emulated class at 0.3 of a core: an imbalance that no noise hides, so that the
+# balancer (which waits for evidence that a move pays) moves people.
+H=$(hostname)
+printf '%s:fast:1:1:1\n%s:slow:1:1:0.3\n' "$H" "$H" >"$TMP/classes"
+run "$TMP/lb2" 2 "$E" "${ARGS[@]}" -L --xmpi-lb=weight --xmpi-si=5 --xmpi-lb-th1=0 \
+    "--xmpi-resources=$TMP/classes" --xmpi-initial=fast:1,slow:1 "--xmpi-trace=$TMP/lb.csv"
 ref=$(outcome "$TMP/x2")
 check "the epidemic printed a result (2 ranks)" test -n "$(field checksum "$TMP/x2")"
 check "same epidemic on 1 rank (checksum, counts, peak)" test "$ref" = "$(outcome "$TMP/x1")"

@@ -6,6 +6,7 @@ make -s -C "$ROOT" install PREFIX="$PREFIX" BUILD="$BUILD" >"$TMP/install.log" 2
 check "make install PREFIX=DIR" test $? = 0
 for f in include/xmpi.h lib/libxmpi.a lib/libxmpi.so lib/libxmpi.so.0 lib/pkgconfig/xmpi.pc \
          bin/xmpi-jacobi bin/xmpi-jacobi-plain bin/xmpi-cg bin/xmpi-cg-plain bin/xmpi-epidemic \
+         bin/xmpi-heat bin/xmpi-heat-plain bin/xmpi-cg3d bin/xmpi-cg3d-plain share/man/man1/xmpi-heat-plain.1 \
          bin/xmpi-info bin/xmpi-rms bin/xmpi-interfere bin/xmpi-calibrate bin/xmpi-spawnbench \
          share/man/man1/xmpi-info.1 share/man/man3/libxmpi.3 share/man/man3/XMPI_Spawn.3; do
     check "installed $f" test -e "$PREFIX/$f"

@@ -89,3 +89,12 @@ printf '#include "../libxmpi/context.h"\n' >"$fake"
 v=$(violations "examples/selftest.c" examples "$fake")
 check "an example including the runtime's internals is caught" [ "$(printf '%s\n' "$v" | grep -c .)" -eq 1 ]
 rm -f "$fake"
+
+# Comments state the rule and the reason: a figure names the benchmark that measures it, never
+# a date or "this VM" (dated measurements belong in commit bodies and docs/notes/).
+dated() {
+    (cd "$ROOT" && grep -nE '20[0-9]{2}-[01][0-9]-[0-3][0-9]|this VM|(project|our)'"'"'s VMs?\b' \
+        libxmpi/*.[ch] models/*.[ch] io/*.[ch] policies/*.[ch] include/*.h 2>/dev/null)
+}
+out=$(dated)
+if [ -z "$out" ]; then ok "no library comment cites a date or 'this VM'"; else notok "dated comments:"; echo "$out" | sed 's/^/#   /'; fi

@@ -315,7 +315,7 @@ START_TEST(test_same_as_written)
 }
 END_TEST
 
-START_TEST(test_match)
+START_TEST(a_manifest_that_does_not_fit_is_refused_naming_why)
 {
     struct xmpi_ckpt_manifest have, want;
     char err[512];
@@ -356,7 +356,7 @@ START_TEST(test_match)
 }
 END_TEST
 
-START_TEST(test_every)
+START_TEST(every_takes_iterations_or_seconds)
 {
     long it = -1;
     double sec = -1;
@@ -398,8 +398,8 @@ Suite *ckpt_manifest_suite(void)
     tcase_add_test(tc, test_long_line);
     tcase_add_test(tc, test_bad_value_escaped);
     tcase_add_test(tc, test_same_as_written);
-    tcase_add_test(tc, test_match);
-    tcase_add_test(tc, test_every);
+    tcase_add_test(tc, a_manifest_that_does_not_fit_is_refused_naming_why);
+    tcase_add_test(tc, every_takes_iterations_or_seconds);
     tcase_add_test(tc, test_auto_names);
     suite_add_tcase(s, tc);
     return s;

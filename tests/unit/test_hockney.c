@@ -10,7 +10,7 @@
  * MPICH's algorithms unchanged (the thesis's cluster had alpha / beta = 1.2 x 10^4). */
 static const struct xmpi_hockney H = {1e-5, 1e-9, 1e-9, 0, 0, 0, 0};
 
-START_TEST(test_lg)
+START_TEST(lg_is_the_ceiling_of_log2)
 {
     ck_assert_int_eq(xmpi_hockney_lg(1), 0);
     ck_assert_int_eq(xmpi_hockney_lg(2), 1);
@@ -340,7 +340,7 @@ Suite *hockney_suite(void)
 {
     Suite *s = suite_create("hockney");
     TCase *tc = tcase_create("core");
-    tcase_add_test(tc, test_lg);
+    tcase_add_test(tc, lg_is_the_ceiling_of_log2);
     tcase_add_test(tc, test_point_to_point);
     tcase_add_test(tc, test_barrier);
     tcase_add_test(tc, test_bcast);

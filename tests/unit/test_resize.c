@@ -41,7 +41,7 @@ static const struct {
     {XMPIR_RESIZE_AUTO, 1, 1, 1, -1, 0.1, XMPIR_WAY_DYNAMIC, "dynamic processes not priced"},
 };
 
-START_TEST(test_way)
+START_TEST(each_case_chooses_its_way_and_says_why)
 {
     struct xmpi_resize_case c = {ways[_i].mode, ways[_i].can, ways[_i].grow, ways[_i].dyn_ok,
                                  ways[_i].t_dyn, ways[_i].t_cr};
@@ -187,7 +187,7 @@ Suite *resize_suite(void)
 {
     Suite *s = suite_create("resize");
     TCase *tc = tcase_create("resize");
-    tcase_add_loop_test(tc, test_way, 0, (int)(sizeof ways / sizeof ways[0]));
+    tcase_add_loop_test(tc, each_case_chooses_its_way_and_says_why, 0, (int)(sizeof ways / sizeof ways[0]));
     tcase_add_test(tc, test_price_by_hand);
     tcase_add_test(tc, test_price_unknown);
     tcase_add_test(tc, test_record_roundtrip);

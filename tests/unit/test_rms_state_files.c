@@ -206,7 +206,7 @@ START_TEST(test_write_read_only)
 }
 END_TEST
 
-START_TEST(test_print)
+START_TEST(state_prints_one_line_per_host)
 {
     struct xmpi_rms_state st;
     mk(&st, "n1 fast 8 2 4 3\nnode-two slow 3 3 0 0\nn3 fast 2 0 1 0 1\n");
@@ -266,7 +266,7 @@ Suite *rms_state_files_suite(void)
     tcase_add_test(tc, test_random_round_trip);
     tcase_add_test(tc, test_read_errors);
     tcase_add_test(tc, test_write_errors);
-    tcase_add_test(tc, test_print);
+    tcase_add_test(tc, state_prints_one_line_per_host);
     tcase_add_test(tc, test_write_read_only);
     tcase_add_test(tc, test_from_pool);
     suite_add_tcase(s, tc);

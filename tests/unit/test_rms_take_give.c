@@ -3,7 +3,7 @@
 #include "rms_util.h"
 #include "suites.h"
 
-START_TEST(test_take)
+START_TEST(take_is_bounded_by_the_offer_unless_forced)
 {
     struct xmpi_rms_state st;
     mk(&st, "n1 fast 4 2 1 0\nn1 slow 2 0 0 0\n");
@@ -41,7 +41,7 @@ START_TEST(test_take)
 }
 END_TEST
 
-START_TEST(test_give)
+START_TEST(give_answers_a_reclaim_first)
 {
     struct xmpi_rms_state st;
     mk(&st, "n1 fast 8 1 5 3\nn2 fast 8 0 2 0\n");
@@ -90,7 +90,7 @@ static const struct action_case actions[] = {
 };
 #define NACTIONS ((int)(sizeof actions / sizeof actions[0]))
 
-START_TEST(test_action)
+START_TEST(each_state_asks_its_action)
 {
     const struct action_case *c = &actions[_i];
     struct xmpi_rms_state st;
@@ -110,9 +110,9 @@ Suite *rms_take_give_suite(void)
 {
     Suite *s = suite_create("rms_take_give");
     TCase *tc = tcase_create("operations");
-    tcase_add_test(tc, test_take);
-    tcase_add_test(tc, test_give);
-    tcase_add_loop_test(tc, test_action, 0, NACTIONS);
+    tcase_add_test(tc, take_is_bounded_by_the_offer_unless_forced);
+    tcase_add_test(tc, give_answers_a_reclaim_first);
+    tcase_add_loop_test(tc, each_state_asks_its_action, 0, NACTIONS);
     suite_add_tcase(s, tc);
     return s;
 }

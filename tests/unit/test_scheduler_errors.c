@@ -61,7 +61,7 @@ START_TEST(test_eclass_unchanged)
 }
 END_TEST
 
-START_TEST(test_ecount)
+START_TEST(zero_or_too_many_processes_is_ecount_and_changes_nothing)
 {
     struct xmpi_pool p;
     struct xmpi_sched s;
@@ -110,7 +110,7 @@ Suite *scheduler_errors_suite(void)
     TCase *tc = tcase_create("errors");
     tcase_add_test(tc, test_enope_unchanged);
     tcase_add_test(tc, test_eclass_unchanged);
-    tcase_add_test(tc, test_ecount);
+    tcase_add_test(tc, zero_or_too_many_processes_is_ecount_and_changes_nothing);
     tcase_add_test(tc, test_remove_rejects);
     suite_add_tcase(s, tc);
     return s;
