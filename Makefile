@@ -101,7 +101,8 @@ EXAMPLES = $(BUILD)/bin/jacobi $(BUILD)/bin/jacobi-plain $(BUILD)/bin/cg $(BUILD
            $(BUILD)/bin/heat $(BUILD)/bin/heat-plain $(BUILD)/bin/cg3d $(BUILD)/bin/cg3d-plain
 # benchmarks/: what only measures.
 BENCH = $(BUILD)/bin/overhead-micro $(BUILD)/bin/xmpi-redistbench $(BUILD)/bin/xmpi-opmodel \
-        $(BUILD)/bin/xmpi-ampdecide $(BUILD)/bin/xmpi-crbench
+        $(BUILD)/bin/xmpi-ampdecide $(BUILD)/bin/xmpi-crbench $(BUILD)/bin/xmpi-scalebench \
+        $(BUILD)/bin/xmpi-scalerank0
 # tools/: the installed programs; the pure ones link only the pure archive (no MPI).
 PURE_TOOLS = $(BUILD)/bin/xmpi-info $(BUILD)/bin/xmpi-interfere $(BUILD)/bin/xmpi-rms $(BUILD)/bin/xmpi-report
 MPI_TOOLS = $(BUILD)/bin/xmpi-calibrate $(BUILD)/bin/xmpi-spawnbench $(BUILD)/bin/xmpi-spawnbench-child
@@ -111,7 +112,7 @@ MPI_TESTS := $(patsubst tests/mpi/%.c,$(BUILD)/tests/%,$(wildcard tests/mpi/*.c)
 # Programs link the shared library and find it next to them, in the tree or installed.
 LINK_XMPI = -L$(BUILD)/lib -lxmpi -Wl,-rpath,'$$ORIGIN/../lib'
 
-.PHONY: FORCE all hooks lib examples bench tools tests check check-cluster check-slurm demo demo-classes install uninstall clean bench-overhead bench-spawn bench-redist bench-cr bench-dlb bench-model bench-policies bench-amp bench-halo soak deps
+.PHONY: FORCE all hooks lib examples bench tools tests check check-cluster check-slurm demo demo-classes install uninstall clean bench-overhead bench-spawn bench-redist bench-cr bench-dlb bench-model bench-policies bench-amp bench-halo bench-scale soak deps
 all: lib examples bench tools hooks
 
 # The commit rule (scripts/check-commits) as a commit-msg hook, in a git checkout; make check
@@ -222,6 +223,17 @@ $(BUILD)/bin/xmpi-ampdecide: benchmarks/ampdecide.c tools/cli.h tools/median.h p
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(XCFLAGS) -o $@ $< $(LIBPURE) $(GLPK_LIBS) -lm
 
+# The library's steps at the job's size (make bench-scale): it reads the library's step clock
+# (libxmpi/stepclock.h), so it links the static library, as the MPI tests do. Not installed.
+$(BUILD)/bin/xmpi-scalebench: benchmarks/scalebench.c tools/median.h include/xmpi.h libxmpi/stepclock.h io/interval.h $(LIBA)
+	@mkdir -p $(@D)
+	$(MPICC) $(CFLAGS) $(XCFLAGS) -o $@ $< $(LIBA) $(DEP_LIBS)
+
+# No MPI: rank 0's pure steps on synthetic jobs of up to 16384 processes (make bench-scale).
+$(BUILD)/bin/xmpi-scalerank0: benchmarks/scalerank0.c tools/median.h $(LIBPURE)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(XCFLAGS) -o $@ $< $(LIBPURE) $(HWLOC_LIBS) $(GLPK_LIBS) -lm
+
 # The raw-MPI child of the spawn benchmark must not link libxmpi.
 $(BUILD)/bin/xmpi-spawnbench-child: tools/xmpi-spawnbench-child.c
 	@mkdir -p $(@D)
@@ -317,6 +329,11 @@ soak: all tests
 
 bench-overhead: all
 	MPIRUN="$(MPIRUN)" scripts/bench-overhead.sh $(BUILD)/bin
+
+# What each of the library's steps costs as the job grows: 2 to 64 processes oversubscribed,
+# rank 0's pure steps up to 16,384, with fitted slopes (docs/scale.md).
+bench-scale: all
+	MPIRUN="$(MPIRUN)" scripts/bench-scale.sh $(BUILD)
 
 # docs/options.md is generated from the option table (io/options.c), so that it
 # cannot drift from the code; tests/sh/docs.sh fails when it differs.

@@ -13,8 +13,9 @@ extern "C" {
 #define XMPI_VERSION_MINOR 1
 #define XMPI_VERSION_STRING "0.1.0"
 
-/* The library exports only what this header declares, the MPI_ wrappers and, when built with
- * PAPI's libsde, papi_sde_hook_list_events (the hook PAPI looks up in the program). */
+/* The library exports only what this header declares, the MPI_ wrappers, the xmpi_f08_
+ * helpers the Fortran module (include/xmpi_f08.f90) binds to and, when built with PAPI's
+ * libsde, papi_sde_hook_list_events (the hook PAPI looks up in the program). */
 #if defined(__GNUC__)
 #define XMPI_PUBLIC __attribute__((visibility("default")))
 #else
@@ -141,7 +142,10 @@ typedef enum { XMPI_DISTRIBUTED, XMPI_REPLICATED } XMPI_Scheme;
  * an unknown scheme; XMPI_ERR_STATE outside MPI_Init..MPI_Finalize or after removal.
  * The library keeps `address` (the pointer variable itself): a structure registered with the
  * address of a variable local to a function must be unregistered before that function
- * returns. */
+ * returns. The processes mpirun started hold even blocks (XMPI_Get_wsize's) at the first
+ * registration, whatever their buffers hold: a program whose rows start in other blocks
+ * registers them as they are and calls XMPI_Redistribute_data with its block as the old one
+ * (and as the new one to keep it) before anything else uses the partition. */
 XMPI_PUBLIC int XMPI_Register_vector(void *address, int size, MPI_Datatype type,
                                      XMPI_Scheme scheme);
 XMPI_PUBLIC int XMPI_Register_dense(void *address, int size, MPI_Datatype type,
@@ -171,9 +175,13 @@ XMPI_PUBLIC int XMPI_Unregister(void *address);
  * then the *nhalo halo columns, ascending and so grouped by owner, from *nowned on. Collective
  * over XMPI_COMM_WORLD: the first call for a matrix builds the view and its exchange plan;
  * after that the library rebuilds both after every move, spawn, removal and restart, and
- * the call returns at once (its pointer may differ after a change of the partition).
+ * the call returns at once (its pointer may differ after a change of the partition). A
+ * process that joins later (XMPI_Spawn or a policy started it) receives the view with
+ * XMPI_Get_data when the others had built theirs, and its call returns at once too.
  * XMPI_ERR_ARG for an address that is no distributed sparse matrix, or a column index
  * outside [0, size) on some process (rank 0 says which); nothing is built then.
+ * XMPI_ERR_STATE while the partition is not known: on a process that joins, before its
+ * XMPI_Get_data, and on every process from XMPI_Spawn to the XMPI_Redistribute_data after it.
  *
  * XMPI_Register_halo_vector: a distributed vector laid out like the matrix's columns: its
  * block, then room for the matrix's halo (*nhalo of XMPI_Get_halo) after it. Call
@@ -183,7 +191,7 @@ XMPI_PUBLIC int XMPI_Unregister(void *address);
  * XMPI_Exchange: fills the ghost rows of an array of XMPI_Register_ghost, or the halo part
  * of a vector of XMPI_Register_halo_vector, with the owners' values. Collective over
  * XMPI_COMM_WORLD; each process exchanges with its neighbours only. XMPI_ERR_ARG for an
- * address registered by neither call. */
+ * address registered by neither call; XMPI_ERR_STATE as XMPI_Get_halo. */
 XMPI_PUBLIC int XMPI_Register_ghost(void *address, int size, MPI_Datatype type, int ghost);
 XMPI_PUBLIC int XMPI_Get_halo(void *address_ia, int **local_ja, int *nowned, int *nhalo);
 XMPI_PUBLIC int XMPI_Register_halo_vector(void *address, void *address_ia, MPI_Datatype type);
@@ -201,7 +209,10 @@ XMPI_PUBLIC int XMPI_Get_partition(int *epoch, int *counts, int *displs);
  * before the library call that changed them returns; it rebuilds what the program derives
  * from its blocks (XMPI_Get_partition and XMPI_Get_wsize tell it the new ones; it must not
  * call other XMPI_ functions). Its time is part of the move's cost: a move that does not pay
- * for it is not made by the balancer. NULL fn: none. Local. */
+ * for it is not made by the balancer. NULL fn: none. Local. Inside fn XMPI_COMM_WORLD is
+ * the communicator of the new partition: in a removal (XMPI_Remove's or a policy's) fn runs
+ * on every process with the old XMPI_COMM_WORLD, the leaving processes' blocks empty (their
+ * only run), then again on the processes that stay, with the smaller one. */
 XMPI_PUBLIC int XMPI_Set_rebuild(void (*fn)(void *arg), void *arg);
 
 /* ---- Data for processes that join -------------------------------------------------
@@ -209,7 +220,9 @@ XMPI_PUBLIC int XMPI_Set_rebuild(void (*fn)(void *arg), void *arg);
  * scalars, solver state) that processes joining the job receive before they register
  * anything: those XMPI_Spawn or a policy starts (inside their MPI_Init), and every process
  * of a job restarted with --xmpi-restart (it travels in each checkpoint). Rank 0's copy is
- * what travels; set it again whenever it changes. Local. XMPI_ERR_ARG (rank 0 says why,
+ * what travels; set it again whenever it changes. What a policy's spawn, an automatic
+ * checkpoint or the join of an asynchronous spawn hands on is rank 0's copy at that interval
+ * end: set it before the call that ends the iteration. Local. XMPI_ERR_ARG (rank 0 says why,
  * nothing changed) for bytes < 0, more than 1 MiB, or a NULL buffer for bytes > 0.
  * XMPI_Get_app_data: copies the job's data into `data` (room for `bytes`) and sets *got
  * (NULL allowed) to its size: on a joining process the data it received, elsewhere the last

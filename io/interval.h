@@ -62,7 +62,8 @@ struct xmpi_interval {
     int work_source_mixed;     /* ranks disagree on PAPI vs declared work */
     double comm_time_max, comm_bytes_sum;
     struct xmpi_opstat op[XMPIR_OP_COUNT];   /* summed over ranks */
-    const struct xmpi_rank_record *ranks;   /* nprocs records, rank order; not owned */
+    const struct xmpi_rank_record *ranks;   /* nprocs records, rank order; not owned. At
+                                             * run time rank 0's alone (NULL elsewhere) */
     double elapsed;            /* seconds since MPI_Init at the interval's end (max over ranks) */
 };
 

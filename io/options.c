@@ -60,6 +60,12 @@ static const struct optdef table[] = {
      "trace, and a job that dies leaves its finished intervals in FILE.part. A directory or a "
      "read-only FILE is refused; a device or pipe (/dev/stdout) is written directly", NULL,
      NULL},
+    {"trace-ranks", K_INT, 0, 1000000, LONGF(trace_ranks), 0, "256",
+     "an integer number of processes from 0 to 1000000 (0: never)",
+     "the trace's per-rank columns (t_real_ranks, t_cpu_ranks, work_ranks, comm_time_ranks: 4 "
+     "numbers per process that rank 0 formats every interval) are written while the job has at "
+     "most this many processes; in a larger job they are left empty, said once on rank 0, and "
+     "every other column of the row is written as ever (docs/scale.md)", NULL, NULL},
     {"otf2", K_STRING, 0, 0, OFF(otf2), SZ(otf2), "(none)",
      "a directory that is new (its parent must exist), empty, or holds an earlier OTF2 archive "
      "of libxmpi, on a file system every process of the job sees",
@@ -259,6 +265,7 @@ void xmpi_options_defaults(struct xmpi_options *o)
     o->wait_timeout = 300;
     o->redist_spare = 64;
     o->checkpoint_keep = 2;
+    o->trace_ranks = 256;
 }
 
 static const struct optdef *lookup(const char *name, size_t len, int env)
@@ -533,6 +540,7 @@ static const struct {
     {"goal", "--xmpi-policy=amp"},
     {"constraint", "--xmpi-policy=amp"},
     {"tol", "--xmpi-policy=amp"},
+    {"trace-ranks", "--xmpi-trace=FILE"},
     {"checkpoint-every", "--xmpi-checkpoint=DIR"},
     {"checkpoint-keep", "--xmpi-checkpoint=DIR"},
     {"emulate", "a class of speed below 1 in --xmpi-resources"},
@@ -549,6 +557,7 @@ static int acts(const struct xmpi_options *o, const char *name, int emulated)
     if (!strcmp(name, "goal") || !strcmp(name, "constraint") || !strcmp(name, "tol"))
         return o->policy == POLICY_AMP;
     if (!strncmp(name, "checkpoint-", 11)) return o->checkpoint[0] != '\0';
+    if (!strcmp(name, "trace-ranks")) return o->trace[0] != '\0';
     if (!strcmp(name, "emulate")) return emulated;
     return emulated && o->emulate == XMPIR_EMULATE_QUOTA;   /* emulate-period */
 }

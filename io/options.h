@@ -12,6 +12,7 @@
 struct xmpi_options {
     long si;                        /* sampling interval, iterations */
     char trace[XMPIR_PATH_MAX];      /* trace CSV path; "" = no trace */
+    long trace_ranks;               /* per-rank trace columns up to this many processes */
     char otf2[XMPIR_PATH_MAX];       /* OTF2 archive directory; "" = none */
     long verbose;                   /* 0 quiet, 1 one line per interval, 2 debug */
     char events[XMPIR_EVENTS_MAX];   /* comma-separated PAPI events; "" = default chain */

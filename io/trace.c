@@ -157,10 +157,11 @@ void xmpi_trace_discard(FILE *f, const struct xmpi_trace_dest *d)
     if (d->part[0] && d->target[0]) unlink(d->part);
 }
 
-/* Per-rank values joined by ';' so that the row keeps one CSV field per column. */
-static void per_rank(FILE *f, const struct xmpi_interval *s, size_t offset)
+/* Per-rank values joined by ';' so that the row keeps one CSV field per column; nothing (an
+ * empty field) when `none` or without the records. */
+static void per_rank(FILE *f, const struct xmpi_interval *s, size_t offset, int none)
 {
-    for (int r = 0; r < s->nprocs; r++) {
+    for (int r = 0; !none && s->ranks && r < s->nprocs; r++) {
         const double *v = (const double *)(const void *)((const char *)&s->ranks[r] + offset);
         fprintf(f, "%s%.9g", r ? ";" : "", *v);
     }
@@ -179,13 +180,14 @@ int xmpi_trace_row(FILE *f, const struct xmpi_interval *s, const char *source,
     fprintf(f, "%d,%ld,%d,%.9g,%.9g,%.9g,%.17g,%s,%.9g,%.17g,%s,%.9g,%.17g,", s->index,
             s->iteration, s->nprocs, s->t_real_max, s->t_real_min, s->t_cpu_sum, s->work_sum,
             source, s->comm_time_max, s->comm_bytes_sum, action, s->elapsed, s->iterations);
-    per_rank(f, s, offsetof(struct xmpi_rank_record, t_real));
+    int none = m && m->no_ranks;
+    per_rank(f, s, offsetof(struct xmpi_rank_record, t_real), none);
     fputc(',', f);
-    per_rank(f, s, offsetof(struct xmpi_rank_record, t_cpu));
+    per_rank(f, s, offsetof(struct xmpi_rank_record, t_cpu), none);
     fputc(',', f);
-    per_rank(f, s, offsetof(struct xmpi_rank_record, work));
+    per_rank(f, s, offsetof(struct xmpi_rank_record, work), none);
     fputc(',', f);
-    per_rank(f, s, offsetof(struct xmpi_rank_record, comm_time));
+    per_rank(f, s, offsetof(struct xmpi_rank_record, comm_time), none);
     field(f, m ? m->calibration : NULL);
     if (m && m->compared) {
         field(f, m->predicted_for);

@@ -57,10 +57,14 @@ struct xmpi_trace_model {
      * that ran the interval, and the running total. costed 0 leaves both empty. */
     double cost_interval, cost_total;
     int costed;
+    /* 1: the per-rank columns (t_real_ranks, t_cpu_ranks, work_ranks, comm_time_ranks) are
+     * left empty, the interval's own columns written as ever: a job larger than
+     * --xmpi-trace-ranks (4 x P numbers a row would be formatted on rank 0, docs/scale.md). */
+    int no_ranks;
 };
 
 /* Writes one row for summary `s`; `source` and `action` are single words; m NULL leaves the
- * model's columns empty. 0 or -1. */
+ * model's columns empty (and writes the per-rank columns). 0 or -1. */
 int xmpi_trace_row(FILE *f, const struct xmpi_interval *s, const char *source,
                    const char *action, const struct xmpi_trace_model *m);
 

@@ -35,10 +35,17 @@ static int columns_alloc(struct columns *c, int p)
     return 0;
 }
 
-/* The whole row-weight array of the policy, gathered from every process's rows. */
-static int gather_weights(struct xmpi_ctx *cx, int policy, const struct columns *c, int count,
+/* The whole row-weight array of the policy, gathered from every process's rows: rank 0's
+ * blocks (c) go to every process first, which only a move with weights needs. */
+static int gather_weights(struct xmpi_ctx *cx, int policy, struct columns *c,
                           const double *weight, double **out)
 {
+    int p = cx->size;
+    if (!c->count && !(c->count = malloc(sizeof(int) * 2 * (size_t)p)))
+        xmpi_die_nomem(cx, "XMPI_Eval_lbalance");
+    c->displ = c->count + p;
+    PMPI_Bcast(c->count, 2 * p, MPI_INT, 0, cx->comm);
+    int count = c->count[cx->rank];
     int n = xmpi_registry_size(cx), ok = 1;
     double *mine = malloc(sizeof *mine * ((size_t)count + 1));
     double *all = malloc(sizeof *all * ((size_t)n + 1));
@@ -134,19 +141,13 @@ int xmpi_balance_check(struct xmpi_ctx *cx, const struct xmpi_app *app)
     return rc;
 }
 
-/* Every process's block and whether its arguments are its own, beside the summary, with what
- * --xmpi-lb's policy needs (in the same Allgather). */
-static int gather_columns(struct xmpi_ctx *cx, const struct xmpi_interval *s,
-                          const struct xmpi_app *app, struct columns *c, char *why, size_t len)
+enum { W = 3 + FACTS };
+
+/* Rank 0: the columns from every process's W ints (`all`) and the summary's records, checked. */
+static int check_columns(struct xmpi_ctx *cx, const struct xmpi_interval *s, const int *all,
+                         struct columns *c, char *why, size_t len)
 {
-    enum { W = 3 + FACTS };
     int p = cx->size, rc = XMPI_SUCCESS;
-    int mine[W] = {app->count ? *app->count : -1, app->displ ? *app->displ : -1,
-                   !app->count || !app->displ || app->rank != cx->rank || app->nprocs != p};
-    lb_facts(cx, app, mine + 3);
-    int *all = malloc(sizeof *all * W * (size_t)p);
-    if (columns_alloc(c, p) || !all) xmpi_die_nomem(cx, "XMPI_Eval_lbalance");
-    PMPI_Allgather(mine, W, MPI_INT, all, W, MPI_INT, cx->comm);
     for (int i = 0; i < p && !rc; i++)
         if (all[W * i + 2]) {
             snprintf(why, len, "rank %d passed NULL count/displ, or a rank or nprocs that is "
@@ -162,7 +163,6 @@ static int gather_columns(struct xmpi_ctx *cx, const struct xmpi_interval *s,
         c->work[i] = s->ranks[i].work;
     }
     if (!rc) rc = lb_prerequisites(cx->opts.lb, p, all, W, 3, c->count, why, len);
-    free(all);
     int n = xmpi_registry_size(cx);
     char sub[300];
     if (!rc && n < 0) {
@@ -172,6 +172,26 @@ static int gather_columns(struct xmpi_ctx *cx, const struct xmpi_interval *s,
         snprintf(why, len, "the blocks passed in do not tile [0, %d): %s", n, sub);
         rc = XMPI_ERR_ARG;
     }
+    return rc;
+}
+
+/* Every process's block and whether its arguments are its own, with what --xmpi-lb's policy
+ * needs, to rank 0 (one Gather), which checks them beside the summary's records and says the
+ * verdict to all: the others hold no column (c stays empty), so that an interval end costs
+ * them O(1), not P blocks received and checked (make bench-scale, docs/scale.md). */
+static int gather_columns(struct xmpi_ctx *cx, const struct xmpi_interval *s,
+                          const struct xmpi_app *app, struct columns *c, char *why, size_t len)
+{
+    int p = cx->size, rc = XMPI_SUCCESS, root = cx->rank == 0;
+    int mine[W] = {app->count ? *app->count : -1, app->displ ? *app->displ : -1,
+                   !app->count || !app->displ || app->rank != cx->rank || app->nprocs != p};
+    lb_facts(cx, app, mine + 3);
+    int *all = root ? malloc(sizeof *all * W * (size_t)p) : NULL;
+    if (root && (columns_alloc(c, p) || !all)) xmpi_die_nomem(cx, "XMPI_Eval_lbalance");
+    PMPI_Gather(mine, W, MPI_INT, all, W, MPI_INT, 0, cx->comm);
+    if (root) rc = check_columns(cx, s, all, c, why, len);
+    free(all);
+    PMPI_Bcast(&rc, 1, MPI_INT, 0, cx->comm);
     return rc;
 }
 
@@ -270,7 +290,7 @@ int xmpi_balance_step(struct xmpi_ctx *cx, const struct xmpi_interval *s,
     }
     double *rowweight = NULL;
     if (need > 0 && (o->lb == XMPIR_LB_NNZ || o->lb == XMPIR_LB_WEIGHT) &&
-        gather_weights(cx, o->lb, &c, c.count[me], app->weight, &rowweight)) {
+        gather_weights(cx, o->lb, &c, app->weight, &rowweight)) {
         snprintf(why, len, "--xmpi-lb=%s needs %s on every process that holds rows",
                  o->lb == XMPIR_LB_NNZ ? "nnz" : "weight",
                  o->lb == XMPIR_LB_NNZ ? "a registered distributed sparse matrix" : "a weight array");

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
@@ -88,6 +89,16 @@ static char *slurp(const char *path, size_t max, int *too_long)
     }
     if (buf) buf[n > max ? max : n] = '\0';
     return buf;
+}
+
+/* A file of `bytes` bytes is over this process's file size limit (RLIMIT_FSIZE). Writing it
+ * would fail part-way, with SIGXFSZ ending the process unless the program ignores it; with
+ * collective MPI-IO any process may write any part of a file, so every process checks. */
+static int over_fsize_limit(long long bytes)
+{
+    struct rlimit lim;
+    return getrlimit(RLIMIT_FSIZE, &lim) == 0 && lim.rlim_cur != RLIM_INFINITY &&
+           (unsigned long long)bytes > (unsigned long long)lim.rlim_cur;
 }
 
 static void mpi_text(int code, char *out, size_t len)
@@ -200,6 +211,26 @@ struct writer {
     int bad;
 };
 
+/* Collective, after every process wrote its piece of a file of `bytes` bytes and synced it
+ * (err: this process saw a failure): 1 on every process when some process saw one or the
+ * file is not whole. A short write need not reach any process as an error: Open MPI 4.1's
+ * ompio lets an aggregator write the others' pieces, takes its short write for success and
+ * gives each process the full count of its own piece (3 processes under a file size limit
+ * published files cut at the limit). The file's size, read once every process synced (sync,
+ * barrier, sync: how MPI makes other processes' writes visible), catches what a full disk, a
+ * quota or a limit set meanwhile leaves short. */
+static int whole_file(struct xmpi_ctx *cx, MPI_File fh, int err, long long bytes)
+{
+    int any = 0;
+    PMPI_Allreduce(&err, &any, 1, MPI_INT, MPI_MAX, cx->comm);
+    if (any) return 1;
+    int bad = PMPI_File_sync(fh) != MPI_SUCCESS;
+    MPI_Offset size = -1;
+    if (cx->rank == 0 && (PMPI_File_get_size(fh, &size) != MPI_SUCCESS || size != bytes)) bad = 1;
+    PMPI_Allreduce(&bad, &any, 1, MPI_INT, MPI_MAX, cx->comm);
+    return any;
+}
+
 /* Collective: writes count units of type t (unit bytes each) from buf at byte offset off of
  * file f, and its CRC into f->crc on rank 0. Nothing is written after a failure. */
 static void put(struct writer *w, struct xmpi_ckpt_file *f, long long off, const void *buf,
@@ -212,14 +243,17 @@ static void put(struct writer *w, struct xmpi_ckpt_file *f, long long off, const
     MPI_File fh;
     int rc = PMPI_File_open(cx->comm, path, MPI_MODE_CREATE | MPI_MODE_WRONLY, MPI_INFO_NULL, &fh);
     /* Every process goes on only if every open succeeded (else some would wait in the
-     * collective write for ever). */
-    int failed = rc != MPI_SUCCESS, anyfail = 0;
+     * collective write for ever) and the file fits every process's size limit. */
+    int failed = rc != MPI_SUCCESS ? 2 : over_fsize_limit(f->bytes), anyfail = 0;
     PMPI_Allreduce(&failed, &anyfail, 1, MPI_INT, MPI_MAX, cx->comm);
     if (anyfail) {
         char e[300] = "failed on another process";
-        if (failed) mpi_text(rc, e, sizeof e);
+        if (rc != MPI_SUCCESS) mpi_text(rc, e, sizeof e);
         else PMPI_File_close(&fh);
-        snprintf(w->why, sizeof w->why, "cannot create %s: %s", path, e);
+        if (anyfail == 1)
+            snprintf(w->why, sizeof w->why, "%s would have %lld bytes, more than a process of the "
+                     "job may write to a file (its file size limit, RLIMIT_FSIZE)", path, f->bytes);
+        else snprintf(w->why, sizeof w->why, "cannot create %s: %s", path, e);
         w->bad = 1;
         return;
     }
@@ -232,9 +266,9 @@ static void put(struct writer *w, struct xmpi_ckpt_file *f, long long off, const
     int wrote = -1;
     if (!err && (PMPI_Get_count(&st, t, &wrote) != MPI_SUCCESS || wrote != count)) err = 1;
     err |= PMPI_File_sync(fh) != MPI_SUCCESS;
-    err |= PMPI_File_close(&fh) != MPI_SUCCESS;
-    int any = 0;
-    PMPI_Allreduce(&err, &any, 1, MPI_INT, MPI_MAX, cx->comm);
+    int any = whole_file(cx, fh, err, f->bytes);
+    any |= PMPI_File_close(&fh) != MPI_SUCCESS;
+    PMPI_Allreduce(MPI_IN_PLACE, &any, 1, MPI_INT, MPI_MAX, cx->comm);
     if (any) {
         snprintf(w->why, sizeof w->why, "writing %s failed or wrote less than asked (full or "
                  "read-only file system, or a file size limit?)", path);
@@ -449,6 +483,7 @@ static int write_app(struct xmpi_ctx *cx, struct xmpi_ckpt_manifest *m, const ch
 {
     m->app_bytes = cx->app_bytes;
     if (cx->app_bytes <= 0) return 0;
+    if (over_fsize_limit(cx->app_bytes)) return -1;
     char path[PATHLEN + 40];
     snprintf(path, sizeof path, "%s/%s", tmp, XMPIR_CKPT_APP);
     FILE *f = fopen(path, "w");

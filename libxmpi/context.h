@@ -22,6 +22,7 @@
 #include "registry.h"
 #include "resize.h"
 #include "rms.h"
+#include "stepclock.h"
 #include "journal.h"
 #include "watchdog.h"
 #include "world.h"
@@ -38,6 +39,7 @@ struct xmpi_ctx {
     int status;              /* XMPI_RUNNING, ... */
     int evaluates;           /* the program calls XMPI_Eval_*: the pipeline waits for it */
     FILE *trace;             /* rank 0 only, when --xmpi-trace is set */
+    int trace_ranks_said;    /* rank 0: the trace's per-rank columns were left out once */
     char progname[256];
     int yield;               /* MPI progress gives up the core while waiting (decided before
                               * PMPI_Init; the processes it spawns are told the same) */
@@ -74,6 +76,7 @@ struct xmpi_ctx {
     struct xmpi_ckpt_state ckpt;   /* checkpoint and restart (checkpoint.h) */
     struct xmpi_resize_rt resize;  /* resizing by checkpoint and restart (resize.h) */
     struct xmpi_otf2_rt otf2;      /* the OTF2 archive's writer (--xmpi-otf2, otf2.h) */
+    struct xmpi_stepclock steps;   /* the steps' own time, for make bench-scale (stepclock.h) */
 };
 
 /* The process's context: always valid (zeroed before MPI_Init). */

@@ -189,13 +189,13 @@ int xmpi_halo_build(struct xmpi_ctx *cx, struct xmpi_reg *m)
     int rc = count > 0 && (!ia || !ja) ? -1 : 0;
     if (!rc) rc = local_columns(ia, ja, count, displ, m->size, &halo, &nhalo, &local, &bad);
     if (rc == -2) xmpi_die_nomem(cx, "a halo view");
-    int any = rc ? cx->rank + 1 : 0, first = 0;
-    PMPI_Allreduce(&any, &first, 1, MPI_INT, MPI_MAX, cx->comm);
-    if (first) {
-        if (rc && cx->rank + 1 == first)
-            xmpi_note(cx, 0, "XMPI_Get_halo: rank %d: the sparse matrix has a column index %d "
-                      "outside [0, %d) (or no column indices); no halo view", cx->rank, bad,
-                      m->size);
+    /* Rank 0 says which process and column, whichever process found it (the highest rank). */
+    struct { int rank1, col; } mine = {rc ? cx->rank + 1 : 0, bad}, worst = {0, 0};
+    PMPI_Allreduce(&mine, &worst, 1, MPI_2INT, MPI_MAXLOC, cx->comm);
+    if (worst.rank1) {
+        xmpi_note(cx, 0, "XMPI_Get_halo: rank %d: the sparse matrix has a column index %d "
+                  "outside [0, %d) (or no column indices); no halo view", worst.rank1 - 1,
+                  worst.col, m->size);
         free(halo);
         free(local);
         return XMPI_ERR_ARG;

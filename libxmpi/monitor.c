@@ -252,20 +252,29 @@ void xmpi_monitor_lib_end(struct xmpi_ctx *cx, const double *mark)
     cx->mon.lib_cpu += cpu_now() - mark[1];
 }
 
+/* Every rank's record to rank 0, which sums them up; the summary (without the records) from
+ * rank 0 to all. Only rank 0 keeps the records (s->ranks, NULL elsewhere): it decides, prices
+ * and writes the trace. An Allgather gave every process all P records (736 bytes each) to
+ * receive and sum up at every interval end: O(P) per process, P^2 over the job and P x
+ * processes-per-node on a node's link (docs/scale.md, make bench-scale). */
 void xmpi_monitor_gather(struct xmpi_ctx *cx)
 {
     struct xmpi_monitor *mon = &cx->mon;
-    if (mon->ranks_cap < cx->size) {
+    int root = cx->rank == 0;
+    if (root && mon->ranks_cap < cx->size) {
         struct xmpi_rank_record *r = realloc(mon->ranks, sizeof *r * (size_t)cx->size);
         if (!r) xmpi_die_nomem(cx, "the interval summary");
         mon->ranks = r;
         mon->ranks_cap = cx->size;
     }
-    PMPI_Allgather(&mon->closed, (int)XMPIR_RECORD_DOUBLES, MPI_DOUBLE, mon->ranks,
-                   (int)XMPIR_RECORD_DOUBLES, MPI_DOUBLE, cx->comm);
+    PMPI_Gather(&mon->closed, (int)XMPIR_RECORD_DOUBLES, MPI_DOUBLE, root ? mon->ranks : NULL,
+                (int)XMPIR_RECORD_DOUBLES, MPI_DOUBLE, 0, cx->comm);
     struct xmpi_interval *s = &mon->summary;
-    xmpi_interval_reduce(s, mon->ranks, cx->size);
-    s->index++;
+    int index = s->index;
+    if (root) xmpi_interval_reduce(s, mon->ranks, cx->size);
+    PMPI_Bcast(s, (int)sizeof *s, MPI_BYTE, 0, cx->comm);
+    s->ranks = root ? mon->ranks : NULL;
+    s->index = index + 1;
     s->iteration = mon->closed_iteration;
     mon->have_summary = 1;
     mon->due = 0;

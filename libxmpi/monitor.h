@@ -42,7 +42,7 @@ struct xmpi_monitor {
     long iterations;
     struct xmpi_interval summary;
     int have_summary;
-    struct xmpi_rank_record *ranks;      /* gather buffer, size nprocs */
+    struct xmpi_rank_record *ranks;      /* rank 0: gather buffer, size nprocs */
     int ranks_cap;
 };
 
@@ -73,7 +73,8 @@ int xmpi_monitor_end_iteration(struct xmpi_ctx *cx, long long *counts, int *clos
  * has iterations left over (collective); returns 1 when one was closed. */
 int xmpi_monitor_close_last(struct xmpi_ctx *cx);
 /* Collective over the library's communicator: the due records of every rank become the
- * interval summary. */
+ * interval summary, the same on every process; its per-rank records (s->ranks) are rank 0's
+ * alone (NULL on the others). */
 void xmpi_monitor_gather(struct xmpi_ctx *cx);
 
 /* The last complete interval summary, or NULL before the first one. */

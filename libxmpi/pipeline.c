@@ -96,6 +96,20 @@ static double cost_charge(struct xmpi_ctx *cx, double rate, int nprocs, double e
 
 static const char *const plan_words[] = {"keep", "spawn", "remove"};
 
+/* Rank 0: whether the trace row of s leaves its per-rank columns out (a job larger than
+ * --xmpi-trace-ranks: 4 x P numbers a row); said once, at the first such row. */
+static int trace_no_ranks(struct xmpi_ctx *cx, const struct xmpi_interval *s)
+{
+    if (!cx->trace || s->nprocs <= cx->opts.trace_ranks) return 0;
+    if (!cx->trace_ranks_said)
+        xmpi_note(cx, 0, "the trace's per-rank columns (t_real_ranks, t_cpu_ranks, work_ranks, "
+                  "comm_time_ranks) are left empty from interval %d on while the job has more "
+                  "than %ld processes (%d now; --xmpi-trace-ranks)", s->index,
+                  cx->opts.trace_ranks, s->nprocs);
+    cx->trace_ranks_said = 1;
+    return 1;
+}
+
 /* The interval's trace row and --xmpi-verbose line, once per interval end. */
 static void record(struct xmpi_ctx *cx, const struct interval_end *ie)
 {
@@ -116,6 +130,7 @@ static void record(struct xmpi_ctx *cx, const struct interval_end *ie)
         tm.t_decide = ie->t_decide;
     }
     snprintf(tm.classes, sizeof tm.classes, "%s", ie->classes);
+    tm.no_ranks = trace_no_ranks(cx, s);
     /* The cost of the interval: from the previous row's end (MPI_Init for the first) to
      * this one's, at the rate of the processes that ran it (measured before the act step);
      * what the act step spends now falls into the next interval, at the new rate. */
@@ -126,11 +141,13 @@ static void record(struct xmpi_ctx *cx, const struct interval_end *ie)
         tm.cost_total = cx->cost.total;
     }
     const char *source = s->work_source_mixed ? "mixed" : cx->mon.source;
+    long at = cx->steps.on && cx->trace ? ftell(cx->trace) : -1;
     if (cx->trace && xmpi_trace_row(cx->trace, s, source, action, &tm)) {
         xmpi_note(cx, 0, "cannot write the trace file %s any more; tracing stops", cx->opts.trace);
         fclose(cx->trace);
         cx->trace = NULL;
     }
+    if (at >= 0 && cx->trace) cx->steps.trace_bytes += (double)(ftell(cx->trace) - at);
     double t = s->t_real_max > 0 ? s->t_real_max : 1;
     xmpi_note(cx, 1, "interval %d (iteration %ld): %d procs, t_real %.4g-%.4g s, imbalance "
               "%.1f%%, comm %.1f%%, work %.4g (%s), elapsed %.2f s, action %s",
@@ -213,10 +230,14 @@ static void powers_before_spawn(struct xmpi_ctx *cx, const struct xmpi_interval 
         }
     }
     PMPI_Bcast(klass, p + nnew, MPI_INT, 0, cx->comm);
+    /* Each process's compute time, from the records only rank 0 holds (monitor.c). */
+    for (int i = 0; cx->rank == 0 && i < p; i++)
+        power[i] = s->ranks[i].t_real - s->ranks[i].comm_time;
+    PMPI_Bcast(power, p, MPI_DOUBLE, 0, cx->comm);
     double all = 0;
     int nall = 0;
     for (int i = 0; i < p; i++) {
-        double comp = s->ranks[i].t_real - s->ranks[i].comm_time, rows = count[i];
+        double comp = power[i], rows = count[i];
         if (*map) {
             rows = 0;
             for (int r = displ[i]; r < displ[i] + count[i]; r++) rows += (*map)[r];
@@ -465,8 +486,11 @@ static int spawn_refused(struct xmpi_ctx *cx, struct interval_end *ie, int rc, i
  * notes who ran it at what cost rate, before act changes the job. */
 static void measure(struct xmpi_ctx *cx, struct interval_end *ie)
 {
+    double mark[2];
+    xmpi_step_begin(cx, mark);
     xmpi_monitor_gather(cx);
     ie->s = xmpi_monitor_summary(cx);
+    xmpi_step_end(cx, XMPIR_STEP_GATHER, mark);
     if (cx->rank != 0) return;
     classes_now(cx, ie->classes, sizeof ie->classes);
     ie->rate = xmpi_world_cost_rate(&cx->world);
@@ -476,7 +500,11 @@ static void measure(struct xmpi_ctx *cx, struct interval_end *ie)
 /* model: rank 0 feeds the prediction model and compares a pending prediction with what came. */
 static void model(struct xmpi_ctx *cx, struct interval_end *ie)
 {
-    if (cx->rank == 0) xmpi_predict_feed(cx, ie->s);
+    if (cx->rank != 0) return;
+    double mark[2];
+    xmpi_step_begin(cx, mark);
+    xmpi_predict_feed(cx, ie->s);
+    xmpi_step_end(cx, XMPIR_STEP_MODEL, mark);
 }
 
 /* Collective: has the asynchronous spawn under way (world.pending, the same everywhere)
@@ -506,7 +534,10 @@ static void plan_step(struct xmpi_ctx *cx, struct interval_end *ie)
         return;
     }
     if (ie->app->reconfig && cx->opts.policy != XMPIR_POLICY_STATIC) {
+        double mark[2];
+        xmpi_step_begin(cx, mark);
         xmpi_policy_decide(cx, ie->s, ie->app, plan);
+        xmpi_step_end(cx, XMPIR_STEP_POLICY, mark);
         ie->decided = 1;
     }
     if (plan->action == XMPIR_PLAN_SPAWN && cx->world.spawn_refused && !plan->restart) {
@@ -539,7 +570,10 @@ static int decide(struct xmpi_ctx *cx, struct interval_end *ie)
         plan_step(cx, ie);
         if (ie->plan.action == XMPIR_PLAN_KEEP) {
             char why[400] = "";
+            double mark[2];
+            xmpi_step_begin(cx, mark);
             rc = xmpi_balance_step(cx, ie->s, ie->app, &ie->blocks, why, sizeof why);
+            xmpi_step_end(cx, XMPIR_STEP_BALANCE, mark);
             if (rc) xmpi_note(cx, 0, "%s: %s", ie->app->reconfig ? "XMPI_Eval_reconfig" :
                               "XMPI_Eval_lbalance", why);
             if (!rc && ie->blocks) ie->step = STEP_REBALANCE;
@@ -592,7 +626,8 @@ static void relaunch_end(struct xmpi_ctx *cx, const struct interval_end *ie)
 int xmpi_pipeline_interval_end(struct xmpi_ctx *cx, const struct xmpi_app *app)
 {
     struct interval_end ie = {.app = app};
-    double mark[2];
+    double mark[2], smark[2];
+    xmpi_step_begin(cx, smark);
     xmpi_monitor_lib_begin(mark);
     xmpi_otf2_enter(cx, XMPIR_OTF2_INTERVAL);
     measure(cx, &ie);
@@ -600,11 +635,15 @@ int xmpi_pipeline_interval_end(struct xmpi_ctx *cx, const struct xmpi_app *app)
     int rc = decide(cx, &ie);
     if (!rc) rc = act(cx, &ie);
     checkpoint(cx, &ie);
+    double rmark[2];
+    xmpi_step_begin(cx, rmark);
     record(cx, &ie);
+    xmpi_step_end(cx, XMPIR_STEP_RECORD, rmark);
     if (ie.relaunching) relaunch_end(cx, &ie);
     free(ie.blocks);
     xmpi_otf2_leave(cx, XMPIR_OTF2_INTERVAL, NULL);
     xmpi_monitor_lib_end(cx, mark);
+    xmpi_step_end(cx, XMPIR_STEP_INTERVAL, smark);
     return rc;
 }
 

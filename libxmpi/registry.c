@@ -178,7 +178,8 @@ static void wrap(struct xmpi_ctx *cx)
 double xmpi_registry_changed(struct xmpi_ctx *cx, int relayout)
 {
     struct xmpi_registry *R = &cx->reg;
-    double t0 = PMPI_Wtime();
+    double t0 = PMPI_Wtime(), mark[2];
+    xmpi_step_begin(cx, mark);
     R->epoch++;
     for (int s = 0; s < R->n; s++)
         if (R->r[s].kind == K_SPARSE && R->r[s].want_halo) xmpi_halo_build(cx, &R->r[s]);
@@ -186,6 +187,7 @@ double xmpi_registry_changed(struct xmpi_ctx *cx, int relayout)
     double t1 = PMPI_Wtime();
     if (R->rebuild) R->rebuild(R->rebuild_arg);
     R->rebuild_seconds = R->rebuild ? PMPI_Wtime() - t1 : 0;
+    xmpi_step_end(cx, XMPIR_STEP_VIEWS, mark);
     return PMPI_Wtime() - t0;
 }
 
@@ -942,7 +944,8 @@ static int move(struct xmpi_ctx *cx, struct xmpi_move *mv)
     struct xmpi_registry *R = &cx->reg;
     int scount = mv->scount, sdispl = mv->sdispl, rcount = mv->rcount, rdispl = mv->rdispl;
     const char *call = mv->call;
-    double t0 = PMPI_Wtime();
+    double t0 = PMPI_Wtime(), mark[2];
+    xmpi_step_begin(cx, mark);
     struct plan pl = {.cx = cx, .R = R, .p = cx->size, .me = cx->rank,
                       .N = R->n ? R->r[0].size : 0};
     for (int s = 0; s < R->n; s++) pl.nsparse += R->r[s].kind == K_SPARSE;
@@ -975,17 +978,20 @@ static int move(struct xmpi_ctx *cx, struct xmpi_move *mv)
     double t_all = PMPI_Wtime();
     int unwrapped = rc == XMPI_SUCCESS;
     if (rc == XMPI_SUCCESS) rc = ready_to_move(&pl, scount, call, why, sizeof why);
+    xmpi_step_end(cx, XMPIR_STEP_PLAN, mark);
     if (rc == XMPI_SUCCESS) {
         int *jstart = malloc(sizeof *jstart * (size_t)pl.p);
         if (!jstart) xmpi_die_nomem(cx, call);
         R->stats.bytes_sent = R->stats.bytes_recv = 0;
         if (mv->joining) xmpi_fault("move");
+        xmpi_step_begin(cx, mark);
         for (int s = 0, k = 0; s < R->n; s++) {
             int m = R->r[s].kind == K_SPARSE
                         ? move_sparse(&pl, &R->r[s], &pl.fresh[3 * s], k++, jstart)
                         : move_dense(&pl, &R->r[s], &pl.fresh[3 * s]);
             if (m) rc = m;
         }
+        xmpi_step_end(cx, XMPIR_STEP_MOVE, mark);
         free(jstart);
         if (set_part(R, pl.p, pl.N, pl.nc, pl.nd) && rc == XMPI_SUCCESS) rc = XMPI_ERR_NOMEM;
         if (mv->joining) R->got_data = 1;

@@ -318,6 +318,7 @@ static void start(int *argc, char ***argv)
     if (!cx->spawned) parent = MPI_COMM_NULL;
     read_options(cx, argc, argv, cmdline, sizeof cmdline, cmdargv, 256, err, sizeof err);
     xmpi_monitor_init(cx);
+    xmpi_step_init(cx);
     /* PAPI_library_init costs 3-4 ms of CPU: the processes mpirun started pay it here rather
      * than in their first monitored iteration. A spawned process pays it only if its parents
      * count events (a job works from one source): as soon as it is started (world.c, before

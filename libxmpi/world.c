@@ -389,6 +389,8 @@ static int spawn_round(struct xmpi_ctx *cx, const char *command, char *argv[], i
     char what[160];
     snprintf(what, sizeof what, "XMPI_Spawn (starting and joining %d new process(es))", n);
     xmpi_watchdog_arm(&cx->watch, (int)cx->opts.wait_timeout, cx->rank, what);
+    double mark[2];
+    xmpi_step_begin(cx, mark);
     if (cx->rank == 0 && made == MPI_COMM_NULL) rc = spawn_bridge(command, argv, n, infos, &bridge, join->papi);
     if (cx->rank == 0 && rc == MPI_SUCCESS) send_go(bridge, 1);
     PMPI_Bcast(&rc, 1, MPI_INT, 0, cx->comm);
@@ -398,6 +400,7 @@ static int spawn_round(struct xmpi_ctx *cx, const char *command, char *argv[], i
     }
     MPI_Comm merged = join_sides(cx, cx->comm, bridge, 0);
     if (bridge != MPI_COMM_NULL) PMPI_Comm_free(&bridge);
+    xmpi_step_end(cx, XMPIR_STEP_SPAWN_MPI, mark);
     struct join_packet pk = {0};
     if (cx->rank == 0) {
         pk.more = more;
@@ -903,11 +906,14 @@ void xmpi_world_remove(struct xmpi_ctx *cx, const int *ranks, int n)
     MPI_Comm smaller, twin;
     xmpi_otf2_enter(cx, XMPIR_OTF2_REMOVE);
     xmpi_watchdog_arm(&cx->watch, (int)cx->opts.wait_timeout, cx->rank, "XMPI_Remove");
+    double mark[2];
+    xmpi_step_begin(cx, mark);
     PMPI_Comm_group(cx->comm, &all);
     PMPI_Group_excl(all, n, ranks, &keep);
     smaller_pair(cx->comm, keep, &smaller, &twin);
     PMPI_Group_free(&all);
     PMPI_Group_free(&keep);
+    xmpi_step_end(cx, XMPIR_STEP_REMOVE_MPI, mark);
     if (cx->rank == 0) xmpi_sched_remove(&cx->world.sched, ranks, n);
 #ifdef MPICH
     /* Where a leaving process that MPI cannot let go is woken at the job's end (leave.h). */

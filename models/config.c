@@ -2,6 +2,7 @@
  * processes per class (and the mixing of spawn groups) before and after an action. */
 #include "config.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 int xmpi_config_classes(const struct xmpi_pool *pool, int *host_class, char **names,
@@ -31,6 +32,13 @@ static int leaves(int r, const int *leaving, int nleave)
     return 0;
 }
 
+/* Whether rank r leaves: from `gone` (p flags) when there was memory for it, else by looking
+ * through the list (O(nleave) per rank: a removal of P/4 would cost O(P^2), issue 42). */
+static int leaving_rank(int r, const char *gone, const int *leaving, int nleave)
+{
+    return gone ? gone[r] : leaves(r, leaving, nleave);
+}
+
 int xmpi_config_change(int p, const int *rank_class, const int *rank_group, const int *new_class,
                        int nnew, const int *leaving, int nleave, struct xmpi_config_change *out)
 {
@@ -50,10 +58,13 @@ int xmpi_config_change(int p, const int *rank_class, const int *rank_group, cons
     }
     /* New processes come from a spawn of their own: mixed from then on. */
     out->mixed_next = nnew > 0;
+    char *gone = nleave > 0 ? calloc((size_t)p, 1) : NULL;
+    for (int i = 0; gone && i < nleave; i++) gone[leaving[i]] = 1;
     for (int i = 1; i < p; i++) {
         if (rank_group[i] == rank_group[0]) continue;
         out->mixed_now = 1;
-        if (!leaves(i, leaving, nleave)) out->mixed_next = 1;
+        if (!leaving_rank(i, gone, leaving, nleave)) out->mixed_next = 1;
     }
+    free(gone);
     return 0;
 }

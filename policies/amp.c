@@ -272,6 +272,16 @@ static double completion(const struct xmpi_amp_input *in, double overhead, doubl
     return in->elapsed + overhead + in->intervals_left * t;
 }
 
+/* The candidate count after c (counts 1, 2, ... up to top): every one up to XMPIR_AMP_DENSE,
+ * then about 1/8 more each time, top itself last; top + 1 after top (amp.h, "Many
+ * candidates"). */
+static int next_count(int c, int top)
+{
+    if (c >= top) return top + 1;
+    int n = c < XMPIR_AMP_DENSE ? c + 1 : c + c / 8;
+    return n < top ? n : top;
+}
+
 /* The plan of the chosen suitable candidate b (its entries already in out->count): a spawn
  * (sign 1) or a removal (sign -1), with the rule that chose it for the sentence. */
 static void take(const struct xmpi_amp_input *in, const struct best *b, int sign,
@@ -366,11 +376,13 @@ static void list_candidates(const struct xmpi_amp_input *in, const struct xmpi_a
         const int *ord = dir > 0 ? order : rorder;
         int n = dir > 0 ? in->nfree : in->nremovable, top = dir > 0 ? S : R, pos = 0, used = 0;
         double dp = 0, dc = 0;   /* the power and the cost rate that came or went */
-        for (int q = 1; q <= top; q++) {
+        for (int q = 1, want = 1; q <= top; q++) {
             int e = next_slot(sl, ord, n, &pos, &used);
             if (e < 0) break;
             dp += sl[e].power;
             dc += sl[e].cost;
+            if (q != want) continue;   /* priced on the grid of next_count only */
+            want = next_count(q, top);
             double ov, cm, p = in->power_now + dir * dp;
             if (!(p > 0) || overhead_of(m, dir * q, &ov) || comm_of(m, in->nprocs + dir * q, &cm))
                 continue;
@@ -507,47 +519,104 @@ static int cost_offer(const struct cost_scan *c, struct best *b, int n, double n
 static int shrink_search(const struct xmpi_amp_input *in, const struct xmpi_amp_model *m, int *x,
                          struct xmpi_amp_plan *out, int *found);
 
+/* What a candidate of delta processes (> 0 spawns, < 0 removals) needs to land on the goal:
+ * its overhead, communication and interval time, and the power to add (a spawn) or that may
+ * go (a removal) in *need. 0, or 1 when it is no candidate (the model cannot price it, the
+ * goal leaves no time, the power would have to be infinite or negative). */
+static int need_of(const struct xmpi_amp_input *in, const struct xmpi_amp_model *m, int delta,
+                   double *ov, double *cm, double *t_need, double *need)
+{
+    if (overhead_of(m, delta, ov) || comm_of(m, in->nprocs + delta, cm)) return 1;
+    *t_need = (in->goal - in->elapsed - *ov) / in->intervals_left;
+    double den = *t_need - *cm;
+    if (!(den > 0)) return 1;
+    double p_need = in->work / den;
+    if (!isfinite(p_need)) return 1;
+    *need = delta > 0 ? p_need - in->power_now : in->power_now - p_need;
+    return delta < 0 && !(*need >= 0);
+}
+
+/* The efficiency constraint's candidate of n processes: suitable (1, chosen into b and
+ * out->count), not (0), or the mapping failed (-1, said). */
+static int eff_try(const struct xmpi_amp_input *in, const struct xmpi_amp_model *m, int n,
+                   int spawn, int *x, struct best *b, struct xmpi_amp_plan *out)
+{
+    double ov, cm, t_need, need;
+    if (need_of(in, m, spawn ? n : -n, &ov, &cm, &t_need, &need)) return 0;
+    char msg[256];
+    struct xmpi_map_result res;
+    const struct xmpi_map_slot *sl = spawn ? in->free : in->removable;
+    int k = spawn ? in->nfree : in->nremovable;
+    enum xmpi_map_status st = xmpi_map_solve(spawn ? XMPIR_MAP_SPAWN : XMPIR_MAP_REMOVE,
+                                             in->constraint, sl, k, n, need, x, &res, msg,
+                                             sizeof msg);
+    if (st == XMPIR_MAP_INFEASIBLE) return 0;
+    if (st != XMPIR_MAP_OK) {
+        say(out, "amp: the mapping failed for a %s of %d: %s", spawn ? "spawn" : "removal", n,
+            msg);
+        return -1;
+    }
+    choose(b, n, &res, ov, cm, t_need, x, out->count, k);
+    return 1;
+}
+
+/* The cost constraint's candidate of n processes offered to the scan (cost_offer): 1 when it
+ * became the best, 0 when not (or no candidate), -1 when a mapping failed. */
+static int cost_try(const struct xmpi_amp_input *in, const struct xmpi_amp_model *m,
+                    const struct cost_scan *cs, int n, int *x, struct best *b,
+                    struct xmpi_amp_plan *out)
+{
+    double ov, cm, t_need, need;
+    int spawn = cs->action == XMPIR_MAP_SPAWN;
+    if (need_of(in, m, spawn ? n : -n, &ov, &cm, &t_need, &need)) return 0;
+    int before = b->n;
+    if (cost_offer(cs, b, n, need, ov, cm, t_need, x, spawn ? "spawn" : "removal", out))
+        return -1;
+    return b->n == n && before != n;
+}
+
+/* Between two grid counts (next_count) lo and hi: the boundary where `try` (eff_try or
+ * cost_try through `cost`) starts to succeed, by bisection. hi_wins: hi succeeded and lo did
+ * not (the smallest success is searched, below hi); else lo succeeded and hi did not (the
+ * largest, above lo). Exact where success is monotone between them. 0 or -1. */
+static int refine(const struct xmpi_amp_input *in, const struct xmpi_amp_model *m,
+                  const struct cost_scan *cost, int spawn, int lo, int hi, int hi_wins, int *x,
+                  struct best *b, struct xmpi_amp_plan *out)
+{
+    while (hi - lo > 1) {
+        int mid = lo + (hi - lo) / 2;
+        int r = cost ? cost_try(in, m, cost, mid, x, b, out) : eff_try(in, m, mid, spawn, x, b, out);
+        if (r < 0) return -1;
+        if (r == hi_wins) hi = mid;
+        else lo = mid;
+    }
+    return 0;
+}
+
 static int grow(const struct xmpi_amp_input *in, const struct xmpi_amp_model *m, int *x,
                 struct xmpi_amp_plan *out)
 {
     int room = total(in->free, in->nfree);
     int S = in->max_spawn < room ? in->max_spawn : room;
-    double left = in->goal - in->elapsed, tie = XMPIR_AMP_TIE * max_cost(in->free, in->nfree);
+    double tie = XMPIR_AMP_TIE * max_cost(in->free, in->nfree);
     struct best b = {-1, 0, 0, 0, 0, 0, 0, 1};
-    char msg[256];
-    int *y = NULL;
+    int *y = NULL, rc = 0;
     if (in->constraint == XMPIR_MAP_COST && !(y = malloc((size_t)(in->nfree + 1) * sizeof *y))) {
         say(out, "amp: out of memory");
         return -1;
     }
     struct cost_scan cs = {XMPIR_MAP_SPAWN, in->free, in->nfree, tie, y};
-    for (int s = 1; s <= S; s++) {
-        double ov, cm;
-        if (overhead_of(m, s, &ov) || comm_of(m, in->nprocs + s, &cm)) continue;
-        double t_need = (left - ov) / in->intervals_left, den = t_need - cm;
-        if (!(den > 0)) continue;
-        double p_need = in->work / den;
-        if (!isfinite(p_need)) continue;
-        double dp = p_need - in->power_now;
-        if (y) {   /* cost: every s */
-            if (cost_offer(&cs, &b, s, dp, ov, cm, t_need, x, "spawn", out)) {
-                free(y);
-                return -1;
-            }
-            continue;
-        }
-        struct xmpi_map_result res;
-        enum xmpi_map_status st = xmpi_map_solve(XMPIR_MAP_SPAWN, in->constraint, in->free,
-                                                 in->nfree, s, dp, x, &res, msg, sizeof msg);
-        if (st == XMPIR_MAP_INFEASIBLE) continue;
-        if (st != XMPIR_MAP_OK) {
-            say(out, "amp: the mapping failed for a spawn of %d: %s", s, msg);
-            return -1;
-        }
-        choose(&b, s, &res, ov, cm, t_need, x, out->count, in->nfree);
-        break;   /* efficiency: the smallest s */
+    /* Cost: every grid count, then the gap below the best; efficiency: the first suitable
+     * grid count, then the gap below it. */
+    for (int s = 1, prev = 0, below = 0; s <= S && rc >= 0; prev = s, s = next_count(s, S)) {
+        rc = y ? cost_try(in, m, &cs, s, x, &b, out) : eff_try(in, m, s, 1, x, &b, out);
+        if (rc > 0) below = prev;
+        if (rc > 0 && !y) rc = refine(in, m, NULL, 1, prev, s, 1, x, &b, out) ? -1 : 2;
+        if (rc == 2) break;
+        if (y && rc >= 0 && next_count(s, S) > S && b.n > below + 1)
+            rc = refine(in, m, &cs, 1, below, b.n, 1, x, &b, out);
     }
-    int failed = b.n >= 0 && y && full_best(&cs, &b, out);   /* cost: the best's full mapping */
+    int failed = rc < 0 || (b.n >= 0 && y && full_best(&cs, &b, out));   /* cost: the best's full mapping */
     free(y);
     if (failed) return -1;
     if (b.n < 0) {
@@ -594,48 +663,37 @@ static int shrink_search(const struct xmpi_amp_input *in, const struct xmpi_amp_
                          struct xmpi_amp_plan *out, int *found)
 {
     int room = total(in->removable, in->nremovable);
-    int R = in->nprocs - 1 < room ? in->nprocs - 1 : room;
-    double left = in->goal - in->elapsed,
-           tie = XMPIR_AMP_TIE * max_cost(in->removable, in->nremovable);
+    int R = in->nprocs - 1 < room ? in->nprocs - 1 : room, ng = 0, rc = 0;
+    double tie = XMPIR_AMP_TIE * max_cost(in->removable, in->nremovable);
     int eff = in->constraint == XMPIR_MAP_EFFICIENCY;
     struct best b = {-1, 0, 0, 0, 0, 0, 0, 1};
-    char msg[256];
-    int *y = NULL;
-    if (!eff && !(y = malloc((size_t)(in->nremovable + 1) * sizeof *y))) {
+    for (int r = 1; r <= R; r = next_count(r, R)) ng++;
+    int *y = eff ? NULL : malloc((size_t)(in->nremovable + 1) * sizeof *y);
+    int *g = malloc((size_t)(ng + 1) * sizeof *g);   /* the grid of counts, ascending */
+    if ((!eff && !y) || !g) {
+        free(y), free(g);
         say(out, "amp: out of memory");
         return -1;
     }
+    for (int r = 1, k = 0; r <= R; r = next_count(r, R)) g[k++] = r;
     struct cost_scan cs = {XMPIR_MAP_REMOVE, in->removable, in->nremovable, tie, y};
-    /* Efficiency counts down and stops at the first (largest) feasible r; cost scans all. */
-    for (int i = 1; i <= R; i++) {
-        int r = eff ? R + 1 - i : i;
-        double ov, cm;
-        if (overhead_of(m, -r, &ov) || comm_of(m, in->nprocs - r, &cm)) continue;
-        double t_need = (left - ov) / in->intervals_left, den = t_need - cm;
-        if (!(den > 0)) continue;
-        double may_go = in->power_now - in->work / den;
-        if (!isfinite(may_go) || may_go < 0) continue;
-        if (y) {   /* cost, ascending r: an equal cost (within the tie) goes to the larger r */
-            if (cost_offer(&cs, &b, r, may_go, ov, cm, t_need, x, "removal", out)) {
-                free(y);
-                return -1;
-            }
-            continue;
+    /* Efficiency counts down and stops at the first (largest) suitable grid count, then the
+     * gap above it; cost scans every grid count ascending (an equal cost, within the tie,
+     * goes to the larger r), then the gap above the best. */
+    for (int i = 0, at = -1; i < ng && rc >= 0; i++) {
+        int j = eff ? ng - 1 - i : i;
+        rc = eff ? eff_try(in, m, g[j], 0, x, &b, out) : cost_try(in, m, &cs, g[j], x, &b, out);
+        if (rc > 0 && eff) {
+            rc = j + 1 < ng && refine(in, m, NULL, 0, g[j], g[j + 1], 0, x, &b, out) ? -1 : 0;
+            break;
         }
-        struct xmpi_map_result res;
-        enum xmpi_map_status st = xmpi_map_solve(XMPIR_MAP_REMOVE, in->constraint, in->removable,
-                                                 in->nremovable, r, may_go, x, &res, msg,
-                                                 sizeof msg);
-        if (st == XMPIR_MAP_INFEASIBLE) continue;
-        if (st != XMPIR_MAP_OK) {
-            say(out, "amp: the mapping failed for a removal of %d: %s", r, msg);
-            return -1;
-        }
-        choose(&b, r, &res, ov, cm, t_need, x, out->count, in->nremovable);
-        break;   /* efficiency: the largest r */
+        if (rc > 0) at = j;
+        if (!eff && rc >= 0 && i == ng - 1 && at >= 0 && at + 1 < ng)
+            rc = refine(in, m, &cs, 0, g[at], g[at + 1], 0, x, &b, out);
     }
-    int failed = b.n >= 0 && y && full_best(&cs, &b, out);
+    int failed = rc < 0 || (b.n >= 0 && y && full_best(&cs, &b, out));
     free(y);
+    free(g);
     if (failed) return -1;
     *found = b.n >= 0;
     if (b.n < 0) return 0;

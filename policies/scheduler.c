@@ -311,48 +311,136 @@ int xmpi_sched_removable(const struct xmpi_sched *s, const char *cls)
     return r;
 }
 
-static int group_size(const struct xmpi_sched *s, int group)
+/* The dynamic processes indexed once per removal request, so that choosing n of P costs
+ * O(P log P + n x hosts), not a pass over every process per pick (O(n x P): 0.18 s to pick
+ * 4,096 of 16,384 in xmpi-scalerank0, make bench-scale). */
+struct dyn_index {
+    int ngroups;          /* group ids are 1..ngroups-1 */
+    int *size;            /* processes per group id */
+    int *gstart, *gmem;   /* members of group g: gmem[gstart[g] .. gstart[g + 1]) */
+    int *hstart, *hmem;   /* dynamic processes of host h, most recent first */
+    int *hpos;            /* per host: the first of hmem's not looked at yet */
+    int *avail;           /* per host: dynamic processes not picked yet */
+    int *newest;          /* the nd dynamic processes, most recent first */
+    int nd;
+};
+
+struct recent { long order; int i; };
+
+/* Most recent first; of equal orders, the lower rank (what a scan for the strictly highest
+ * order would find first). */
+static int more_recent(const void *a, const void *b)
 {
-    int g = 0;
-    for (int i = 0; i < s->nprocs; i++) g += s->procs[i].group == group;
-    return g;
+    const struct recent *x = a, *y = b;
+    if (x->order != y->order) return x->order > y->order ? -1 : 1;
+    return (x->i > y->i) - (x->i < y->i);
 }
 
-static void mark_group(const struct xmpi_sched *s, int group, char *picked, int *taken_on)
+static void dyn_free(struct dyn_index *d)
 {
+    free(d->size), free(d->gstart), free(d->gmem), free(d->hstart), free(d->hmem);
+    free(d->hpos), free(d->avail), free(d->newest);
+}
+
+/* Counts per bucket into start[0..n] as offsets (start[n] the total), for a counting sort. */
+static void offsets(int *start, int n)
+{
+    for (int b = 0, at = 0; b <= n; b++) {
+        int c = start[b];
+        start[b] = at;
+        at += c;
+    }
+}
+
+/* Builds the index; -1 without memory. */
+static int dyn_build(const struct xmpi_sched *s, struct dyn_index *d)
+{
+    int H = s->pool->nhosts, nd = 0, top = 0;
+    memset(d, 0, sizeof *d);
     for (int i = 0; i < s->nprocs; i++)
-        if (s->procs[i].group == group && !picked[i]) {
-            picked[i] = 1;
-            if (taken_on) taken_on[s->procs[i].host]++;
-        }
+        if (s->procs[i].group > 0) nd++, top = s->procs[i].group > top ? s->procs[i].group : top;
+    d->ngroups = top + 1;
+    struct recent *r = malloc(sizeof *r * ((size_t)nd + 1));
+    d->size = calloc((size_t)top + 2, sizeof *d->size);
+    d->gstart = calloc((size_t)top + 2, sizeof *d->gstart);
+    d->gmem = malloc(sizeof *d->gmem * ((size_t)nd + 1));
+    d->hstart = calloc((size_t)H + 1, sizeof *d->hstart);
+    d->hmem = malloc(sizeof *d->hmem * ((size_t)nd + 1));
+    d->hpos = calloc((size_t)H + 1, sizeof *d->hpos);
+    d->avail = calloc((size_t)H + 1, sizeof *d->avail);
+    d->newest = malloc(sizeof *d->newest * ((size_t)nd + 1));
+    d->nd = nd;
+    if (!r || !d->size || !d->gstart || !d->gmem || !d->hstart || !d->hmem || !d->hpos ||
+        !d->avail || !d->newest) {
+        free(r);
+        dyn_free(d);
+        return -1;
+    }
+    for (int i = 0, k = 0; i < s->nprocs; i++)
+        if (s->procs[i].group > 0) r[k++] = (struct recent){s->procs[i].order, i};
+    qsort(r, (size_t)nd, sizeof *r, more_recent);
+    for (int k = 0; k < nd; k++) {
+        const struct xmpi_proc *p = &s->procs[r[k].i];
+        d->newest[k] = r[k].i;
+        d->size[p->group]++, d->gstart[p->group]++, d->hstart[p->host]++, d->avail[p->host]++;
+    }
+    offsets(d->gstart, d->ngroups);
+    offsets(d->hstart, H);
+    memcpy(d->hpos, d->hstart, sizeof *d->hpos * (size_t)H);
+    /* Filled most recent first, so every host's list keeps that order. */
+    for (int k = 0; k < nd; k++) {
+        const struct xmpi_proc *p = &s->procs[r[k].i];
+        d->hmem[d->hpos[p->host]++] = r[k].i;
+    }
+    memcpy(d->hpos, d->hstart, sizeof *d->hpos * (size_t)H);
+    int *at = malloc(sizeof *at * ((size_t)d->ngroups + 1));
+    if (!at) {
+        free(r);
+        dyn_free(d);
+        return -1;
+    }
+    memcpy(at, d->gstart, sizeof *at * (size_t)d->ngroups);
+    for (int i = 0; i < s->nprocs; i++)
+        if (s->procs[i].group > 0) d->gmem[at[s->procs[i].group]++] = i;
+    free(at);
+    free(r);
+    return 0;
+}
+
+static void mark_group(const struct xmpi_sched *s, struct dyn_index *d, int group, char *picked,
+                       int *taken_on)
+{
+    for (int k = d->gstart[group]; k < d->gstart[group + 1]; k++) {
+        int i = d->gmem[k];
+        if (picked[i]) continue;
+        picked[i] = 1;
+        d->avail[s->procs[i].host]--;
+        if (taken_on) taken_on[s->procs[i].host]++;
+    }
 }
 
 /* Whole groups from the most recent back; one too big for what is left is passed over,
  * since splitting it would break the communicator it was spawned with. */
-static int pick_recent(const struct xmpi_sched *s, int n, char *picked, char *err,
-                       size_t errlen)
+static int pick_recent(const struct xmpi_sched *s, struct dyn_index *d, int n, char *picked,
+                       char *err, size_t errlen)
 {
     int need = n;
-    while (need > 0) {
-        /* The most recent group not yet looked at: highest order among unvisited. */
-        int best = -1;
-        for (int i = 0; i < s->nprocs; i++)
-            if (s->procs[i].group > 0 && !picked[i] &&
-                (best < 0 || s->procs[i].order > s->procs[best].order))
-                best = i;
-        if (best < 0) break;
-        int g = s->procs[best].group, size = group_size(s, g);
-        if (size <= need) {
-            need -= size;
-            mark_group(s, g, picked, NULL);
-        } else {
-            /* 2: seen but not taken, so the search moves past it. */
-            for (int i = 0; i < s->nprocs; i++)
-                if (s->procs[i].group == g) picked[i] = 2;
+    char *seen = calloc((size_t)d->ngroups + 1, 1);
+    if (!seen) {
+        xmpi_text_error(err, errlen, "choosing %d processes to remove: out of memory", n);
+        return XMPIR_SCHED_ENOMEM;
+    }
+    /* A group's first process in that order is its newest: the group is looked at there. */
+    for (int k = 0; k < d->nd && need > 0; k++) {
+        int g = s->procs[d->newest[k]].group;
+        if (seen[g]) continue;
+        seen[g] = 1;
+        if (d->size[g] <= need) {
+            need -= d->size[g];
+            mark_group(s, d, g, picked, NULL);
         }
     }
-    for (int i = 0; i < s->nprocs; i++)
-        if (picked[i] == 2) picked[i] = 0;
+    free(seen);
     if (need > 0) {
         xmpi_text_error(err, errlen,
                "cannot remove %d processes without splitting a group spawned together: "
@@ -364,62 +452,70 @@ static int pick_recent(const struct xmpi_sched *s, int n, char *picked, char *er
     return XMPIR_SCHED_OK;
 }
 
-static int pick_by_class(const struct xmpi_sched *s, char *const cls[], int n, char *picked,
-                         char *err, size_t errlen)
+/* The host a pick of class c takes from: one with a dynamic process of that class not picked
+ * yet, the most loaded (balance-all) or the least (balance-occupied), counts net of this
+ * request's picks; -1 when none. */
+static int pick_host(const struct xmpi_sched *s, const struct dyn_index *d, const char *c,
+                     const int *taken_on)
+{
+    const struct xmpi_pool *pool = s->pool;
+    int best = -1;
+    for (int h = 0; h < pool->nhosts; h++) {
+        if (d->avail[h] == 0 || !host_matches(pool, h, c)) continue;
+        int load = pool->hosts[h].procs - taken_on[h];
+        int bload = best < 0 ? 0 : pool->hosts[best].procs - taken_on[best];
+        if (best < 0 || (s->policy == XMPIR_SCHED_BALANCE_OCCUPIED ? load < bload
+                                                                    : load > bload))
+            best = h;
+    }
+    return best;
+}
+
+/* No host for pick done + 1 of class c: the sentence. */
+static void no_host(const struct xmpi_sched *s, const char *c, int done, int n, char *err,
+                    size_t errlen)
+{
+    int left = 0;
+    for (int i = 0; i < s->nprocs; i++)
+        left += s->procs[i].group > 0 && host_matches(s->pool, s->procs[i].host, c);
+    char what[XMPIR_NAME_MAX + 16];
+    if (c) snprintf(what, sizeof what, "class '%s'", c);
+    else snprintf(what, sizeof what, "the pool");
+    if (left == 0)
+        xmpi_text_error(err, errlen,
+               "cannot remove process %d of %d: %s holds no dynamic process of this "
+               "job (initial processes never leave); expected removals only where "
+               "processes were spawned",
+               done + 1, n, what);
+    else
+        xmpi_text_error(err, errlen,
+               "cannot remove process %d of %d: all %d dynamic processes in %s are "
+               "already chosen by this request; expected at most %d there",
+               done + 1, n, left, what, left);
+}
+
+static int pick_by_class(const struct xmpi_sched *s, struct dyn_index *d, char *const cls[],
+                         int n, char *picked, char *err, size_t errlen)
 {
     const struct xmpi_pool *pool = s->pool;
     int *taken_on = calloc((size_t)pool->nhosts + 1, sizeof *taken_on);
-    char *cand = calloc((size_t)pool->nhosts + 1, 1);
-    if (!taken_on || !cand) {
-        free(taken_on);
-        free(cand);
+    if (!taken_on) {
         xmpi_text_error(err, errlen, "choosing %d processes to remove: out of memory", n);
         return XMPIR_SCHED_ENOMEM;
     }
     int rc = XMPIR_SCHED_OK, done = 0;
     while (done < n) {
-        const char *c = cls[done];
-        memset(cand, 0, (size_t)pool->nhosts);
-        for (int i = 0; i < s->nprocs; i++)
-            if (s->procs[i].group > 0 && !picked[i] && host_matches(pool, s->procs[i].host, c))
-                cand[s->procs[i].host] = 1;
-        /* Counts net of this pick, so that several picks keep balancing. */
-        int best = -1;
-        for (int h = 0; h < pool->nhosts; h++) {
-            if (!cand[h]) continue;
-            int load = pool->hosts[h].procs - taken_on[h];
-            int bload = best < 0 ? 0 : pool->hosts[best].procs - taken_on[best];
-            if (best < 0 || (s->policy == XMPIR_SCHED_BALANCE_OCCUPIED ? load < bload
-                                                                        : load > bload))
-                best = h;
-        }
+        int best = pick_host(s, d, cls[done], taken_on);
         if (best < 0) {
-            int left = 0;
-            for (int i = 0; i < s->nprocs; i++)
-                left += s->procs[i].group > 0 && host_matches(pool, s->procs[i].host, c);
-            char what[XMPIR_NAME_MAX + 16];
-            if (c) snprintf(what, sizeof what, "class '%s'", c);
-            else snprintf(what, sizeof what, "the pool");
-            if (left == 0)
-                xmpi_text_error(err, errlen,
-                       "cannot remove process %d of %d: %s holds no dynamic process of this "
-                       "job (initial processes never leave); expected removals only where "
-                       "processes were spawned",
-                       done + 1, n, what);
-            else
-                xmpi_text_error(err, errlen,
-                       "cannot remove process %d of %d: all %d dynamic processes in %s are "
-                       "already chosen by this request; expected at most %d there",
-                       done + 1, n, left, what, left);
+            no_host(s, cls[done], done, n, err, errlen);
             rc = XMPIR_SCHED_ECOUNT;
             break;
         }
-        int victim = -1;
-        for (int i = 0; i < s->nprocs; i++)
-            if (s->procs[i].group > 0 && !picked[i] && s->procs[i].host == best &&
-                (victim < 0 || s->procs[i].order > s->procs[victim].order))
-                victim = i;
-        int g = s->procs[victim].group, size = group_size(s, g);
+        /* The most recent process there not picked yet (a group marked whole may have taken
+         * some of the host's list already). */
+        while (picked[d->hmem[d->hpos[best]]]) d->hpos[best]++;
+        int victim = d->hmem[d->hpos[best]];
+        int g = s->procs[victim].group, size = d->size[g];
         if (done + size > n) {
             xmpi_text_error(err, errlen,
                    "cannot remove %d processes: the process chosen on host '%s' (rank %d) "
@@ -429,11 +525,10 @@ static int pick_by_class(const struct xmpi_sched *s, char *const cls[], int n, c
             rc = XMPIR_SCHED_EGROUP;
             break;
         }
-        mark_group(s, g, picked, taken_on);
+        mark_group(s, d, g, picked, taken_on);
         done += size;
     }
     free(taken_on);
-    free(cand);
     return rc;
 }
 
@@ -456,8 +551,15 @@ int xmpi_sched_pick_remove(const struct xmpi_sched *s, char *const cls[], int n,
         xmpi_text_error(err, errlen, "choosing %d processes to remove: out of memory", n);
         return XMPIR_SCHED_ENOMEM;
     }
-    int rc = cls ? pick_by_class(s, cls, n, picked, err, errlen)
-                 : pick_recent(s, n, picked, err, errlen);
+    struct dyn_index d;
+    if (dyn_build(s, &d)) {
+        free(picked);
+        xmpi_text_error(err, errlen, "choosing %d processes to remove: out of memory", n);
+        return XMPIR_SCHED_ENOMEM;
+    }
+    int rc = cls ? pick_by_class(s, &d, cls, n, picked, err, errlen)
+                 : pick_recent(s, &d, n, picked, err, errlen);
+    dyn_free(&d);
     if (rc == XMPIR_SCHED_OK)
         for (int i = 0, k = 0; i < s->nprocs; i++)
             if (picked[i]) ranks[k++] = i;

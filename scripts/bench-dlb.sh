@@ -8,7 +8,7 @@ BIN="$BUILD/bin"
 OUT="$BUILD/bench-dlb"
 NP=2
 PAIRS=${PAIRS:-3}                       # balanced/unbalanced pairs in (a), (b) and (d)
-EXPERIMENTS=${EXPERIMENTS:-"a b c d e f"} # a subset runs only those
+EXPERIMENTS=${EXPERIMENTS:-"a b c d e f g"} # a subset runs only those
 # (a) CG on the uneven matrix, equal processors
 CG_N=${CG_N:-200000}; CG_IT=${CG_IT:-1500}; CG_SI=${CG_SI:-100}
 # (b) Jacobi on a fast class (speed 1) and a slow class
@@ -20,6 +20,13 @@ JC_LOAD=${JC_LOAD:-0.6}; JC_PERIOD=${JC_PERIOD:-2}; JC_DELAY=${JC_DELAY:-1.5}; J
 EP_N=${EP_N:-1000000}; EP_D=${EP_D:-150}; EP_SEED=${EP_SEED:-2}; EP_SI=${EP_SI:-5}
 # (f) Jacobi with rows of uneven cost (-u: the first quarter costs JF_U times the others), equal processors
 JF_N=${JF_N:-3000}; JF_IT=${JF_IT:-1500}; JF_SI=${JF_SI:-50}; JF_U=${JF_U:-4}
+# (g) Jacobi beside other programs' load that changes: GJ_U = 1 (equal rows) or 4 (the step of
+# (f)); bursts of random length on rank 1's core, and a competitor on each core whose intensity
+# wanders every GW_EVERY seconds; G_PAIRS alternated pairs with and without -b
+GJ_N=${GJ_N:-3000}; GJ_IT=${GJ_IT:-3000}; GJ_SI=${GJ_SI:-50}; G_PAIRS=${G_PAIRS:-5}
+GB_LOAD=${GB_LOAD:-0.7}; GB_PATTERN=${GB_PATTERN:-random:0.5:3:0.5:3}
+GW_LOAD=${GW_LOAD:-0.8}; GW_EVERY=${GW_EVERY:-2}; GW_LO=${GW_LO:-0.1}
+F_PAIRS=${F_PAIRS:-5}                   # rounds of (f)
 # (e) the balancer's cost when nothing moves
 LC_N=${LC_N:-100}; LC_IT=${LC_IT:-20000}; LC_PAIRS=${LC_PAIRS:-5}
 
@@ -160,12 +167,28 @@ median() {
 }
 gain() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == "nan" || b == "nan" || a <= 0) print "n/a"; else printf "%+.1f%%\n", 100 * (1 - b / a) }'; }
 verdict() { awk -v x="$1" -v t="$2" 'BEGIN { if (x == "nan") print "n/a"; else print x <= t ? "met" : "missed" }'; }
+# pair_ratios EXP A B TARGET each|median [MAX]: the ratio A / B of the times of each pair (the
+# same rep, run one after the other; a pair with a disturbed run is left out), in the order of
+# the pairs, their median and spread, and the verdict: every pair at
+# most TARGET (each), or the median at most TARGET and no pair above MAX (median).
+pair_ratios() {
+    awk -F, -v e="$1" -v a="$2" -v b="$3" -v t="$4" -v how="$5" -v mx="${6:-inf}" '
+        $1 == e && $5 == 0 && $14 != 1 { x[$3, $4] = $6; if ($4 + 0 > top) top = $4 + 0 }
+        END { for (p = 1; p <= top; p++) if (((a, p) in x) && ((b, p) in x) && x[b, p] > 0) { q[++n] = x[a, p] / x[b, p]; s = s sprintf("%s%.3f", s == "" ? "" : " ", q[n]) }
+              if (!n) { print "pairs: n/a"; exit }
+              for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (q[j] < q[i]) { y = q[i]; q[i] = q[j]; q[j] = y }
+              med = n % 2 ? q[(n + 1) / 2] : (q[n / 2] + q[n / 2 + 1]) / 2
+              if (how == "each") ok = q[n] <= t
+              else ok = med <= t && (mx == "inf" || q[n] <= mx + 0)
+              printf "pairs %s: median %.3f, spread %.3f-%.3f (target %s %s%s: %s)", s, med, q[1], q[n],
+                     how == "each" ? "every pair <=" : "median <=", t, how == "each" || mx == "inf" ? "" : ", no pair above " mx, ok ? "met" : "missed" }' "$OUT/runs.csv"
+}
 
 # plot PNG TITLE XCOL XLABEL PANELS SERIES...: one PNG with a panel per "COLUMN:LABEL" in PANELS
 # (space-separated) and one line per SERIES "CSVFILE|TITLE|LINESTYLE" in every panel. BOXES, when
 # set, names a file of "start end" rows shaded in every panel (the interference phases).
 plot() {
-    local png=$1 title=$2 xcol=$3 xlabel=$4 panels=$5
+    local png=$1 title=${2//\'/\'\'} xcol=$3 xlabel=$4 panels=$5   # '' is ' in gnuplot's '...'
     shift 5
     [ -n "$GNUPLOT" ] || return 0
     local gp="$OUT/$(basename "$png" .png).gp" np=0 p
@@ -420,8 +443,8 @@ if want f; then
     echo
     echo "== (f) Jacobi order $JF_N, $JF_IT iterations, si $JF_SI, the first quarter of the rows $JF_U times as" \
          "costly (-u $JF_U), equal processors: even blocks, -b with --xmpi-lb=rows (the default before) and" \
-         "the default (time), the work declared; time with no work declared (-w); $PAIRS rounds"
-    for rep in $(seq 1 "$PAIRS"); do
+         "the default (time), the work declared; time with no work declared (-w); $F_PAIRS rounds"
+    for rep in $(seq 1 "$F_PAIRS"); do
         case $((rep % 4)) in
         1) order="none rows time timew" ;; 2) order="rows time timew none" ;;
         3) order="time timew none rows" ;; *) order="timew none rows time" ;;
@@ -446,10 +469,81 @@ if want f; then
         ratio=$(awk -v a="$f_none" -v b="$t" 'BEGIN { if (a == "nan" || b == "nan" || a <= 0) print "nan"; else printf "%.3f\n", b / a }')
         mv=$(awk -F, -v v=$v '$1 == "f" && $3 == v { printf "%s%s", s, $8; s = "," }' "$OUT/runs.csv")
         mmax=$(awk -F, -v v=$v '$1 == "f" && $3 == v && $8 > m { m = $8 } END { print m + 0 }' "$OUT/runs.csv")
-        printf '(f) Jacobi %s -u %s, 2 equal ranks, %s: even blocks %s s, balanced %s s: ratio %s (target <= 0.80: %s); imbalance %s -> %s (target <= 1.10: %s); moves %s (target <= 3: %s); rows %s\n' \
-            "$JF_N" "$JF_U" "$v" "$f_none" "$t" "$ratio" "$(verdict "$ratio" 0.80)" "$(median f none 9)" \
+        printf '(f) Jacobi %s -u %s, 2 equal ranks, %s: even blocks %s s, balanced %s s: ratio %s; %s; imbalance %s -> %s (target <= 1.10: %s); moves %s (target <= 3: %s); rows %s\n' \
+            "$JF_N" "$JF_U" "$v" "$f_none" "$t" "$ratio" "$(pair_ratios f "$v" none 0.80 each)" "$(median f none 9)" \
             "$(median f $v 9)" "$(verdict "$(median f $v 9)" 1.10)" "$mv" "$(verdict "$mmax" 3)" \
             "$(awk -F, -v v=$v '$1 == "f" && $3 == v { printf "%s%s", s, substr($10, 6); s = " " }' "$OUT/runs.csv")" >>"$SUM"
+    done
+fi
+
+# ---------------------------------------------------------------------------------------------
+# loads KIND REP NAME: starts the competing load of a (g) case in the background; LOADS holds the
+# pids. bursts: random bursts on rank 1's core; wander: a competitor on each core whose
+# intensity changes every GW_EVERY s. The seeds follow the pair, so both runs of a pair meet the
+# same sequence of load.
+loads() {
+    LOADS=()
+    case $1 in
+    bursts)
+        "$BIN/xmpi-interfere" --cpu "$G_CPU" --load "$GB_LOAD" --period 2 --pattern "$GB_PATTERN" \
+            --seed "$2" --log "$OUT/$3.interfere.log" >"$OUT/$3.interfere.out" 2>&1 &
+        LOADS+=($!) ;;
+    wander)
+        local c
+        for c in 0 1; do
+            "$BIN/xmpi-interfere" --cpu "$c" --load "$GW_LOAD" --period 2 \
+                --pattern "wander:$GW_EVERY:$GW_LO" --seed $((2 * $2 + c)) \
+                --log "$OUT/$3.interfere$c.log" >"$OUT/$3.interfere$c.out" 2>&1 &
+            LOADS+=($!)
+        done ;;
+    esac
+}
+
+if want g; then
+    echo
+    G_CPU=$(XMPIRUN_TIMEOUT=60 "$ROOT/scripts/xmpirun" --report-bindings -np $NP "$BIN/jacobi" -n 64 -i 1 2>&1 |
+            awk '/rank 1 bound to/ { m = $NF; gsub(/[\[\]]/, "", m); n = split(m, s, "/")
+                 for (i = 1; i <= n; i++) if (s[i] ~ /B/) { print i - 1; exit } }')
+    [ -n "$G_CPU" ] || G_CPU=1
+    echo "== (g) Jacobi order $GJ_N, $GJ_IT iterations, si $GJ_SI, 2 equal ranks, beside other programs' load" \
+         "that changes: eq-bursts (equal rows; xmpi-interfere --cpu $G_CPU --load $GB_LOAD --pattern $GB_PATTERN)," \
+         "eq-wander and step-wander (equal rows, and -u 4; a competitor on each core, --load $GW_LOAD" \
+         "--pattern wander:$GW_EVERY:$GW_LO); -b against no -b, $G_PAIRS alternated pairs"
+    for case_ in eq-bursts eq-wander step-wander; do
+        kind=${case_#*-}; u=(); [ "${case_%%-*}" = step ] && u=(-u 4)
+        for rep in $(seq 1 "$G_PAIRS"); do
+            order="lb none"; [ $((rep % 2)) = 0 ] && order="none lb"
+            for v in $order; do
+                name="g-$case_-$v-$rep"
+                args=(); [ $v = lb ] && args=(-b)
+                loads "$kind" "$rep" "$name"
+                run "$name" 300 "$BIN/jacobi" -n "$GJ_N" -i "$GJ_IT" "${u[@]}" "${args[@]}" "--xmpi-si=$GJ_SI"
+                kill "${LOADS[@]}" 2>/dev/null; wait "${LOADS[@]}" 2>/dev/null
+                record "g-$case_" "$name" "$v" "$rep" "$(grep -o 'rows=[0-9,]*' "$OUT/$name.log" | tail -n 1)"
+            done
+        done
+    done
+    plot "$OUT/jacobi-changing-load.png" "(g) Jacobi $GJ_N, 2 equal ranks, a load that changes (other programs): pair 1" \
+        interval "interval ($GJ_SI iterations)" \
+        "ms_per_iteration:slowest_rank_ms_per_iteration imbalance:compute_max/mean" \
+        "$OUT/g-eq-bursts-lb-1.csv|bursts, -b|1" "$OUT/g-eq-bursts-none-1.csv|bursts, no -b|2" \
+        "$OUT/g-eq-wander-lb-1.csv|wander, -b|3" "$OUT/g-eq-wander-none-1.csv|wander, no -b|4" \
+        "$OUT/g-step-wander-lb-1.csv|-u 4 wander, -b|5" "$OUT/g-step-wander-none-1.csv|-u 4 wander, no -b|6"
+    for case_ in eq-bursts eq-wander step-wander; do
+        kind=${case_#*-}
+        mv=$(awk -F, -v e="g-$case_" '$1 == e && $3 == "lb" { printf "%s%s", s, $8; s = "," }' "$OUT/runs.csv")
+        if [ "${case_%%-*}" = eq ]; then
+            how=$(pair_ratios "g-$case_" lb none 1.02 median 1.05)
+        else
+            how=$(pair_ratios "g-$case_" lb none 0.85 each)
+        fi
+        # the runs without -b among themselves: how far apart the same load leaves two runs
+        floor=$(awk -F, -v e="g-$case_" '$1 == e && $3 == "none" && $5 == 0 && $14 != 1 { t = $6 + 0
+                    if (!n++ || t < lo) lo = t; if (t > hi) hi = t }
+                END { if (n > 1) printf "; no -b runs %.3f-%.3f s (max / min %.3f)", lo, hi, hi / lo }' "$OUT/runs.csv")
+        printf '(g) Jacobi %s%s, %s: no -b %s s, -b %s s; -b / no -b %s; moves %s%s\n' "$GJ_N" \
+            "$([ "${case_%%-*}" = step ] && echo " -u 4")" "$kind" "$(median "g-$case_" none 6)" \
+            "$(median "g-$case_" lb 6)" "$how" "$mv" "$floor" >>"$SUM"
     done
 fi
 

@@ -113,7 +113,8 @@ struct row {
     double t_real_max, elapsed;
     double t;                   /* seconds from the first launch's MPI_Init (relaunches added) */
     const char *action, *policy, *event, *decision, *why, *classes, *predicted_for;
-    double *comp, *comm;        /* per rank; comm NULL in a version-1 trace */
+    double *comp, *comm;        /* per rank; comm NULL in a version-1 trace, both NULL
+                                 * where the trace left them out (--xmpi-trace-ranks) */
     int compared;
     double pred[NPHASES], meas[NPHASES];
     int costed;
@@ -267,8 +268,10 @@ static void parse(struct run *u)
         w->nprocs = (int)np;
         w->t_real_max = need_num(u, w, i, "t_real_max", 0);
         w->elapsed = need_num(u, w, i, "elapsed", 0);
-        double *treal = need_list(u, w, i, "t_real_ranks", w->nprocs);
-        w->comm = u->have_comm ? need_list(u, w, i, "comm_time_ranks", w->nprocs) : NULL;
+        /* A job larger than --xmpi-trace-ranks leaves the per-rank columns empty. */
+        int ranks = cell(u, i, "t_real_ranks")[0] != '\0';
+        double *treal = ranks ? need_list(u, w, i, "t_real_ranks", w->nprocs) : NULL;
+        w->comm = ranks && u->have_comm ? need_list(u, w, i, "comm_time_ranks", w->nprocs) : NULL;
         w->comp = treal;
         for (int k = 0; w->comm && k < w->nprocs; k++) {
             w->comp[k] = treal[k] - w->comm[k];
@@ -567,7 +570,7 @@ static void plot_ranks(const struct run *u, FILE *gp)
     for (int i = 0; i < u->n; i++) {
         const struct row *w = &u->r[i];
         double lo = 0, hi = 0, mean = 0, clo = 0, chi = 0, cmean = 0;
-        for (int k = 0; k < w->nprocs; k++) {
+        for (int k = 0; w->comp && k < w->nprocs; k++) {
             double c = w->comp[k], m = w->comm ? w->comm[k] : 0;
             if (k == 0 || c < lo) lo = c;
             if (k == 0 || c > hi) hi = c;
@@ -576,7 +579,13 @@ static void plot_ranks(const struct run *u, FILE *gp)
             mean += c / w->nprocs;
             cmean += m / w->nprocs;
         }
-        fprintf(d, "%ld %.4f", byint ? w->interval : (long)i + 1, hi > 0 ? 100 * (hi - lo) / hi : 0);
+        fprintf(d, "%ld", byint ? w->interval : (long)i + 1);
+        if (!w->comp) {
+            for (int k = 0; k < 1 + 2 * nl; k++) fprintf(d, " NaN");
+            fputc('\n', d);
+            continue;
+        }
+        fprintf(d, " %.4f", hi > 0 ? 100 * (hi - lo) / hi : 0);
         for (int part = 0; part < 2; part++)
             for (int k = 0; k < nl; k++) {
                 double v;
@@ -600,6 +609,17 @@ static void plot_ranks(const struct run *u, FILE *gp)
     finish(d, "ranks.dat");
 
     long x0 = byint ? u->r[0].interval : 1, x1 = byint ? u->r[u->n - 1].interval : u->n;
+    int any = 0;
+    for (int i = 0; i < u->n; i++) any |= u->r[i].comp != NULL;
+    if (!any) {
+        /* gnuplot refuses a plot without one point: an empty frame that says why. */
+        gp_header(gp, "ranks.png", 1100, 440);
+        fprintf(gp, "set xrange [%.1f:%.1f]\nset xlabel '%s'\nset yrange [0:1]\nunset ytics\n"
+                    "set title 'No per-rank columns in this trace: the job had more processes "
+                    "than --xmpi-trace-ranks'\nplot NaN notitle\n",
+                x0 - 0.5, x1 + 0.5, byint ? "interval" : "trace row");
+        return;
+    }
     gp_header(gp, "ranks.png", 1100, u->have_comm ? 760 : 440);
     if (u->have_comm) fprintf(gp, "set multiplot layout 2,1\n");
     fprintf(gp, "set xrange [%.1f:%.1f]\nset xlabel '%s'\nset key outside right top\n"
@@ -929,7 +949,8 @@ static void write_html(const struct run *u, const struct summary *s, int plots,
     figure(f, "ranks.png", plots, "computation and communication per rank",
            "Each rank's computation (t_real_ranks - comm_time_ranks) and communication "
            "(comm_time_ranks) per interval, summed over its iterations; the dashed line is the "
-           "imbalance of the computation, (max - min) / max, on the right axis.");
+           "imbalance of the computation, (max - min) / max, on the right axis. Intervals of a "
+           "job larger than --xmpi-trace-ranks have no per-rank columns: no points.");
     fprintf(f, "<h2>Prediction model</h2>\n");
     if (!u->have_model) {
         fprintf(f, "<p>This trace version has no prediction columns.</p>\n");

@@ -113,6 +113,13 @@ int main(int argc, char **argv)
         snprintf(what, sizeof what, "%s under --xmpi-lb=weight with weight NULL", call);
         check_code(W, rc, XMPI_ERR_ARG, what);
         check_all(W, count == c0 && displ == d0 && rows_at(k + 1), "%s: nothing moved", what);
+        if (atoi(si_s) > 1) {
+            /* not an interval end: the first call checks what the policy needs all the same */
+            PROMISE("Between interval ends it returns at once without checking its arguments (what the "
+                    "policy needs is checked at the first call).");
+            check_code(W, rc, XMPI_ERR_ARG, "the first call, between interval ends, with weight NULL "
+                                            "under --xmpi-lb=weight");
+        }
         k++;
     }
 
@@ -183,6 +190,13 @@ int main(int argc, char **argv)
         check_all(W, rc == XMPI_SUCCESS && c == count && d == displ && rows_at(k),
                   "%s on rank 0 alone between interval ends returns XMPI_SUCCESS at once, the block "
                   "and the rows unchanged (got %d)", call, rc);
+        /* again, with arguments that an interval end would refuse */
+        PROMISE("Between interval ends it returns at once without checking its arguments (what the "
+                "policy needs is checked at the first call).");
+        rc = rank == 0 ? eval(-7, 0, k, N, NULL, NULL, NULL) : XMPI_SUCCESS;
+        check_all(W, rc == XMPI_SUCCESS, "%s on rank 0 alone between interval ends with rank -7, nprocs "
+                                         "0, NULL count, displ and weight returns XMPI_SUCCESS (got %d)",
+                  call, rc);
     }
 
     /* ---- The loop: after every call count/displ are the current partition and the rows are in

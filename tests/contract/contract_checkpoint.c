@@ -203,8 +203,9 @@ static void errors(void)
     X(XMPI_Get_option("checkpoint", dir, sizeof dir));
     int rc;
     PROMISE("The same code on every process: XMPI_ERR_STATE when nothing is registered, XMPI_ERR_ARG for "
-            "a bad name, inconsistent registrations or a NULL buffer, XMPI_ERR_CHECKPOINT when a file "
-            "cannot be written (rank 0 says why; the previous checkpoint stays the latest).");
+            "an empty or too long name, inconsistent registrations or a NULL buffer, "
+            "XMPI_ERR_CHECKPOINT when a file cannot be written (rank 0 says why; the previous checkpoint "
+            "stays the latest).");
     rc = X(XMPI_Checkpoint("nothing"));
     check_code(W, rc, XMPI_ERR_STATE, "XMPI_Checkpoint with nothing registered");
 
@@ -253,10 +254,18 @@ static void errors(void)
               "the checkpoint takes rank 0's name whatever the others pass (rc %d)", rc);
 
     PROMISE("The same code on every process: XMPI_ERR_STATE when nothing is registered, XMPI_ERR_ARG for "
-            "a bad name, inconsistent registrations or a NULL buffer, XMPI_ERR_CHECKPOINT when a file "
-            "cannot be written (rank 0 says why; the previous checkpoint stays the latest).");
+            "an empty or too long name, inconsistent registrations or a NULL buffer, "
+            "XMPI_ERR_CHECKPOINT when a file cannot be written (rank 0 says why; the previous checkpoint "
+            "stays the latest).");
     rc = X(XMPI_Checkpoint(""));
     check_code(W, rc, XMPI_ERR_ARG, "XMPI_Checkpoint(\"\") (an empty name)");
+    /* a name longer than any path: 64 KiB of 'k' */
+    char *longname = malloc(65537);
+    memset(longname, 'k', 65536);
+    longname[65536] = '\0';
+    rc = X(XMPI_Checkpoint(longname));
+    free(longname);
+    check_code(W, rc, XMPI_ERR_ARG, "XMPI_Checkpoint of a name of 65536 characters (too long)");
 
     /* a NULL buffer on the process with the most rows (rank 0 has at least as many as any) */
     double *keep = x;
@@ -302,8 +311,9 @@ static void errors(void)
     check_code(W, rc, XMPI_ERR_CHECKPOINT, "XMPI_Checkpoint when no file may exceed 512 bytes");
     check_one_line(W, lines, "XMPI_Checkpoint when no file may exceed 512 bytes");
     PROMISE("The same code on every process: XMPI_ERR_STATE when nothing is registered, XMPI_ERR_ARG for "
-            "a bad name, inconsistent registrations or a NULL buffer, XMPI_ERR_CHECKPOINT when a file "
-            "cannot be written (rank 0 says why; the previous checkpoint stays the latest).");
+            "an empty or too long name, inconsistent registrations or a NULL buffer, "
+            "XMPI_ERR_CHECKPOINT when a file cannot be written (rank 0 says why; the previous checkpoint "
+            "stays the latest).");
     if (rank == 0) read_latest(dir, latest, sizeof latest);
     check_all(W, rank != 0 || strcmp(latest, before) == 0, "after the failed checkpoint LATEST still "
                                                            "names '%s' (got '%s')",
@@ -384,8 +394,9 @@ int main(int argc, char **argv)
         int rc = X(XMPI_Get_data(&it));
         int lines = capture_end();
         if (refuse) {
-            PROMISE("a checkpoint could not be written, or the one to restart from is missing, damaged "
-                    "or does not match the registered structures");
+            PROMISE("a checkpoint could not be written, or the one to restart from has a missing or "
+                    "damaged file or does not match the registered structures (a checkpoint that is not "
+                    "there at all stops the job at MPI_Init)");
             check_code(W, rc, XMPI_ERR_CHECKPOINT, "XMPI_Get_data from a checkpoint that is damaged, "
                                                    "incomplete or of other structures");
             DOC_PROMISE("docs/checkpoint.md", "Refused, with one message on rank 0, nothing loaded and "
@@ -416,7 +427,7 @@ int main(int argc, char **argv)
             PROMISE("It records the monitored iterations completed, and a restart resumes at that "
                     "number: call it between iterations, after XMPI_Monitor_iter_end or an XMPI_Eval_* "
                     "call; an iteration XMPI_Monitor_si_init opened ends at the call (it counts as "
-                    "completed);");
+                    "completed, also when the call is then refused);");
         else
             PROMISE("It records the monitored iterations completed, and a restart resumes at that "
                     "number: call it between iterations, after XMPI_Monitor_iter_end or an XMPI_Eval_* "
@@ -545,8 +556,8 @@ int main(int argc, char **argv)
         MPI_Finalize();
         return 0;
     }
-    PROMISE("Process status: XMPI_NEWLY_SPAWNED from MPI_Init of a spawned process until it begins "
-            "its first monitored iteration;");
+    PROMISE("XMPI_NEWLY_SPAWNED from MPI_Init of a spawned process until it begins its first "
+            "monitored iteration;");
     check_all(W, was_running || it >= n_iter, "every process that started XMPI_NEWLY_SPAWNED is "
                                               "XMPI_RUNNING once its first monitored iteration began");
     if (final_name) checkpoint(final_name, n_iter);

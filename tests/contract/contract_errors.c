@@ -93,7 +93,7 @@ static void report_outside(MPI_Comm comm, const struct phase *p, const char *whe
            p->lb);
     REPORT(p->rc == XMPI_ERR_STATE, "%s: XMPI_Eval_reconfig returns XMPI_ERR_STATE (got %d)", when,
            p->rc);
-    PROMISE("XMPI_ERR_ARG when nothing is registered there.");
+    PROMISE("XMPI_ERR_ARG when nothing is registered there,");
     REPORT(p->unreg == XMPI_ERR_STATE || p->unreg == XMPI_ERR_ARG,
            "%s: XMPI_Unregister refuses (XMPI_ERR_STATE or XMPI_ERR_ARG; got %d)", when, p->unreg);
     PROMISE("Local; usable at any time.");
@@ -235,6 +235,8 @@ int main(int argc, char **argv)
               "after MPI_Init XMPI_COMM_WORLD holds the processes mpirun started, in their order");
     DOC_PROMISE("docs/api.md", "`XMPI_RUNNING`; `XMPI_NEWLY_SPAWNED` in a spawned process until its "
                                "first monitored iteration");
+    PROMISE("Process status: XMPI_RUNNING for a process mpirun started, and for a spawned one once it "
+            "began its first monitored iteration;");
     int status = XMPI_Get_process_status();
     check_all(W, status == XMPI_RUNNING, "a process mpirun started is XMPI_RUNNING (got %d)", status);
 

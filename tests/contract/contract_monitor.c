@@ -7,11 +7,29 @@
  *   nowork   iterations without XMPI_Monitor_add_work
  *   envlist  run with --xmpi-events=PAPI_TOT_CYC: the first call passes NULL (the default: that
  *            list), a later one naming PAPI_TOT_CYC is accepted, one naming PAPI_DP_OPS refused
+ *   refused  (style=si, n >= 5) iterations 1-3 end in a refused XMPI_Spawn, XMPI_Remove and
+ *            XMPI_Checkpoint, after which each declares much more work: the iteration ended at
+ *            the refused call, so the trace must not count that work
  * Every iteration each rank declares 10 x (rank + 1) units of work. */
 #include "contract.h"
 
 static MPI_Comm W;
 static int rank, nprocs;
+
+/* events=refused: iteration k (1-3), opened by XMPI_Monitor_si_init, ends in a refused call;
+ * the work declared after it belongs to no iteration. Bit k - 1 of refused_codes: refused. */
+static int refused_codes;
+static const char *prog;
+static void refuse_and_work(int k)
+{
+    int rc;
+    if (k == 1) rc = X(XMPI_Spawn(prog, NULL, 0, MPI_INFO_NULL, NULL));
+    else if (k == 2) rc = X(XMPI_Remove(1, NULL));
+    else rc = X(XMPI_Checkpoint("contract-monitor-refused"));
+    int want = k == 1 ? XMPI_ERR_ARG : k == 2 ? XMPI_ERR_RESOURCES : XMPI_ERR_STATE;
+    if (rc == want) refused_codes |= 1 << (k - 1);
+    X(XMPI_Monitor_add_work(1e6));
+}
 
 static int source_is(const char *want)
 {
@@ -29,6 +47,7 @@ int main(int argc, char **argv)
     const char *events = "default", *style = "ib";
     int n = 10;
     MPI_Init(&argc, &argv);
+    prog = argv[0];
     for (int a = 1; a < argc; a++) {
         if (!strncmp(argv[a], "events=", 7)) events = argv[a] + 7;
         if (!strncmp(argv[a], "style=", 6)) style = argv[a] + 6;
@@ -45,8 +64,9 @@ int main(int argc, char **argv)
     contract_start("contract_monitor", tag);
     int rc;
 
-    PROMISE("\"papi:EVENT[+EVENT...]\", \"declared\" or \"none\" (no monitored iteration yet, or no work "
-            "declared).");
+    PROMISE("\"papi:EVENT[+EVENT...]\" when PAPI counts the work, \"declared\" when it cannot (the work is "
+            "then what XMPI_Monitor_add_work declared, 0 when nothing was), or \"none\" (no monitored "
+            "iteration yet).");
     check_all(W, source_is("none"), "before any monitored iteration XMPI_Monitor_work_source() is "
                                     "\"none\"");
 
@@ -57,8 +77,16 @@ int main(int argc, char **argv)
     long long counts[3] = {-77, -77, -77};
 
     /* the first iteration: the list is fixed here */
+    capture_begin();
     if (!strcmp(style, "ib")) rc = X(XMPI_Monitor_iter_begin(first));
     else rc = first ? X(XMPI_Monitor_iter_begin(first)) : X(XMPI_Monitor_si_init());
+    int first_lines = capture_end();
+    if (first == bogus) {
+        PROMISE("reserved: when PAPI refuses the events, monitoring goes on without them, rank 0 says so "
+                "once and the calls succeed");
+        check_code(W, rc, XMPI_SUCCESS, "the first call naming an event PAPI refuses (not XMPI_ERR_PAPI)");
+        check_one_line(W, first_lines, "the first call naming an event PAPI refuses");
+    }
     PROMISE("When the events cannot be counted (no hardware counters, unknown name) the work source "
             "falls back to the work declared with XMPI_Monitor_add_work and the call still returns "
             "XMPI_SUCCESS;");
@@ -88,11 +116,12 @@ int main(int argc, char **argv)
     }
     PROMISE("XMPI_Monitor_work_source() tells which.");
     if (!strcmp(events, "nowork")) {
-        PROMISE("\"papi:EVENT[+EVENT...]\", \"declared\" or \"none\" (no monitored iteration yet, or no "
-                "work declared).");
-        check_all(W, source_is("none") || source_papi(), "with no work declared the source is \"none\" "
-                                                         "(or papi: where PAPI counts): \"%s\"",
-                  XMPI_Monitor_work_source());
+        PROMISE("\"papi:EVENT[+EVENT...]\" when PAPI counts the work, \"declared\" when it cannot (the work "
+                "is then what XMPI_Monitor_add_work declared, 0 when nothing was), or \"none\" (no "
+                "monitored iteration yet).");
+        check_all(W, source_is("declared") || source_papi(), "with no work declared the source is "
+                                                             "\"declared\" (or papi: where PAPI counts): "
+                                                             "\"%s\"", XMPI_Monitor_work_source());
     } else if (first == bogus)
         check_all(W, source_is("declared"), "an unknown event falls back to the declared work: \"%s\"",
                   XMPI_Monitor_work_source());
@@ -117,7 +146,7 @@ int main(int argc, char **argv)
         PROMISE("The list is fixed by the first call; a later call naming different events returns "
                 "XMPI_ERR_ARG.");
         rc = X(XMPI_Monitor_iter_begin(first));
-        X(XMPI_Monitor_add_work(10.0 * (rank + 1)));
+        if (strcmp(events, "nowork") != 0) X(XMPI_Monitor_add_work(10.0 * (rank + 1)));
         int rc2 = X(XMPI_Monitor_iter_end(NULL));
         check_all(W, rc == XMPI_SUCCESS && rc2 == XMPI_SUCCESS, "the first call's events again are "
                                                                 "accepted (%d, %d)", rc, rc2);
@@ -139,8 +168,10 @@ int main(int argc, char **argv)
                                         "PAPI_TOT_CYC");
     }
 
-    /* the rest of the n iterations, in the style asked */
+    /* the rest of the n iterations, in the style asked; nothing more is said about the events */
     int done = (!strcmp(style, "ib") ? 2 : 1) + !strcmp(events, "envlist");
+    int refused = !strcmp(events, "refused") && !strcmp(style, "si");
+    capture_begin();
     for (int k = done; k < n; k++) {
         if (!strcmp(style, "ib")) X(XMPI_Monitor_iter_begin(first));
         else X(XMPI_Monitor_si_init());
@@ -148,6 +179,20 @@ int main(int argc, char **argv)
         double v = k, s;
         MPI_Allreduce(&v, &s, 1, MPI_DOUBLE, MPI_SUM, W);
         if (!strcmp(style, "ib")) X(XMPI_Monitor_iter_end(NULL));
+        if (refused && k <= 3) refuse_and_work(k);
+    }
+    int later_lines = capture_end();
+    if (first == bogus) {
+        PROMISE("reserved: when PAPI refuses the events, monitoring goes on without them, rank 0 says so "
+                "once and the calls succeed");
+        check_all(W, later_lines == 0, "the later monitoring calls say nothing more about the events "
+                                       "(%d lines)", later_lines);
+    }
+    if (refused) {
+        PROMISE("an iteration XMPI_Monitor_si_init opened ends at the call, also when the call is then "
+                "refused for its arguments or resources (the iteration's work is over either way).");
+        check_all(W, refused_codes == 7, "XMPI_Spawn of 0 processes, XMPI_Remove with nothing spawned and "
+                                          "XMPI_Checkpoint with nothing registered were refused");
     }
     PROMISE("Every XMPI_ call returns one of these;");
     check_all(W, contract_bad_codes == 0, "every XMPI_ call returned one of the header's codes");
@@ -158,7 +203,8 @@ int main(int argc, char **argv)
          * work_sum: the declared work of the interval's iterations */
         int si = atoi(si_s), seen[256], ns = 0, row = 0, ivok = 1, workok = 1;
         int ci = -1, cv = -1, cw = -1, cs = -1, cn = -1;
-        double want_w = 10.0 * nprocs * (nprocs + 1) / 2;
+        double want_w = strcmp(events, "nowork") ? 10.0 * nprocs * (nprocs + 1) / 2 : 0;
+        int ndecl = 0;
         char line[8192], got[512] = "";
         FILE *f = fopen(trace, "r");
         while (f && fgets(line, sizeof line, f)) {
@@ -178,9 +224,11 @@ int main(int argc, char **argv)
                 size_t L = strlen(got);
                 if (L < sizeof got - 16) snprintf(got + L, sizeof got - L, "%s%s", L ? "," : "", field[ci]);
                 if (cv < 0 || cv >= nf || atoi(field[cv]) != row) ivok = 0;
-                if (strcmp(events, "nowork") != 0 && cw >= 0 && cs >= 0 && cn >= 0 && cw < nf && cs < nf &&
-                    cn < nf && !strcmp(field[cs], "declared") && atof(field[cw]) != want_w * atoi(field[cn]))
-                    workok = 0;
+                if (cw >= 0 && cs >= 0 && cn >= 0 && cw < nf && cs < nf && cn < nf &&
+                    !strcmp(field[cs], "declared")) {
+                    ndecl++;
+                    if (atof(field[cw]) != want_w * atoi(field[cn])) workok = 0;
+                }
             }
             row++;
         }
@@ -202,7 +250,24 @@ int main(int argc, char **argv)
         check_self(ok && k == ns, "%s: every iteration counted once", style);
         PROMISE("Used as the work measure when PAPI cannot count (the usual case in VMs).");
         check_self(workok && cw >= 0, "where the source is declared, each row's work_sum is the work the "
-                                      "ranks declared in its iterations");
+                                      "ranks declared in its iterations (%d such rows)", ndecl);
+        if (!strcmp(events, "nowork")) {
+            PROMISE("\"papi:EVENT[+EVENT...]\" when PAPI counts the work, \"declared\" when it cannot (the "
+                    "work is then what XMPI_Monitor_add_work declared, 0 when nothing was), or \"none\" (no "
+                    "monitored iteration yet).");
+            check_self(workok && cw >= 0, "nothing declared: each declared row's work_sum is 0 (%d rows)",
+                       ndecl);
+        }
+        if (!strcmp(events, "refused")) {
+            PROMISE("an iteration XMPI_Monitor_si_init opened ends at the call, also when the call is then "
+                    "refused for its arguments or resources (the iteration's work is over either way).");
+            check_self(workok && cw >= 0, "the work declared after a refused XMPI_Spawn or XMPI_Remove "
+                                          "counts in no iteration (%d declared rows)", ndecl);
+            PROMISE("an iteration XMPI_Monitor_si_init opened ends at the call (it counts as completed, also "
+                    "when the call is then refused);");
+            check_self(workok && ok && k == ns, "the iteration a refused XMPI_Checkpoint ended counts once, "
+                                                "without the work declared after the call");
+        }
     }
     if (rank == 0) contract_end();
     return 0;

@@ -315,9 +315,25 @@ int main(int argc, char **argv)
     int count = cnt[rank], displ = dsp[rank];
     fill(count, displ);
     register_all();
-    DOC_PROMISE("docs/api.md", "If your program starts from another partition, call "
-                               "`XMPI_Redistribute_data(count, displ, count, displ)` once: it moves "
-                               "nothing and records the blocks.");
+    /* the first registration of this run: the library takes the blocks to be the even ones */
+    PROMISE("The processes mpirun started hold even blocks (XMPI_Get_wsize's) at the first "
+            "registration, whatever their buffers hold: a program whose rows start in other blocks "
+            "registers them as they are and calls XMPI_Redistribute_data with its block as the old one "
+            "(and as the new one to keep it) before anything else uses the partition.");
+    {
+        int pc[8], pd[8], even = 1;
+        X(XMPI_Get_partition(NULL, pc, pd));
+        for (int r = 0, at = 0; r < nprocs; at += pc[r], r++)
+            even &= pc[r] == N / nprocs + (r < N % nprocs) && pd[r] == at;
+        int ec = -1, ed = -1;
+        X(XMPI_Get_wsize(rank, nprocs, N, &ec, &ed));
+        check_all(W, even && ec == N / nprocs + (rank < N % nprocs),
+                  "after the first registration of uneven blocks, XMPI_Get_partition and XMPI_Get_wsize "
+                  "give even blocks");
+    }
+    DOC_PROMISE("docs/api.md", "call `XMPI_Redistribute_data(count, displ, count, displ)` once, before "
+                               "anything else uses the partition (an exchange, a checkpoint, an "
+                               "`XMPI_Eval_*` call): it moves nothing and records the blocks.");
     rc = X(XMPI_Redistribute_data(count, displ, count, displ));
     check_code(W, rc, XMPI_SUCCESS, "XMPI_Redistribute_data of a partition onto itself");
     check_all(W, verify(count, displ), "the move onto itself left every structure as it was");
@@ -328,6 +344,17 @@ int main(int argc, char **argv)
             "set up), else its block of even blocks (the first size % nprocs ranks get one row more).");
     check_all(W, c == count && dd == displ, "XMPI_Get_wsize gives the recorded block (%d, %d; got %d, %d)",
               count, displ, c, dd);
+    PROMISE("The processes mpirun started hold even blocks (XMPI_Get_wsize's) at the first "
+            "registration, whatever their buffers hold: a program whose rows start in other blocks "
+            "registers them as they are and calls XMPI_Redistribute_data with its block as the old one "
+            "(and as the new one to keep it) before anything else uses the partition.");
+    {
+        int pc[8], pd[8], same = 1;
+        X(XMPI_Get_partition(NULL, pc, pd));
+        for (int r = 0; r < nprocs; r++) same &= pc[r] == cnt[r] && pd[r] == dsp[r];
+        check_all(W, same && verify(count, displ), "after XMPI_Redistribute_data onto the program's own "
+                                                   "blocks XMPI_Get_partition gives them, the data in place");
+    }
 
     /* ---- To even blocks, then to blocks out of rank order with an empty one ---- */
     PROMISE("Moves every registered structure from the old partition (this process held rows [sdispl, "

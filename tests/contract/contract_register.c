@@ -97,7 +97,7 @@ int main(int argc, char **argv)
             sizeof *x * count);
 
     /* ---- Unregister of nothing ---- */
-    PROMISE("XMPI_ERR_ARG when nothing is registered there.");
+    PROMISE("XMPI_ERR_ARG when nothing is registered there,");
     rc = X(XMPI_Unregister(&x));
     check_code(W, rc, XMPI_ERR_ARG, "XMPI_Unregister of an address never registered");
     rc = X(XMPI_Unregister(NULL));
@@ -175,7 +175,7 @@ int main(int argc, char **argv)
     check_all(W, z == zb, "XMPI_Unregister leaves the pointer as it was");
     free(z);   /* ours again: a library that had freed it would crash here */
     z = NULL;
-    PROMISE("XMPI_ERR_ARG when nothing is registered there.");
+    PROMISE("XMPI_ERR_ARG when nothing is registered there,");
     rc = X(XMPI_Unregister(&z));
     check_code(W, rc, XMPI_ERR_ARG, "a second XMPI_Unregister(&z)");
 

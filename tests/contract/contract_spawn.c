@@ -172,8 +172,8 @@ int main(int argc, char **argv)
                 "the handle across them.");
         check_all(W, nprocs == old_size + (joined == 0), "A: XMPI_COMM_WORLD, read again, is the grown "
                                                          "communicator");
-        PROMISE("Process status: XMPI_NEWLY_SPAWNED from MPI_Init of a spawned process until it begins "
-                "its first monitored iteration;");
+        PROMISE("XMPI_NEWLY_SPAWNED from MPI_Init of a spawned process until it begins its first "
+            "monitored iteration;");
         check_all(W, joined == 0 || status0 == XMPI_NEWLY_SPAWNED, "A: the new process starts "
                                                                    "XMPI_NEWLY_SPAWNED");
 
@@ -224,13 +224,15 @@ int main(int argc, char **argv)
         int again = joined == 1 ? X(XMPI_Get_data(&it)) : XMPI_ERR_STATE;
         check_all(W, again == XMPI_ERR_STATE, "A: a second XMPI_Get_data in the new process alone "
                                               "returns XMPI_ERR_STATE at once");
-        PROMISE("Process status: XMPI_NEWLY_SPAWNED from MPI_Init of a spawned process until it begins "
-                "its first monitored iteration;");
+        PROMISE("XMPI_NEWLY_SPAWNED from MPI_Init of a spawned process until it begins its first "
+            "monitored iteration;");
         int st = XMPI_Get_process_status();
         check_all(W, joined == 0 || st == XMPI_NEWLY_SPAWNED, "A: until its first monitored iteration "
                                                               "the new process stays XMPI_NEWLY_SPAWNED");
         iteration(3, 1);
         st = XMPI_Get_process_status();
+        PROMISE("Process status: XMPI_RUNNING for a process mpirun started, and for a spawned one once it "
+                "began its first monitored iteration;");
         check_all(W, st == XMPI_RUNNING, "A: once its first monitored iteration began the new process is "
                                          "XMPI_RUNNING");
         for (int k = 4; k < 6; k++) iteration(k, 1);
@@ -283,9 +285,8 @@ int main(int argc, char **argv)
                 "counting from 0.");
         check_all(W, joined < 2 || it == 8, "B: after XMPI_Spawn ended the iteration si_init opened, the "
                                             "new processes resume at 8 (got %d)", joined == 2 ? it : 8);
-        PROMISE("Both calls change the job between iterations: inside an iteration XMPI_Monitor_iter_begin "
-                "opened they return XMPI_ERR_STATE; an iteration XMPI_Monitor_si_init opened ends at the "
-                "call.");
+        PROMISE("an iteration XMPI_Monitor_si_init opened ends at the call, also when the call is then "
+                "refused for its arguments or resources (the iteration's work is over either way).");
         check_all(W, joined < 2 || it == 8, "B: the iteration si_init opened counted once, at the spawn");
         PROMISE("After XMPI_Spawn the new processes call XMPI_Get_data instead; they receive the rows that "
                 "no other process's new block covers, split evenly among them in rank order.");
@@ -307,9 +308,8 @@ int main(int argc, char **argv)
     PROMISE("--xmpi-spawn=single (default) spawns them one by one, so that each can be removed alone;");
     check_all(W, rc == XMPI_SUCCESS && nprocs == old_size - 1, "one of the two processes spawned "
                                                                "together left alone");
-    PROMISE("Both calls change the job between iterations: inside an iteration XMPI_Monitor_iter_begin "
-            "opened they return XMPI_ERR_STATE; an iteration XMPI_Monitor_si_init opened ends at the "
-            "call.");
+    PROMISE("an iteration XMPI_Monitor_si_init opened ends at the call, also when the call is then "
+            "refused for its arguments or resources (the iteration's work is over either way).");
     after_removal(held, old_rank, old_size, 10, "XMPI_Remove(1)");
 
     /* a hand-off that cannot be made: rank 0 registered one structure more; nobody leaves */

@@ -18,7 +18,7 @@ export TMPDIR="$TMP"   # the programs' capture files go with it, also from a run
 runs=0
 
 for p in contract_errors contract_register contract_redistribute contract_monitor contract_options \
-         contract_balance contract_checkpoint contract_spawn; do
+         contract_balance contract_checkpoint contract_spawn contract_halo contract_appdata; do
     [ -x "$C/$p" ] || { notok "$p is built in $C (make tests)"; exit 0; }
 done
 
@@ -56,6 +56,8 @@ for np in 1 2 3; do
     run $np contract_errors
     run $np contract_register
     run $np contract_redistribute
+    run $np contract_halo
+    run $np contract_appdata mode=basic
 done
 run 2 contract_errors notexec --xmpi-oversubscribe
 LIBXMPI_FAULT=spawn-refuse run 2 contract_errors spawnfail --xmpi-oversubscribe
@@ -65,17 +67,30 @@ run 2 contract_errors rms "--xmpi-rms=schedule:$TMP/rms-schedule" --xmpi-oversub
 run 2 contract_redistribute nomem
 run 3 contract_redistribute nomem
 
-# The library's exported symbols: the header's names and the MPI_ wrappers.
-# promise: "The library exports only what this header declares (and the MPI_ wrappers)."
-if command -v nm >/dev/null; then
-    extra=$(nm -D --defined-only "$ROOT/$BUILD/lib/libxmpi.so" | awk 'NF == 3 {print $3}' |
-        grep -v '^MPI_' | while read -r sym; do
-            grep -qE "(^|[^A-Za-z0-9_])$sym([^A-Za-z0-9_]|$)" "$ROOT/include/xmpi.h" || printf '%s ' "$sym"
+# The library's exported symbols: the header's names, the MPI_ wrappers, the Fortran module's
+# helpers (the xmpi_f08_ names include/xmpi_f08.f90 binds to, every one of them exported), and
+# PAPI's hook only where the library links libsde.
+# promise: "The library exports only what this header declares, the MPI_ wrappers, the xmpi_f08_ helpers the Fortran module (include/xmpi_f08.f90) binds to and, when built with PAPI's libsde, papi_sde_hook_list_events (the hook PAPI looks up in the program)."
+if command -v nm >/dev/null && command -v readelf >/dev/null; then
+    so="$ROOT/$BUILD/lib/libxmpi.so"
+    nm -D --defined-only "$so" | awk 'NF == 3 {print $3}' | sort -u >"$TMP/exported"
+    grep -o 'bind(C, name="xmpi_f08_[A-Za-z0-9_]*")' "$ROOT/include/xmpi_f08.f90" |
+        sed 's/.*name="\(.*\)")/\1/' | sort -u >"$TMP/f08-binds"
+    extra=$(grep -v '^MPI_' "$TMP/exported" | while read -r sym; do
+            grep -qE "(^|[^A-Za-z0-9_])$sym([^A-Za-z0-9_]|$)" "$ROOT/include/xmpi.h" && continue
+            grep -qx "$sym" "$TMP/f08-binds" || printf '%s ' "$sym"
         done)
-    check "libxmpi.so exports only names include/xmpi.h declares and MPI_ wrappers (also: ${extra:-nothing})" \
+    check "libxmpi.so exports only names include/xmpi.h declares, MPI_ wrappers and the xmpi_f08_ names the Fortran module binds to (also: ${extra:-nothing})" \
         test -z "$extra"
+    missing=$(comm -23 "$TMP/f08-binds" "$TMP/exported" | tr '\n' ' ')
+    check "every xmpi_f08_ name the Fortran module binds to is exported (missing: ${missing:-none}; $(wc -l <"$TMP/f08-binds") bound)" \
+        test -z "$missing" -a -s "$TMP/f08-binds"
+    sde=$(readelf -d "$so" | grep -c 'NEEDED.*libsde')
+    hook=$(grep -cx papi_sde_hook_list_events "$TMP/exported")
+    check "papi_sde_hook_list_events is exported exactly when libxmpi.so links libsde (hook $hook, libsde $sde)" \
+        test "$hook" = "$sde"
 else
-    ok "libxmpi.so's exported symbols # SKIP no nm"
+    ok "libxmpi.so's exported symbols # SKIP no nm or readelf"
 fi
 
 # ---- Monitoring and the trace's intervals ----------------------------------------------------
@@ -85,7 +100,9 @@ run 3 contract_monitor events=default style=si n=6 --xmpi-si=3 --xmpi-trace=m3.c
 run 3 contract_monitor events=default style=ib n=4 --xmpi-si=1 --xmpi-trace=m4.csv
 run 2 contract_monitor events=bogus style=ib n=6 --xmpi-si=3 --xmpi-trace=m5.csv
 run 1 contract_monitor events=two style=ib n=7 --xmpi-si=2 --xmpi-trace=m6.csv
-run 2 contract_monitor events=nowork style=ib n=5 --xmpi-si=2
+run 2 contract_monitor events=nowork style=ib n=5 --xmpi-si=2 --xmpi-trace=m8.csv
+run 2 contract_monitor events=refused style=si n=6 --xmpi-si=1 --xmpi-trace=m9.csv
+run 1 contract_monitor events=refused style=si n=5 --xmpi-si=1 --xmpi-trace=m10.csv
 run 2 contract_monitor events=envlist style=ib n=5 --xmpi-si=2 --xmpi-events=PAPI_TOT_CYC \
     --xmpi-trace=m7.csv
 
@@ -107,6 +124,8 @@ for np in 1 2 3; do
     run $np contract_balance call=lb lb=rows --xmpi-si=5000
     run $np contract_balance call=rc lb=rows --xmpi-si=5000
 done
+run 2 contract_balance call=lb lb=weight --xmpi-lb=weight --xmpi-si=5000
+run 3 contract_balance call=rc lb=weight --xmpi-lb=weight --xmpi-si=5000
 
 # ---- Checkpoint and restart ----------------------------------------------------------------
 for np in 1 2 3; do
@@ -155,12 +174,33 @@ rm -f "$(find "$TMP/missing" -type f ! -name manifest | sort | head -1)"
 run 2 contract_checkpoint style=si eval=lb refuse=1 "--xmpi-restart=$TMP/damaged"
 run 1 contract_checkpoint style=si eval=lb refuse=1 "--xmpi-restart=$TMP/missing"
 run 3 contract_checkpoint style=si eval=lb refuse=1 rows=12 "--xmpi-restart=$src"
+# the program's data in checkpoints: automatic ones (ckpt-6) and XMPI_Checkpoint's
+d="$TMP/ck-appdata"
+run 2 contract_appdata mode=write --xmpi-si=3 "--xmpi-checkpoint=$d"
+ck6=$(ls -d "$d"/ckpt-* 2>/dev/null | awk -F- '$NF + 0 == 6' | head -1)
+run 3 contract_appdata mode=read "--xmpi-restart=${ck6:-$d/ckpt-6}"
+run 1 contract_appdata mode=read "--xmpi-restart=$d/final"
+# a checkpoint that is not there at all: the job ends inside MPI_Init, before the program's first
+# check
+# promise: "a checkpoint could not be written, or the one to restart from has a missing or damaged file or does not match the registered structures (a checkpoint that is not there at all stops the job at MPI_Init)"
+(cd "$TMP" && "$LAUNCH" -np 2 "$C/contract_checkpoint" style=si eval=lb \
+    "--xmpi-restart=$TMP/no-such-checkpoint") >"$TMP/nockpt.out" 2>&1
+rc=$?
+check "a restart from a checkpoint that does not exist stops the job at MPI_Init (exit $rc, $(grep -cE '^(not )?ok ' "$TMP/nockpt.out") checks ran)" \
+    sh -c "test $rc -ne 0 && ! grep -qE '^(not )?ok ' '$TMP/nockpt.out'"
 
 # ---- Dynamic processes (last: skipped where this MPI cannot spawn) ---------------------------
 require_spawn "contract tests of dynamic processes"
 for np in 1 2; do
     run_spawn $np contract_spawn --xmpi-oversubscribe --xmpi-si=3 "--xmpi-trace=$TMP/spawn$np.csv"
+    run_spawn $np contract_halo mode=spawn --xmpi-oversubscribe
+    run_spawn $np contract_appdata mode=spawn --xmpi-oversubscribe
 done
+# the program's data handed to the process a policy starts: waited for, and asynchronous
+printf '2 spawn 1 local\n' >"$TMP/appdata-offer"
+pol=(mode=policy --xmpi-si=2 --xmpi-policy=smp "--xmpi-rms=schedule:$TMP/appdata-offer" --xmpi-oversubscribe)
+run_spawn 2 contract_appdata "${pol[@]}" --xmpi-spawn-async=off
+run_spawn 2 contract_appdata "${pol[@]}"
 # a policy's spawn and removal (XMPI_Eval_reconfig, smp), the spawn waited for: the new process
 # resumes at the others' next iteration, the removed one leaves, and the data is the
 # uninterrupted run's. Then once with the asynchronous spawn (the default), whose join may come

@@ -2,7 +2,8 @@
 # schedule and RMS state files, the state's lock, the program), under any name for it (the
 # same path, ./x, a symbolic or a hard link); an earlier trace is replaced only by a whole one
 # (rows go to FILE.part, renamed at MPI_Finalize), stays as it was when the job stops at
-# start-up or dies, and a read-only file, a directory and /dev/stdout are handled.
+# start-up or dies, and a read-only file, a directory and /dev/stdout are handled. A job larger
+# than --xmpi-trace-ranks leaves the per-rank columns out.
 . "$(dirname "$0")/lib.sh"
 J="$ROOT/$BUILD/bin/jacobi"
 RMS="$ROOT/$BUILD/bin/xmpi-rms"
@@ -106,3 +107,28 @@ check "a directory as the trace is refused (exit $rc)" \
 rc=$?
 check "--xmpi-trace=/dev/stdout writes the rows to the output (exit $rc)" \
     sh -c "test $rc = 0 && test \$(grep -c '^interval,\|^[0-9]*,[0-9]*,2,' out) = 5 && test -L /dev/stdout && ! test -e /dev/stdout.part"
+
+# --xmpi-trace-ranks (issue 42): a job larger than it leaves the four per-rank columns empty in
+# every row, said once on rank 0, the other columns as ever; xmpi-report still draws it. 0 never
+# writes them; at the job's size they are written.
+"$LAUNCH" -np 2 "$J" -n 100 -i 20 --xmpi-si=5 --xmpi-trace=nr.csv --xmpi-trace-ranks=1 >out 2>&1
+rc=$?
+# ranks_fields CSV: "EMPTY FULL" counts of the per-rank fields over the rows.
+ranks_fields() {
+    awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+             { split("t_real_ranks t_cpu_ranks work_ranks comm_time_ranks", n, " ")
+               for (k = 1; k <= 4; k++) if ($c[n[k]] == "") e++; else f++
+               if ($c["t_real_max"] == "" || $c["nprocs"] != 2) bad++ }
+             END { print e + 0, f + 0, bad + 0 }' "$1"
+}
+check "--xmpi-trace-ranks=1 on 2 processes: 4 rows, every per-rank field empty, the rest there (exit $rc)" \
+    [ $rc = 0 ] && [ "$(ranks_fields nr.csv)" = "16 0 0" ]
+check "... said once on rank 0" \
+    [ "$(grep -c "per-rank columns .* left empty from interval 1 on while the job has more than 1 processes (2 now; --xmpi-trace-ranks)" out)" = 1 ]
+check "... and xmpi-report reads it" "$ROOT/$BUILD/bin/xmpi-report" -o nr-report nr.csv
+"$LAUNCH" -np 2 "$J" -n 100 -i 20 --xmpi-si=5 --xmpi-trace=r2.csv --xmpi-trace-ranks=2 >out 2>&1
+check "--xmpi-trace-ranks=2 on 2 processes writes them, says nothing" \
+    [ "$(ranks_fields r2.csv)" = "0 16 0" ] && ! grep -q "per-rank columns" out
+"$LAUNCH" -np 2 "$J" -n 100 -i 20 --xmpi-si=5 --xmpi-trace-ranks=1 >out 2>&1
+check "--xmpi-trace-ranks without --xmpi-trace is said to have no effect" \
+    grep -q "option --xmpi-trace-ranks has no effect in this job; it acts with --xmpi-trace=FILE" out

@@ -6,7 +6,8 @@
  * the chosen PEs (the vectors themselves may differ where ties allow several). Then hand-made
  * cases with answers worked out by hand: grow, shrink, keep, the tolerance's boundary to the
  * last bit, unreachable goals, a goal already passed, the thesis's idea (efficiency takes the
- * powerful class, cost the cheap one), caps, failing callbacks, bad input. */
+ * powerful class, cost the cheap one), caps, failing callbacks, bad input; and pools of
+ * thousands priced on a grid with the plan of every count. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -998,6 +999,81 @@ START_TEST(goal_already_passed_takes_the_fastest)
 }
 END_TEST
 
+/* ---- large pools (issue 42): the counts beyond XMPIR_AMP_DENSE priced on a grid ---- */
+
+struct counted { double b; int calls; };
+
+static int c_comm(void *arg, int n, double *seconds)
+{
+    struct counted *c = arg;
+    c->calls++;
+    *seconds = c->b * n;
+    return 0;
+}
+
+static int c_overhead(void *arg, int delta, double *seconds)
+{
+    struct counted *c = arg;
+    c->calls++;
+    *seconds = 1e-4 * (delta > 0 ? delta : -delta);
+    return 0;
+}
+
+/* One class of power 1 per PE: a spawn of s gives s of power, a removal of r takes r. The
+ * amp.h formulas, count by count: the fewest spawns that reach the goal (grow > 0), or the
+ * most removals that keep it (grow < 0); 0 when none. */
+static int every_count(const struct xmpi_amp_input *in, double b, int top, int grow)
+{
+    int pick = 0;
+    for (int n = 1; n <= top; n++) {
+        int d = grow > 0 ? n : -n;
+        double t_need = (in->goal - in->elapsed - 1e-4 * n) / in->intervals_left;
+        double den = t_need - b * (in->nprocs + d);
+        if (!(den > 0)) continue;
+        double p_need = in->work / den;
+        if (grow > 0 && n >= p_need - in->power_now) return n;
+        if (grow < 0 && n <= in->power_now - p_need) pick = n;
+    }
+    return pick;
+}
+
+/* 5,000 free PEs or removable processes: the plan is the one of every count (suitability is
+ * monotone here), under both constraints, with a few dozen prices instead of thousands. */
+START_TEST(large_pools_are_priced_on_a_grid)
+{
+    static const struct xmpi_map_slot pes[1] = {{5000, 1, 1}};
+    struct counted c = {1e-6, 0};
+    struct xmpi_amp_model m = {&c, c_comm, c_overhead};
+    int count[1];
+    struct xmpi_amp_plan p = {.count = count};
+    for (int con = 0; con < 2; con++)
+        for (int k = 0; k < 8; k++) {
+            /* Too slow: 2,000 processes of power 1; the goal needs 1,000 + 300 k more. */
+            struct xmpi_amp_input in = {
+                .goal = 110, .elapsed = 100, .intervals_left = 10, .tol = 0.001,
+                .constraint = con ? XMPIR_MAP_COST : XMPIR_MAP_EFFICIENCY,
+                .work = 3000 + 300 * k, .power_now = 2000, .cost_now = 2000, .nprocs = 2000,
+                .max_spawn = 5000, .free = pes, .nfree = 1};
+            int want = every_count(&in, c.b, 5000, 1);
+            c.calls = 0;
+            ck_assert_int_eq(xmpi_policy_amp(&in, &m, &p), 0);
+            ck_assert_msg(p.action == XMPIR_PLAN_SPAWN && p.n == want,
+                          "constraint %d, k %d: spawn %d, every count's %d", con, k, p.n, want);
+            ck_assert_msg(c.calls < 200, "%d model calls for 5,000 candidates", c.calls);
+            /* Too fast: 7,000 processes, 5,000 of them removable; the most that keep it. */
+            in.nprocs = 7000, in.power_now = 7000, in.cost_now = 7000, in.fast_streak = 1;
+            in.work = 3000 + 300 * k, in.max_spawn = 0, in.nfree = 0, in.free = NULL;
+            in.removable = pes, in.nremovable = 1;
+            want = every_count(&in, c.b, 5000, -1);
+            c.calls = 0;
+            ck_assert_int_eq(xmpi_policy_amp(&in, &m, &p), 0);
+            ck_assert_msg(p.action == XMPIR_PLAN_REMOVE && p.n == want,
+                          "constraint %d, k %d: remove %d, every count's %d", con, k, p.n, want);
+            ck_assert_msg(c.calls < 200, "%d model calls for 5,000 candidates", c.calls);
+        }
+}
+END_TEST
+
 START_TEST(max_spawn_is_respected)
 {
     static const struct xmpi_map_slot ones[1] = {{8, 1, 1}};
@@ -1235,6 +1311,7 @@ Suite *amp_suite(void)
     tcase_add_test(tc, unreachable_takes_the_most_powerful_pes);
     tcase_add_test(tc, goal_already_passed_takes_the_fastest);
     tcase_add_test(tc, max_spawn_is_respected);
+    tcase_add_test(tc, large_pools_are_priced_on_a_grid);
     tcase_add_test(tc, never_removes_more_than_may_leave_nor_the_last);
     tcase_add_test(tc, failing_callbacks_make_candidates_unusable);
     tcase_add_test(tc, bad_input);

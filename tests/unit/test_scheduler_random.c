@@ -1,5 +1,6 @@
 /* policies/scheduler.c, a long random sequence of placements, removals and refused removals
- * (fixed seeds, both policies) checked after every step against a model kept here. */
+ * (fixed seeds, both policies) checked after every step against a model kept here; and the
+ * removal picks against the pass-per-pick algorithm they replaced. */
 #include <stdint.h>
 
 #include "rng.h"
@@ -113,11 +114,145 @@ START_TEST(test_random_sequence)
 }
 END_TEST
 
+/* ---- the removal picks against the pass-per-pick algorithm they replaced (issue 42) ---- */
+
+static int ref_host_matches(const struct xmpi_pool *pool, int h, const char *cls)
+{
+    return !cls || strcmp(pool->hosts[h].cls, cls) == 0;
+}
+
+static int ref_group_size(const struct xmpi_sched *s, int group)
+{
+    int g = 0;
+    for (int i = 0; i < s->nprocs; i++) g += s->procs[i].group == group;
+    return g;
+}
+
+static void ref_mark(const struct xmpi_sched *s, int group, char *picked, int *taken_on)
+{
+    for (int i = 0; i < s->nprocs; i++)
+        if (s->procs[i].group == group && !picked[i]) {
+            picked[i] = 1;
+            if (taken_on) taken_on[s->procs[i].host]++;
+        }
+}
+
+/* Whole groups, newest first, each looked for by a pass over every process. */
+static int ref_recent(const struct xmpi_sched *s, int n, char *picked)
+{
+    int need = n;
+    while (need > 0) {
+        int best = -1;
+        for (int i = 0; i < s->nprocs; i++)
+            if (s->procs[i].group > 0 && !picked[i] &&
+                (best < 0 || s->procs[i].order > s->procs[best].order))
+                best = i;
+        if (best < 0) break;
+        int g = s->procs[best].group, size = ref_group_size(s, g);
+        if (size <= need) {
+            need -= size;
+            ref_mark(s, g, picked, NULL);
+        } else {
+            for (int i = 0; i < s->nprocs; i++)
+                if (s->procs[i].group == g) picked[i] = 2;
+        }
+    }
+    for (int i = 0; i < s->nprocs; i++)
+        if (picked[i] == 2) picked[i] = 0;
+    return need > 0 ? XMPIR_SCHED_EGROUP : XMPIR_SCHED_OK;
+}
+
+/* By class: per pick the candidate hosts, the most (least) loaded, its newest process. */
+static int ref_by_class(const struct xmpi_sched *s, char *const cls[], int n, char *picked)
+{
+    const struct xmpi_pool *pool = s->pool;
+    int taken_on[64] = {0}, done = 0;
+    while (done < n) {
+        char cand[64] = {0};
+        for (int i = 0; i < s->nprocs; i++)
+            if (s->procs[i].group > 0 && !picked[i] &&
+                ref_host_matches(pool, s->procs[i].host, cls[done]))
+                cand[s->procs[i].host] = 1;
+        int best = -1;
+        for (int h = 0; h < pool->nhosts; h++) {
+            if (!cand[h]) continue;
+            int load = pool->hosts[h].procs - taken_on[h];
+            int bload = best < 0 ? 0 : pool->hosts[best].procs - taken_on[best];
+            if (best < 0 || (s->policy == XMPIR_SCHED_BALANCE_OCCUPIED ? load < bload
+                                                                        : load > bload))
+                best = h;
+        }
+        if (best < 0) return XMPIR_SCHED_ECOUNT;
+        int victim = -1;
+        for (int i = 0; i < s->nprocs; i++)
+            if (s->procs[i].group > 0 && !picked[i] && s->procs[i].host == best &&
+                (victim < 0 || s->procs[i].order > s->procs[victim].order))
+                victim = i;
+        int g = s->procs[victim].group, size = ref_group_size(s, g);
+        if (done + size > n) return XMPIR_SCHED_EGROUP;
+        ref_mark(s, g, picked, taken_on);
+        done += size;
+    }
+    return XMPIR_SCHED_OK;
+}
+
+/* Random jobs on 12 hosts of three classes, spawned singly and in groups, some removed: every
+ * request (by recency or by class, both policies) picks exactly what the pass-per-pick
+ * algorithm picks, or fails with the same code. */
+START_TEST(test_picks_match_reference)
+{
+    static const struct hostdef hosts[12] = {
+        {"h0", "a", 4}, {"h1", "a", 8}, {"h2", "b", 4}, {"h3", "c", 6}, {"h4", "b", 8},
+        {"h5", "a", 2}, {"h6", "c", 4}, {"h7", "b", 4}, {"h8", "a", 6}, {"h9", "c", 2},
+        {"h10", "b", 6}, {"h11", "a", 4}};
+    static char *const first[3] = {"h0", "h2", "h3"};
+    char *names[] = {NULL, "a", "b", "c"};
+    uint64_t seed = 0x42420000ULL + (uint64_t)_i;
+    struct xmpi_pool p;
+    struct xmpi_sched s;
+    mkpool(&p, hosts, 12);
+    init_ok(&s, &p, _i % 2 ? XMPIR_SCHED_BALANCE_OCCUPIED : XMPIR_SCHED_BALANCE_ALL, 1, 3,
+            first, NULL);
+    int compared = 0, agreed_ok = 0;
+    for (int step = 0; step < 600; step++) {
+        int n = 1 + (int)(rng_next(&seed) % 6);
+        char *cls[6];
+        for (int k = 0; k < 6; k++) cls[k] = names[rng_next(&seed) % 4];
+        int by_class = (int)(rng_next(&seed) % 2);
+        if (s.nprocs < 60 && rng_next(&seed) % 3 != 0) {
+            int h[6];
+            if (place(&s, by_class ? cls : NULL, n, h) == XMPIR_SCHED_OK)
+                ck_assert_int_eq(xmpi_sched_add(&s, h, n, (int)(rng_next(&seed) % 3 == 0)),
+                                 XMPIR_SCHED_OK);
+            continue;
+        }
+        int got[128], want[128], m = 0;
+        char picked[128] = {0};
+        int rc = pick(&s, by_class ? cls : NULL, n, got);
+        int rrc = xmpi_sched_removable(&s, NULL) < n ? XMPIR_SCHED_ECOUNT
+                  : by_class ? ref_by_class(&s, cls, n, picked) : ref_recent(&s, n, picked);
+        ck_assert_msg(rc == rrc, "seed %d step %d: code %d, reference %d", _i, step, rc, rrc);
+        compared++;
+        if (rc != XMPIR_SCHED_OK) continue;
+        for (int i = 0; i < s.nprocs; i++)
+            if (picked[i]) want[m++] = i;
+        ck_assert_int_eq(m, n);
+        assert_ints(got, want, n, "picked");
+        agreed_ok++;
+        if (rng_next(&seed) % 2) ck_assert_int_eq(xmpi_sched_remove(&s, got, n), XMPIR_SCHED_OK);
+    }
+    ck_assert_int_gt(compared, 100);
+    ck_assert_int_gt(agreed_ok, 50);
+    done(&s, &p);
+}
+END_TEST
+
 Suite *scheduler_random_suite(void)
 {
     Suite *s = suite_create("scheduler_random");
     TCase *tc = tcase_create("random");
     tcase_add_loop_test(tc, test_random_sequence, 0, 2);
+    tcase_add_loop_test(tc, test_picks_match_reference, 0, 4);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -1,5 +1,6 @@
 /* io/trace.c, the rows: random interval summaries written and read back column by column
- * (work and bytes exactly), the model's columns, the cost columns last, rows appended in order
+ * (work and bytes exactly), the model's columns, the cost columns last, the per-rank columns
+ * left out (--xmpi-trace-ranks), rows appended in order
  * and each flushed, and write errors reported (a read-only stream, a full disk). */
 #include <errno.h>
 #include <math.h>
@@ -265,6 +266,38 @@ START_TEST(test_row_cost_columns)
 }
 END_TEST
 
+/* --xmpi-trace-ranks (issue 42): a row with no_ranks leaves the four per-rank columns empty
+ * and every other field as the same interval's row with them; NULL model columns keep them. */
+START_TEST(test_row_no_ranks)
+{
+    uint64_t seed = 903;
+    struct xmpi_trace_model m = {.calibration = "defaults", .no_ranks = 1};
+    struct xmpi_trace_model with = {.calibration = "defaults"};
+    static const char *const per_rank[4] = {"t_real_ranks", "t_cpu_ranks", "work_ranks",
+                                            "comm_time_ranks"};
+    struct two_rows r;
+    write_two_rows(seed, MAXP, &m, &with, &r);
+    int blank = 0;
+    for (int i = 0; i < r.nh; i++) {
+        int ranks = 0;
+        for (int k = 0; k < 4; k++) ranks |= !strcmp(r.names[i], per_rank[k]);
+        if (ranks) {
+            ck_assert_str_eq(r.a[i], "");
+            ck_assert_int_eq((int)strlen(r.b[i]) > 0, 1);
+            blank++;
+        } else if (strcmp(r.names[i], "action")) {
+            ck_assert_msg(!strcmp(r.a[i], r.b[i]), "%s: '%s' without the ranks, '%s' with",
+                          r.names[i], r.a[i], r.b[i]);
+        }
+    }
+    ck_assert_int_eq(blank, 4);
+    free(r.text);
+    write_two_rows(seed, 2, &m, NULL, &r);
+    ck_assert_int_eq((int)strlen(r.b[column(r.names, r.nh, "t_real_ranks")]) > 0, 1);
+    free(r.text);
+}
+END_TEST
+
 /* Apart from the other columns so that its precision is reported on its own. */
 START_TEST(test_row_elapsed)
 {
@@ -457,6 +490,7 @@ Suite *trace_rows_suite(void)
     tcase_add_test(tc, test_row_model_columns);
     tcase_add_test(tc, test_row_policy_columns);
     tcase_add_test(tc, test_row_cost_columns);
+    tcase_add_test(tc, test_row_no_ranks);
     tcase_add_test(tc, test_rows_append);
     tcase_add_test(tc, test_row_write_error);
     tcase_add_test(tc, test_row_dev_full);
