@@ -298,7 +298,7 @@ demo: deps
 demo-classes: all
 	MPIRUN="$(MPIRUN)" scripts/demo-classes.sh $(BUILD)
 
-bench-spawn: all
+bench-spawn: all $(BUILD)/tests/test_leave
 	MPIRUN="$(MPIRUN)" scripts/bench-spawn.sh $(BUILD)
 
 bench-redist: all

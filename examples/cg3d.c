@@ -284,6 +284,7 @@ static struct {
     int *need, *noff, *give, *goff, *counts, *displs, *idx;
     double *buf;
     MPI_Request *req;
+    MPI_Status *st;   /* not MPI_STATUSES_IGNORE: GCC 12 misreads MPICH's constant */
 } H;
 
 static int cmp_int(const void *a, const void *b)
@@ -300,6 +301,7 @@ static void setup_halo(struct cg3d *c, int nprocs)
     H.noff = H.need + nprocs, H.give = H.need + 2 * nprocs, H.goff = H.need + 3 * nprocs;
     H.counts = H.need + 4 * nprocs, H.displs = H.need + 5 * nprocs;
     H.req = must_alloc(2 * (size_t)nprocs, sizeof *H.req);
+    H.st = must_alloc(2 * (size_t)nprocs, sizeof *H.st);
     for (int k = 0; k < nnz; k++)
         if (c->ja[k] < lo || c->ja[k] >= hi)
             h[nh++] = c->ja[k];
@@ -347,7 +349,7 @@ static void exchange(struct cg3d *c)
         if (H.give[j])
             MPI_Isend(H.buf + H.goff[j], H.give[j], MPI_DOUBLE, j, 0, COMM, &H.req[k++]);
     }
-    MPI_Waitall(k, H.req, MPI_STATUSES_IGNORE);
+    MPI_Waitall(k, H.req, H.st);
 }
 #endif
 

@@ -47,6 +47,8 @@ struct xmpi_ctx {
     int async_want;          /* a policy may grow the job and --xmpi-spawn-async=on: MPI_Init
                               * asks for MPI_THREAD_MULTIPLE (decided before PMPI_Init) */
     int async;               /* policies' spawns run on a helper thread (world.h) */
+    int spawned;             /* the library spawned this process (its mark, world.h): it
+                              * joins its parents' job inside MPI_Init */
     char **argv;             /* the program's arguments without argv[0] and --xmpi- options:
                               * what XMPI_Eval_reconfig gives the processes it spawns */
 

@@ -84,17 +84,50 @@ static void release_at_exit(void)
 }
 
 /* MPI_Init(NULL, NULL) gives us no argv: read our own command line instead, so
- * that --xmpi- options still apply (they cannot be removed from main's argv). */
-static int read_cmdline(char *buf, size_t len, char **argv, int max)
+ * that --xmpi- options still apply (they cannot be removed from main's argv). The spawn mark
+ * (world.h) is left out, as MPI_Init takes it out of an argv it is given. *mark (may be
+ * NULL) says whether it was there. */
+static int read_cmdline(char *buf, size_t len, char **argv, int max, int *mark)
 {
+    if (mark) *mark = 0;
     FILE *f = fopen("/proc/self/cmdline", "r");
     if (!f) return 0;
     size_t n = fread(buf, 1, len - 1, f);
     fclose(f);
     buf[n] = '\0';
     int argc = 0;
-    for (size_t i = 0; i < n && argc < max; i += strlen(buf + i) + 1) argv[argc++] = buf + i;
+    for (size_t i = 0; i < n && argc < max; i += strlen(buf + i) + 1) {
+        if (i > 0 && !strcmp(buf + i, XMPIR_SPAWN_MARK)) {
+            if (mark) *mark = 1;
+            continue;
+        }
+        argv[argc++] = buf + i;
+    }
     return argc;
+}
+
+/* Whether the library spawned this process (its mark among the arguments, world.h), taking
+ * the mark out of argv so that the program never sees it; without argv, the command line
+ * tells (the mark then stays in main's arguments, as --xmpi- options do). */
+static int take_spawn_mark(int *argc, char ***argv)
+{
+    if (!argc || !argv || !*argv) {
+        char buf[8192], *av[256];
+        int mark;
+        (void)read_cmdline(buf, sizeof buf, av, 255, &mark);
+        return mark;
+    }
+    char **av = *argv;
+    int k = 1, mark = 0;
+    for (int i = 1; i < *argc; i++) {
+        if (av[i] && !strcmp(av[i], XMPIR_SPAWN_MARK)) mark = 1;
+        else av[k++] = av[i];
+    }
+    if (mark && *argc > 0) {
+        av[k] = NULL;
+        *argc = k;
+    }
+    return mark;
 }
 
 /* Bad configuration: the lowest rank that found a problem says it once, then the
@@ -166,7 +199,7 @@ static void read_options(struct xmpi_ctx *cx, int *argc, char ***argv, char *cmd
     int cmdargc = 0, *pargc = argc, remove = 1;
     char **av = argv ? *argv : NULL;
     if (!argc || !argv || !*argv) {
-        cmdargc = read_cmdline(cmdline, len, cmdargv, maxargs - 1);
+        cmdargc = read_cmdline(cmdline, len, cmdargv, maxargs - 1, NULL);
         cmdargv[cmdargc] = NULL;
         pargc = &cmdargc;
         av = cmdargv;
@@ -280,6 +313,9 @@ static void start(int *argc, char ***argv)
     PMPI_Comm_rank(MPI_COMM_WORLD, &cx->rank);
     PMPI_Comm_size(MPI_COMM_WORLD, &cx->size);
     PMPI_Comm_get_parent(&parent);
+    /* A process the program spawned with plain MPI starts as mpirun's processes do: a job of
+     * the library on its own MPI_COMM_WORLD, its parent left to the program. */
+    if (!cx->spawned) parent = MPI_COMM_NULL;
     read_options(cx, argc, argv, cmdline, sizeof cmdline, cmdargv, 256, err, sizeof err);
     xmpi_monitor_init(cx);
     xmpi_step_init(cx);
@@ -355,7 +391,7 @@ static void settle_before_init(struct xmpi_ctx *cx, int *argc, char ***argv)
     int n = 0;
     char **av = argv ? *argv : NULL;
     if (!argc || !av) {
-        n = read_cmdline(cmdline, sizeof cmdline, cmdargv, 255);
+        n = read_cmdline(cmdline, sizeof cmdline, cmdargv, 255, NULL);
         cmdargv[n] = NULL;
         av = cmdargv;
         argc = &n;
@@ -430,6 +466,7 @@ static void prepare_io(void)
 XMPI_PUBLIC int MPI_Init(int *argc, char ***argv)
 {
     struct xmpi_ctx *cx = xmpi_ctx;
+    cx->spawned = take_spawn_mark(argc, argv);
     prepare_io();
     settle_before_init(cx, argc, argv);
     int provided = MPI_THREAD_SINGLE, rc;
@@ -444,6 +481,7 @@ XMPI_PUBLIC int MPI_Init(int *argc, char ***argv)
 XMPI_PUBLIC int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
 {
     struct xmpi_ctx *cx = xmpi_ctx;
+    cx->spawned = take_spawn_mark(argc, argv);
     prepare_io();
     settle_before_init(cx, argc, argv);
     int got = MPI_THREAD_SINGLE;
@@ -481,6 +519,10 @@ XMPI_PUBLIC int MPI_Finalize(void)
         cx->app_data = NULL;
         cx->phase = XMPIR_PHASE_DONE;
     }
+#ifdef MPICH
+    /* ch3 may keep a removed process here until the job ends: then without CPU (leave.h). */
+    if (cx->status == XMPI_REMOVED) return xmpi_leave_finalize(&cx->world.leave, PMPI_Finalize);
+#endif
     return PMPI_Finalize();
 }
 

@@ -212,17 +212,36 @@ static void after_merge(struct xmpi_ctx *cx, MPI_Comm merged, struct join_packet
 /* Tag of the intercommunicator between the job and the processes of one spawn. */
 #define JOIN_TAG 7301
 
+/* The caller's arguments (NULL-terminated, or NULL) and the mark that makes the new
+ * processes join (world.h): a new array of the same strings, or NULL when out of memory. */
+static char **marked_argv(char *args[])
+{
+    int argc = 0;
+    while (args && args[argc]) argc++;
+    char **argv = malloc(sizeof *argv * (size_t)(argc + 2));
+    if (!argv) return NULL;
+    for (int i = 0; i < argc; i++) argv[i] = args[i];
+    argv[argc] = (char *)XMPIR_SPAWN_MARK;
+    argv[argc + 1] = NULL;
+    return argv;
+}
+
 /* Rank 0 alone: MPI_Comm_spawn(_multiple) over a private MPI_COMM_SELF that returns errors.
  * Spawning from rank 0 alone is what makes a refused spawn safe: when Open MPI 4.1 refuses
  * a spawn over a communicator of several processes, the root returns the error and the
  * others stay inside MPI_Comm_spawn for ever. Here the others wait in a broadcast of the
  * result instead, and every process returns the same code. */
-static int spawn_from_root(const char *command, char *argv[], int n, MPI_Info *infos,
+static int spawn_from_root(const char *command, char *args[], int n, MPI_Info *infos,
                            MPI_Comm *inter)
 {
+    char **argv = marked_argv(args);
+    if (!argv) return MPI_ERR_NO_MEM;
     MPI_Comm self;
     int rc = PMPI_Comm_dup(MPI_COMM_SELF, &self);
-    if (rc != MPI_SUCCESS) return rc;
+    if (rc != MPI_SUCCESS) {
+        free(argv);
+        return rc;
+    }
     PMPI_Comm_set_errhandler(self, MPI_ERRORS_RETURN);
     int *errcodes = calloc((size_t)n, sizeof *errcodes);
     if (n == 1) {
@@ -234,7 +253,7 @@ static int spawn_from_root(const char *command, char *argv[], int n, MPI_Info *i
         int *maxprocs = malloc(sizeof *maxprocs * (size_t)n);
         for (int i = 0; cmds && argvs && maxprocs && i < n; i++) {
             cmds[i] = (char *)command;
-            argvs[i] = argv ? argv : MPI_ARGV_NULL;
+            argvs[i] = argv;
             maxprocs[i] = 1;
         }
         rc = cmds && argvs && maxprocs
@@ -246,6 +265,7 @@ static int spawn_from_root(const char *command, char *argv[], int n, MPI_Info *i
         free(maxprocs);
     }
     free(errcodes);
+    free(argv);
     PMPI_Comm_free(&self);
     return rc;
 }
@@ -818,10 +838,68 @@ static void spawn_cancel(struct xmpi_ctx *cx)
     cx->world.async = NULL;
 }
 
+#ifdef MPICH
+/* The communicators of the smaller job (MPI_COMM_NULL on the leaving processes), made so that
+ * they hold no connection to a leaving process. MPICH's ch3 gives a communicator whose ranks
+ * are the first ones of its parent, in order, the parent's table of connections instead of a
+ * table of its own (src/mpid/ch3/src/ch3u_comm.c, dup_vcrt): removing the last processes made
+ * exactly such a communicator, which kept the connections to the leaving ones open, and their
+ * MPI_Finalize waited, polling, for the job's end. Made from an intermediate communicator of
+ * the staying processes in reverse order, neither is a prefix of its parent. The leaving
+ * processes take part in the first creation only. */
+static void smaller_pair(MPI_Comm comm, MPI_Group keep, MPI_Comm *smaller, MPI_Comm *twin)
+{
+    int k = 0;
+    PMPI_Group_size(keep, &k);
+    int *rev = malloc(sizeof *rev * (size_t)(k > 0 ? k : 1));
+    if (!rev) xmpi_die_nomem(xmpi_ctx, "XMPI_Remove");
+    for (int i = 0; i < k; i++) rev[i] = k - 1 - i;
+    MPI_Group backwards, forwards, rgroup;
+    MPI_Comm reversed;
+    PMPI_Group_incl(keep, k, rev, &backwards);
+    PMPI_Comm_create(comm, backwards, &reversed);
+    PMPI_Group_free(&backwards);
+    *smaller = *twin = MPI_COMM_NULL;
+    if (reversed != MPI_COMM_NULL) {
+        PMPI_Comm_group(reversed, &rgroup);
+        PMPI_Group_incl(rgroup, k, rev, &forwards);
+        PMPI_Comm_create(reversed, forwards, smaller);
+        PMPI_Comm_create(reversed, forwards, twin);
+        PMPI_Group_free(&forwards);
+        PMPI_Group_free(&rgroup);
+        PMPI_Comm_free(&reversed);
+    }
+    free(rev);
+}
+#else
 /* Both communicators of the smaller job are made while the leaving processes still take
  * part: a duplicate made afterwards, by the processes that stay alone, waited for whichever
  * of them the leaving processes' exit kept off the cores (0.5-19 ms per removal on 2 cores,
  * against 0.3-1.4 ms for a creation). */
+static void smaller_pair(MPI_Comm comm, MPI_Group keep, MPI_Comm *smaller, MPI_Comm *twin)
+{
+    PMPI_Comm_create(comm, keep, smaller);
+    PMPI_Comm_create(comm, keep, twin);
+}
+#endif
+
+/* Every process: the communicators of the job before the removal go. Under MPICH by
+ * MPI_Comm_disconnect, on both sides: ch3 closes a connection to a spawned process only when
+ * the last communicator that holds it is disconnected, not freed, by both processes (a freed
+ * one leaves it open until MPI_Finalize, where the leaving process then waited, polling, for
+ * the others' MPI_Finalize). Disconnecting waits for the other side's disconnect, here in the
+ * same call. Open MPI 4.1 hangs disconnecting a merged intracommunicator, and lets a spawned
+ * process finalize while connected: freed there. */
+static void release_old(struct xmpi_ctx *cx)
+{
+#ifdef MPICH
+    PMPI_Comm_disconnect(&XMPI_COMM_WORLD);
+    PMPI_Comm_disconnect(&cx->comm);
+#else
+    (void)cx;   /* adopt_pair frees them */
+#endif
+}
+
 void xmpi_world_remove(struct xmpi_ctx *cx, const int *ranks, int n)
 {
     MPI_Group all, keep;
@@ -832,12 +910,18 @@ void xmpi_world_remove(struct xmpi_ctx *cx, const int *ranks, int n)
     xmpi_step_begin(cx, mark);
     PMPI_Comm_group(cx->comm, &all);
     PMPI_Group_excl(all, n, ranks, &keep);
-    PMPI_Comm_create(cx->comm, keep, &smaller);
-    PMPI_Comm_create(cx->comm, keep, &twin);
+    smaller_pair(cx->comm, keep, &smaller, &twin);
     PMPI_Group_free(&all);
     PMPI_Group_free(&keep);
     xmpi_step_end(cx, XMPIR_STEP_REMOVE_MPI, mark);
     if (cx->rank == 0) xmpi_sched_remove(&cx->world.sched, ranks, n);
+#ifdef MPICH
+    /* Where a leaving process that MPI cannot let go is woken at the job's end (leave.h). */
+    struct xmpi_leave *lv = &cx->world.leave;
+    if (cx->rank == 0 && !lv->listening) xmpi_leave_listen(lv);
+    PMPI_Bcast(&lv->to, (int)sizeof lv->to, MPI_BYTE, 0, cx->comm);
+#endif
+    release_old(cx);
     xmpi_watchdog_disarm(&cx->watch);
     if (smaller == MPI_COMM_NULL) {
         cx->status = XMPI_REMOVED;
@@ -851,6 +935,8 @@ void xmpi_world_stop(struct xmpi_ctx *cx)
 {
     struct xmpi_world *w = &cx->world;
     if (cx->rank == 0) spawn_cancel(cx);
+    /* The job ends: removed processes asleep in MPI_Finalize go on (leave.h). */
+    if (cx->rank == 0) xmpi_leave_close(&w->leave);
     w->pending = 0;
     xmpi_emulate_release(&cx->emu);
     if (w->have_sched) {

@@ -9,6 +9,7 @@
 
 #include "../io/resources.h"
 #include "../policies/scheduler.h"
+#include "leave.h"
 
 struct xmpi_ctx;
 struct xmpi_async;
@@ -32,6 +33,7 @@ struct xmpi_world {
     int pending;               /* every process: processes of an asynchronous spawn that have
                                 * not joined yet (0: none under way) */
     struct xmpi_async *async;  /* rank 0: that spawn's helper thread and what it made */
+    struct xmpi_leave leave;   /* MPICH: where a removed process is woken at the job's end */
 };
 
 /* What a new process learns from its parents to count on with them. */
@@ -42,6 +44,15 @@ struct xmpi_join {
     int papi;                  /* the work source: 1 PAPI counts, 0 declared work, -1 not chosen
                                 * yet (no monitored iteration) */
 };
+
+/* The argument the library appends to the command line of every process it spawns. A process
+ * with a parent is the library's own new process only when it carries it: the spawns a
+ * program makes with plain MPI calls start processes that MPI_Init starts as MPI does (their
+ * MPI_Comm_get_parent works), where the library's would wait inside MPI_Init for a join their
+ * parent never offers. An argument, because it is what both Open MPI and MPICH's Hydra carry
+ * to every spawned process, on any host and from the asynchronous spawn's thread too (Hydra
+ * has no info key for the environment); MPI_Init takes it out of argv (runtime.c). */
+#define XMPIR_SPAWN_MARK "--xmpi-spawned"
 
 /* Start-up of the processes mpirun started (collective over MPI_COMM_WORLD): the resource
  * pool and the placement of the initial processes on rank 0. Returns -1 with a message (on

@@ -1,12 +1,95 @@
 #!/usr/bin/env bash
 # `make bench-spawn`: spawn and remove cost per process for 1, 2 and 4 processes, single and
 # group mode, beside the raw MPI_Comm_spawn + MPI_Intercomm_merge measured in the same runs.
-# Writes BUILD/xmpi-calibration.txt (the prediction model's spawn/remove costs).
+# Writes BUILD/xmpi-calibration.txt (the prediction model's spawn/remove costs). Then what a
+# removed process costs after XMPI_Remove, under the MPI of the build: the CPU it uses (its
+# /proc/PID/stat utime + stime over a second; target under 1% of a core) and how long until it
+# exited or went to sleep (REMOVED_ONLY=1: only this part).
 set -euo pipefail
 BUILD=${1:-build}
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 REPS=${REPS:-3}
 CAL="$BUILD/xmpi-calibration.txt"
+
+# removed_run NAME LEAVERS MODE [OPTIONS]: tests/mpi/test_leave (as tests/sh/leave.sh runs it)
+# in the background. Once a removed process wrote DIR/left.PID (XMPI_Remove returned): the time
+# until it exited (DIR/finalized.PID, written when MPI_Finalize returned) or said it sleeps
+# (libxmpi/leave.c's note, seen by polling every 20 ms), then its CPU ticks (utime + stime of
+# /proc/PID/stat) over the next second. The job waits for DIR/measured.
+stat_ticks() { awk '{ sub(/.*\) /, ""); print $12 + $13 }' "/proc/$1/stat" 2>/dev/null || echo gone; }
+settle() { # settle DIR PID: "exited SECONDS", "asleep SECONDS", "polling SECONDS" or "running"
+    local d=$1 p=$2 since
+    since=$(stat -c %.9Y "$d/left.$p")
+    for _ in $(seq 3000); do
+        if [ -e "$d/finalized.$p" ]; then
+            awk -v a="$since" -v b="$(stat -c %.9Y "$d/finalized.$p")" 'BEGIN { printf "exited %.3f s", b - a }'
+            return
+        fi
+        local note
+        note=$(grep -h "removed process $p: " "$d/err" 2>/dev/null || true)
+        if [ -n "$note" ]; then
+            awk -v a="$since" -v b="$(date +%s.%N)" -v w="$(case $note in *"sleeps until"*) echo asleep ;; *) echo polling ;; esac)" \
+                'BEGIN { printf "%s %.2f s", w, b - a }'
+            return
+        fi
+        sleep 0.02
+    done
+    echo running
+}
+removed_run() {
+    local name=$1 nleave=$2 d hz p
+    shift 2
+    d=$(mktemp -d)
+    hz=$(getconf CLK_TCK)
+    XMPIRUN_TIMEOUT=120 "$ROOT/scripts/xmpirun" -np 2 "$BUILD/tests/test_leave" "$d" "$@" \
+        --xmpi-oversubscribe >"$d/out" 2>"$d/err" &
+    local job=$!
+    for _ in $(seq 1200); do
+        [ "$(ls "$d" | grep -c '^left\.')" -ge "$nleave" ] && break
+        kill -0 $job 2>/dev/null || break
+        sleep 0.1
+    done
+    for p in $(ls "$d" | sed -n 's/^left\.//p'); do
+        local t0 t1 used=exited state
+        state=$(settle "$d" "$p")
+        t0=$(stat_ticks "$p")
+        sleep 1
+        t1=$(stat_ticks "$p")
+        [ "$t0" = gone ] || [ "$t1" = gone ] || used=$((t1 - t0))
+        printf '%-34s %7s  %8s  %6s  %s\n' "$name" "$p" "$used" \
+            "$([ "$used" = exited ] && echo - || awk -v u="$used" -v h="$hz" 'BEGIN { printf "%.0f%%", 100 * u / h }')" "$state"
+        # The target, as tests/sh/leave.sh judges it: at most 1% of a core (1 tick at 100 Hz).
+        [ "$used" = exited ] || [ "$((used * 100))" -le "$((hz > 100 ? hz : 100))" ] || worst=1
+    done
+    touch "$d/measured"
+    wait $job || { echo "bench-spawn: the job of '$name' failed (logs kept in $d)" >&2; worst=1; return; }
+    grep -h "removed process" "$d/err" | sed 's/^/  note: /' || true
+    rm -rf "$d"
+}
+# mpi_name: the MPI of $MPIRUN, e.g. "Open MPI 4.1.4" or "MPICH 4.0.2, ch3:nemesis".
+mpi_name() {
+    local v bin
+    v=$("$MPIRUN" --version 2>&1 || true)
+    bin=$(dirname "$(command -v "$MPIRUN")")
+    case $v in
+    *"Open MPI"*) echo "Open MPI $(echo "$v" | sed -n 's/.*(Open MPI) *//p' | head -1)" ;;
+    *HYDRA*) echo "MPICH $(echo "$v" | awk '/Version:/ { print $2; exit }'), $("$bin/mpichversion" 2>/dev/null |
+                  awk '/Device:/ { print $NF }')" ;;
+    *) echo "$MPIRUN" ;;
+    esac
+}
+removed_bench() {
+    echo
+    echo "== a removed process after XMPI_Remove, under $(mpi_name)"
+    printf '%-34s %7s  %8s  %6s  %s\n' scenario pid "ticks/1s" core "after XMPI_Remove returned: exited or asleep"
+    worst=0
+    removed_run "two spawns, the newest removed" 1 single
+    removed_run "a spawn of 2, both removed" 2 group --xmpi-spawn=group
+    removed_run "the program holds a communicator" 1 held
+    printf 'target: a removed process exits or uses at most 1%% of a core (CLK_TCK %s): %s\n' "$(getconf CLK_TCK)" \
+        "$([ $worst = 0 ] && echo met || echo missed)"
+}
+if [ "${REMOVED_ONLY:-0}" = 1 ]; then removed_bench; exit 0; fi
 # GROW_ONLY=1: only the Jacobi grow at the end.
 if [ "${GROW_ONLY:-0}" != 1 ]; then
 rm -f "$CAL"
@@ -43,6 +126,7 @@ awk '
         printf "target: group spawn of 4 at most half of four single spawns: %.2f: %s\n", ratio, ratio <= 0.5 ? "met" : "missed"
         printf "FLEX-MPI (thesis, its cluster): 519.7 ms per created process, 0.8 ms per removed process\n"
     }' "$CAL"
+removed_bench
 fi
 
 # Jacobi growing by one process mid-run (issue 16): blocking spawns (--xmpi-spawn-async=off)

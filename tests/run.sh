@@ -65,7 +65,16 @@ run() {
     fi
 }
 
-run unit "$BUILD/tests/unit"
+# LIBXMPI_CHECK_SHARED=skip: the tests that do not depend on the MPI under test (the unit tests,
+# and the shell tests with a "# shared: WHY" line) are not run, each counted as one skip with
+# its reason: a check of the same tree under another MPI ran them (.ci/run, under Open MPI).
+shared_skip() { # shared_skip NAME WHY: true when NAME is not run here
+    [ "${LIBXMPI_CHECK_SHARED:-run}" = skip ] || return 1
+    skipped=$((skipped + 1))
+    printf '%-28s skipped: %s; run once per tree, by the check under the other MPI (LIBXMPI_CHECK_SHARED=skip)\n' "$1" "$2"
+}
+
+shared_skip unit "Check unit tests, no MPI" || run unit "$BUILD/tests/unit"
 for np in 2 3; do
     run "profile-np$np" "$LAUNCH" -np $np "$BUILD/tests/test_profile"
     run "monitor-np$np" "$LAUNCH" -np $np "$BUILD/tests/test_monitor" --xmpi-si=4 \
@@ -89,6 +98,8 @@ for np in 2 3 4; do
 done
 for t in "$HERE"/sh/*.sh; do
     [ "$(basename "$t")" = lib.sh ] && continue
+    why=$(sed -n 's/^# shared: //p' "$t" | head -1)
+    [ -n "$why" ] && shared_skip "$(basename "$t" .sh)" "$why" && continue
     run "$(basename "$t" .sh)" bash "$t" "$BUILD"
 done
 

@@ -152,8 +152,8 @@ where_ok() {
 # placements LOG NINIT: the processes per host (h1,h2,h3) at start, after each spawn, after the
 # first removal and at the end, e.g. "2,0,0 2,1,0 ...". Spawns in the order they started
 # (each spawn ends before the next begins); the first removal is the spawned process that
-# left first, by its call of MPI_Finalize (the next removal comes 140 iterations later). Not by
-# its exit: under MPICH a removed process's MPI_Finalize returns only when the job ends.
+# left first, by its call of MPI_Finalize, the moment it leaves the job (the next removal comes
+# 140 iterations later).
 placements() {
     sort -k5,5n "$1" | awk -v ninit="$2" '
         BEGIN { split("xmpi-h1 xmpi-h2 xmpi-h3", hs, " ") }

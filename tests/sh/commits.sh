@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The commit rule (scripts/check-commits): every commit since the rule began keeps it, and the
 # checker refuses what it must, shown on sample messages.
+# shared: the git history, no MPI
 . "$(dirname "$0")/lib.sh"
 C="$ROOT/scripts/check-commits"
 

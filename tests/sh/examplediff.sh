@@ -2,6 +2,7 @@
 # resolved, nested ones and derived flags (#if NAME of a NAME they define) included, shown on a
 # sample whose answer is known; a #elif on XMPI_PLAIN refused. The port's sizes: heat at most 40
 # changed lines, cg3d at most 40 added (its plain build's own halo code is what it removes).
+# shared: the examples' source text, no MPI
 . "$(dirname "$0")/lib.sh"
 D="$ROOT/scripts/example-diff.sh"
 "$D" >"$TMP/all" 2>&1

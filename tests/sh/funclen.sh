@@ -2,6 +2,7 @@
 # No function of the library, the models, the policies or io is longer than MAX lines (from the
 # definition's "{" to its "}", both at column 0, as funclen.awk counts them): a longer one is
 # split by meaning into helpers named for what they do. A sample shows that the check bites.
+# shared: the source text, no MPI
 . "$(dirname "$0")/lib.sh"
 MAX=80
 AWK="$ROOT/tests/sh/funclen.awk"

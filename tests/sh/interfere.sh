@@ -2,6 +2,7 @@
 # named), and short real runs: steady, bursts with their phase log, --delay, pinning, signals,
 # and the random and wander patterns with their --seed.
 # Timing is only bounded loosely (busy > 0 and <= the run): the machines are shared.
+# shared: xmpi-interfere, a tool without MPI
 . "$(dirname "$0")/lib.sh"
 case $BUILD in
     /*) IF="$BUILD/bin/xmpi-interfere" ;;

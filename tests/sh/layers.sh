@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The layering rule of docs/architecture.md, checked on every include: libxmpi -> policies ->
 # models -> io, and nothing pure reaches MPI or the runtime.
+# shared: the includes, compiled without mpicc
 . "$(dirname "$0")/lib.sh"
 
 # includes FILE [TEXT]: the quoted includes of FILE (its text read from TEXT when given, so

@@ -5,6 +5,7 @@
 # the same MPI, bit for bit. With --xmpi-resize=spawn the job cannot grow and keeps its
 # processes. SKIP where Debian's mpich package is missing (scripts/install-deps.sh installs it)
 # or where it can spawn (then relaunch.sh's refused-spawn hook covers the same path).
+# shared: Debian's own MPICH, built into its own directory whatever the MPI under test
 . "$(dirname "$0")/lib.sh"
 # Blocking spawns: this test asserts the iterations at which the job is relaunched (the checkpoints they name);
 # async.sh covers asynchronous spawns (--xmpi-spawn-async, on by default).

@@ -25,6 +25,7 @@
 # (c) a listed sentence that is no longer in the header, is quoted after all, or has no reason.
 # Last, the check is run on temporary copies of the header with a quoted sentence reworded and a
 # new sentence added, and must catch both.
+# shared: the header's and the contract tests' text, no MPI
 . "$(dirname "$0")/lib.sh"
 SRC="$ROOT/tests/contract"
 

@@ -1,5 +1,6 @@
 # xmpi-rms: init/offer/reclaim/status outputs, exit codes 2 (usage) and 1 (refused, file
 # byte-identical), and no update lost or file half-read when many copies run at once.
+# shared: xmpi-rms, a tool without MPI
 . "$(dirname "$0")/lib.sh"
 case $BUILD in
     /*) RMS="$BUILD/bin/xmpi-rms" ;;
