@@ -82,11 +82,32 @@ for p in $PS; do
     echo "  P=$p: $(( $(date +%s) - t0 )) s, load average $(cut -d' ' -f1-3 /proc/loadavg)"
 done
 
+# ROW_AWK: awk's row(m, lw, w) for both tables: metric m labelled in lw columns, its value at
+# each P[1..np] in w columns (v[m, P], seconds, printed as milliseconds; trace_bytes as bytes),
+# then the slope of log(value) on log(P) by least squares; a slope above 1.2 adds m to `above`.
+ROW_AWK='
+function row(m, lw, w,    j, x, lx, ly, sx, sy, sxx, sxy, k, slope) {
+    printf "%-" lw "s", m
+    for (j = 1; j <= np; j++) {
+        if (!((m, P[j]) in v)) { printf " %" w "s", "-"; continue }
+        x = v[m, P[j]]
+        if (m == "trace_bytes") printf " %" w "d", x
+        else printf " %" w ".4f", 1000 * x
+        if (x > 0) { lx = log(P[j]); ly = log(x); sx += lx; sy += ly; sxx += lx * lx
+                     sxy += lx * ly; k++ }
+    }
+    if (k >= 3 && k * sxx - sx * sx > 0) {
+        slope = (k * sxy - sx * sy) / (k * sxx - sx * sx)
+        printf " %7.2f\n", slope
+        if (slope > 1.2) above = above " " m
+    } else printf " %7s\n", "-"
+}'
+
 # table FIELD TITLE: one row per metric, one column per P (milliseconds; trace_bytes, rank 0's
 # bytes per row, in the first table only), then the fitted slope, and the steps whose slope is
 # above 1.2; FIELD 3/4 rank 0's wall/CPU, 5/6 the typical rank's.
 table() {
-    awk -v f="$1" -v title="$2" -v ps="$PS" '
+    awk -v f="$1" -v title="$2" -v ps="$PS" "$ROW_AWK"'
         $2 == "trace_bytes" && f != 4 { next }
         { v[$2, $1] = $2 == "trace_bytes" ? $3 : $f
           if (!($2 in seen)) { seen[$2] = 1; order[n++] = $2 } }
@@ -95,24 +116,7 @@ table() {
             printf "\n%s\n%-16s", title, "step"
             for (j = 1; j <= np; j++) printf " %9s", "P=" P[j]
             printf " %7s\n", "slope"
-            for (i = 0; i < n; i++) {
-                m = order[i]
-                printf "%-16s", m
-                sx = sy = sxx = sxy = k = 0
-                for (j = 1; j <= np; j++) {
-                    if (!((m, P[j]) in v)) { printf " %9s", "-"; continue }
-                    x = v[m, P[j]]
-                    if (m == "trace_bytes") printf " %9d", x
-                    else printf " %9.4f", 1000 * x
-                    if (x > 0) { lx = log(P[j]); ly = log(x); sx += lx; sy += ly; sxx += lx * lx
-                                 sxy += lx * ly; k++ }
-                }
-                if (k >= 3 && k * sxx - sx * sx > 0) {
-                    slope = (k * sxy - sx * sy) / (k * sxx - sx * sx)
-                    printf " %7.2f\n", slope
-                    if (slope > 1.2) above = above " " m
-                } else printf " %7s\n", "-"
-            }
+            for (i = 0; i < n; i++) row(order[i], 16, 9)
             printf "slope above 1.2:%s\n", above == "" ? " none" : above
         }' "$tmp/all"
 }
@@ -161,7 +165,7 @@ fi
 echo
 echo "(b) xmpi-scalerank0: rank 0's pure steps on synthetic jobs, CPU milliseconds per call"
 if "$R0" -p "$R0_PS" > "$tmp/r0" 2>"$tmp/r0err"; then
-    awk -v ps="$R0_PS" '
+    awk -v ps="$R0_PS" "$ROW_AWK"'
         /^#/ { next }
         { v[$2, $1] = $3; if (!($2 in seen)) { seen[$2] = 1; order[n++] = $2 } }
         END {
@@ -169,21 +173,7 @@ if "$R0" -p "$R0_PS" > "$tmp/r0" 2>"$tmp/r0err"; then
             printf "%-18s", "step"
             for (j = 1; j <= np; j++) printf " %10s", "P=" P[j]
             printf " %7s\n", "slope"
-            for (i = 0; i < n; i++) {
-                m = order[i]; printf "%-18s", m
-                sx = sy = sxx = sxy = k = 0
-                for (j = 1; j <= np; j++) {
-                    if (!((m, P[j]) in v)) { printf " %10s", "-"; continue }
-                    x = v[m, P[j]]; printf " %10.4f", 1000 * x
-                    if (x > 0) { lx = log(P[j]); ly = log(x); sx += lx; sy += ly; sxx += lx * lx
-                                 sxy += lx * ly; k++ }
-                }
-                if (k >= 3 && k * sxx - sx * sx > 0) {
-                    slope = (k * sxy - sx * sy) / (k * sxx - sx * sx)
-                    printf " %7.2f\n", slope
-                    if (slope > 1.2) above = above " " m
-                } else printf " %7s\n", "-"
-            }
+            for (i = 0; i < n; i++) row(order[i], 18, 10)
             printf "slope above 1.2:%s\n", above == "" ? " none" : above
         }' "$tmp/r0"
 else
