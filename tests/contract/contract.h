@@ -174,6 +174,13 @@ static inline double row_step(double x, long i, long k)
 {
     return x * 0.75 + (double)((i + 1) * (k + 3) % 101) / 32.0 + (double)k / 1024.0;
 }
+/* Row i's value after k updates from `start` (row_init(i) for a fresh row): the reference a
+ * test compares the program's data with, computed without the library. */
+static inline double row_after(double start, long i, int k)
+{
+    for (int t = 0; t < k; t++) start = row_step(start, i, t);
+    return start;
+}
 
 /* Bits of a double, for exact comparisons and checksums. */
 static inline unsigned long long dbits(double d)

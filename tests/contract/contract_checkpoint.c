@@ -48,17 +48,10 @@ static const char *nospawn = NULL;
 static double *x, *D;   /* a distributed vector and a distributed M x M matrix */
 static int count, displ;
 
-static double ref_x(int i, int k)
-{
-    double v = row_init(i);
-    for (int t = 0; t < k; t++) v = row_step(v, i, t);
-    return v;
-}
+static double ref_x(int i, int k) { return row_after(row_init(i), i, k); }
 static double ref_d(int i, int j, int k)
 {
-    double v = row_init((long)i * M + j) - 3.0;
-    for (int t = 0; t < k; t++) v = row_step(v, (long)i * M + j, t);
-    return v;
+    return row_after(row_init((long)i * M + j) - 3.0, (long)i * M + j, k);
 }
 
 static void args(int argc, char **argv)
