@@ -27,10 +27,10 @@ same() {
     check "$1: same residual" test -n "$(field residual "$2")" -a "$(field residual "$2")" = "$(field residual "$3")"
 }
 
-# The balanced runs put rank 1 on an emulated class at 0.3 of a core: an imbalance that no
+# The balanced runs put rank 1 on an emulated class at 0.1 of a core: an imbalance that no
 # noise hides, so that the balancer moves rows (it waits for evidence that a move pays).
 H=$(hostname)
-printf '%s:fast:1:1:1\n%s:slow:1:1:0.3\n' "$H" "$H" >"$TMP/classes"
+printf '%s:fast:1:1:1\n%s:slow:1:1:0.1\n' "$H" "$H" >"$TMP/classes"
 SLOW=("--xmpi-resources=$TMP/classes" --xmpi-initial=fast:1,slow:1)
 for g in poisson3d:10 uneven:2000; do
     t=${g%%:*}
