@@ -292,6 +292,10 @@ module xmpi_f08_core
             import :: c_char
             character(kind=c_char) :: message(*)
         end subroutine
+        subroutine c_f08_abort(code) bind(C, name="xmpi_f08_abort")
+            import :: c_int
+            integer(c_int), value :: code
+        end subroutine
         integer(c_int) function c_f08_op(name) bind(C, name="xmpi_f08_op")
             import :: c_int, c_char
             character(kind=c_char) :: name(*)
@@ -380,7 +384,7 @@ contains
         else
             call note(what//" failed: "//why(1:len)//" (pass ierror to handle it)")
         end if
-        if (up) call PMPI_Abort(MPI_COMM_WORLD, rc, ignore)
+        if (up) call c_f08_abort(int(rc, c_int))
         error stop 1
     end subroutine
 

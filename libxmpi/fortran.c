@@ -8,6 +8,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 #ifdef __GLIBC__
 #include <malloc.h>
@@ -89,6 +90,15 @@ XMPI_PUBLIC int xmpi_f08_spawn(const char *command, char **argv, int nprocs, MPI
 XMPI_PUBLIC void xmpi_f08_note(const char *message)
 {
     xmpi_note(xmpi_ctx, 0, "%s", message);
+}
+
+/* The module's end of a job after a refusal without ierror, once the reason is written: every
+ * process aborts the same way, so that under MPICH none ends the job before rank 0's line is
+ * out (context.h). */
+XMPI_PUBLIC void xmpi_f08_abort(int code)
+{
+    fflush(stderr);
+    xmpi_abort_said(code);
 }
 
 /* The index of the profiled operation named `name` ("MPI_Allreduce", ...), -1 for none:

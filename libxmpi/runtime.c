@@ -36,6 +36,18 @@ int xmpi_member(const struct xmpi_ctx *cx)
     return cx->status == XMPI_REMOVED ? XMPI_ERR_STATE : XMPI_SUCCESS;
 }
 
+void xmpi_abort_said(int code)
+{
+#ifdef MPICH
+    /* Hydra's mpiexec (MPICH 4.0) exits the moment it hears of MPI_Abort, dropping what its
+     * proxies have not yet forwarded: the line a process wrote just before, and that of any
+     * other process aborting at the same moment, were lost now and then. A moment lets the
+     * proxies read them first. */
+    nanosleep(&(struct timespec){0, 300000000L}, NULL);
+#endif
+    PMPI_Abort(MPI_COMM_WORLD, code);
+}
+
 void xmpi_die_nomem(const struct xmpi_ctx *cx, const char *where)
 {
     fprintf(stderr, "xmpi: rank %d: out of memory in %s\n", cx->rank, where);
@@ -144,13 +156,7 @@ static void agree_or_abort(struct xmpi_ctx *cx, const char *err)
         fprintf(stderr, "%s\nxmpi: the job stops before any work (run with --xmpi-help for all options)\n",
                 err);
         fflush(stderr);
-#ifdef MPICH
-        /* Hydra's mpiexec (MPICH 4.0) exits the moment it hears of MPI_Abort, dropping what its
-         * proxy has not yet forwarded: under load the message above was lost now and then.
-         * A moment lets the proxy read it first. */
-        nanosleep(&(struct timespec){0, 300000000L}, NULL);
-#endif
-        PMPI_Abort(MPI_COMM_WORLD, 2);
+        xmpi_abort_said(2);
     }
     PMPI_Barrier(MPI_COMM_WORLD);
     PMPI_Abort(MPI_COMM_WORLD, 2);
