@@ -83,42 +83,14 @@ fail() {
     exit 1
 }
 
-# The source comes through apt with a private list of deb-src entries made from the system's
-# Debian entries, so that neither /etc/apt nor the system's package lists change.
 step 1/5 "fetching the source of Debian's mpich package"
-APT=$WORK/apt
-rm -rf "$APT" && mkdir -p "$APT/parts" "$APT/lists/partial"
-for f in /etc/apt/sources.list.d/*.sources; do
-    [ -f "$f" ] || continue
-    # deb822 stanzas of Debian's archive, as deb-src ("Enabled: no" ones left out).
-    awk 'BEGIN { RS = ""; ORS = "\n\n" }
-         /(^|\n)Types:[^\n]*deb/ && /(^|\n)URIs:[^\n]*debian/ && !/(^|\n)Enabled: *no/ {
-             sub(/Types:[^\n]*/, "Types: deb-src"); print }' "$f" >>"$APT/parts/debian-src.sources"
-done
-for f in /etc/apt/sources.list /etc/apt/sources.list.d/*.list; do
-    [ -f "$f" ] || continue
-    sed -n -E '/debian/s/^[[:space:]]*deb[[:space:]]+/deb-src /p' "$f" >>"$APT/parts/debian-src.list"
-done
-[ -s "$APT/parts/debian-src.sources" ] || rm -f "$APT/parts/debian-src.sources"
-[ -s "$APT/parts/debian-src.list" ] || rm -f "$APT/parts/debian-src.list"
-ls "$APT/parts" | grep -q . ||
-    { echo "install-deps: no Debian archive in /etc/apt/sources.list{,.d} to take the source from" >&2; exit 1; }
-apt_src=(-o Dir::Etc::SourceList=/dev/null -o "Dir::Etc::SourceParts=$APT/parts"
-         -o "Dir::State::Lists=$APT/lists" -o Dir::Cache::pkgcache= -o Dir::Cache::srcpkgcache=)
-$SUDO apt-get "${apt_src[@]}" update >>"$LOG" 2>&1 || fail "apt-get update (deb-src)"
-version=$(apt-cache "${apt_src[@]}" showsrc mpich 2>>"$LOG" | sed -n 's/^Version: //p' | sort -V | tail -1) ||
-    fail "apt-cache showsrc mpich"
-[ -n "$version" ] || fail "finding the mpich source package"
-SRC=$WORK/src
-rm -rf "$SRC" && mkdir -p "$SRC"
-# The download as the invoking user: apt's _apt user may not write there.
-(cd "$SRC" && $SUDO apt-get "${apt_src[@]}" -o APT::Sandbox::User=root source --download-only "mpich=$version") \
-    >>"$LOG" 2>&1 || fail "apt-get source mpich=$version"
-$SUDO chown -R "$(id -u):$(id -g)" "$SRC"
-(cd "$SRC" && dpkg-source -x ./*.dsc mpich) >>"$LOG" 2>&1 || fail "dpkg-source -x (unpacking mpich $version)"
+# scripts/mpich-source.sh: apt with a private deb-src list (neither /etc/apt nor the system's
+# package lists change); scripts/conformance.sh takes MPICH's test suite from it too.
+SRC=$("$(dirname "$0")/mpich-source.sh" "$WORK" "$LOG") || fail "fetching the mpich source"
+version=$(cat "$SRC/.xmpi-source")
 
 step 2/5 "configuring mpich $version: $CONFIGURE"
-cd "$SRC/mpich"
+cd "$SRC"
 # Debian's configure flags for the system's MPICH would only get in the way: none set here.
 # gfortran 10 and later refuse MPICH's Fortran 77 bindings (one routine called with buffers of
 # different types) unless told to accept them.
