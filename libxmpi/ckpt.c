@@ -846,7 +846,7 @@ static void restore_app(struct xmpi_ctx *cx)
                       "differs from the manifest's); the job stops", path);
     }
     PMPI_Bcast(&bad, 1, MPI_INT, 0, cx->comm);
-    if (bad) PMPI_Abort(MPI_COMM_WORLD, 2);
+    if (bad) xmpi_abort_said(2);   /* every process: rank 0 said why */
     PMPI_Bcast(d, n, MPI_BYTE, 0, cx->comm);
     free(cx->app_data);
     cx->app_data = d;

@@ -91,8 +91,9 @@ int xmpi_member(const struct xmpi_ctx *cx);
 void xmpi_note(const struct xmpi_ctx *cx, int level, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
-/* MPI_Abort(MPI_COMM_WORLD, code) once this process wrote why to stderr (flushed); under
- * MPICH after a moment, so that the launcher forwards that line before it ends the job. */
+/* MPI_Abort(MPI_COMM_WORLD, code) once this process (or rank 0) wrote why to stderr: the
+ * path of every "say why, then end the job". Under MPICH after a moment, so that the launcher
+ * forwards those lines before it ends the job. */
 void xmpi_abort_said(int code);
 /* Out of memory where skipping a collective would hang the others: stop loudly. */
 void xmpi_die_nomem(const struct xmpi_ctx *cx, const char *where) __attribute__((noreturn));

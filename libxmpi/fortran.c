@@ -8,7 +8,6 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include <stdio.h>
 #include <string.h>
 #ifdef __GLIBC__
 #include <malloc.h>
@@ -97,7 +96,6 @@ XMPI_PUBLIC void xmpi_f08_note(const char *message)
  * out (context.h). */
 XMPI_PUBLIC void xmpi_f08_abort(int code)
 {
-    fflush(stderr);
     xmpi_abort_said(code);
 }
 

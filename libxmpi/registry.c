@@ -904,7 +904,7 @@ static int agree_on_buffers(struct plan *pl, const char *call, char *why, size_t
     int st[2] = {problem, bad}, *all = malloc(sizeof *all * 2 * (size_t)pl->p);
     if (!all || PMPI_Allgather(st, 2, MPI_INT, all, 2, MPI_INT, cx->comm)) {
         fprintf(stderr, "xmpi: rank %d: %s could not agree on buffers\n", cx->rank, call);
-        PMPI_Abort(MPI_COMM_WORLD, 3);
+        xmpi_abort_said(3);
     }
     /* A bad argument explains a failed allocation elsewhere: report it first. */
     for (int pass = 0; pass < 2 && rc == XMPI_SUCCESS; pass++) {

@@ -38,6 +38,7 @@ int xmpi_member(const struct xmpi_ctx *cx)
 
 void xmpi_abort_said(int code)
 {
+    fflush(stderr);
 #ifdef MPICH
     /* Hydra's mpiexec (MPICH 4.0) exits the moment it hears of MPI_Abort, dropping what its
      * proxies have not yet forwarded: the line a process wrote just before, and that of any
@@ -51,8 +52,7 @@ void xmpi_abort_said(int code)
 void xmpi_die_nomem(const struct xmpi_ctx *cx, const char *where)
 {
     fprintf(stderr, "xmpi: rank %d: out of memory in %s\n", cx->rank, where);
-    fflush(stderr);
-    PMPI_Abort(MPI_COMM_WORLD, 3);
+    xmpi_abort_said(3);
     abort();
 }
 
@@ -155,7 +155,6 @@ static void agree_or_abort(struct xmpi_ctx *cx, const char *err)
     if (cx->rank == first) {
         fprintf(stderr, "%s\nxmpi: the job stops before any work (run with --xmpi-help for all options)\n",
                 err);
-        fflush(stderr);
         xmpi_abort_said(2);
     }
     PMPI_Barrier(MPI_COMM_WORLD);

@@ -311,7 +311,7 @@ static MPI_Comm join_sides(const struct xmpi_ctx *cx, MPI_Comm local, MPI_Comm b
         PMPI_Error_string(rc, msg, &len);
         fprintf(stderr, "xmpi: rank %d: joining new processes failed in MPI (%s); the job "
                 "cannot go on\n", cx->rank, msg);
-        PMPI_Abort(MPI_COMM_WORLD, 3);
+        xmpi_abort_said(3);
     }
     PMPI_Comm_free(&inter);
     return merged;
